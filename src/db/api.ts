@@ -1,0 +1,155 @@
+import type { ByteString } from '../model/bytes.js';
+import type { Row } from '../model/cell.js';
+import type { ColumnFamily } from '../model/family.js';
+import type { RowFilter } from '../model/filter/ast.js';
+import type { GcRule } from '../model/gc-rule.js';
+import type { RowSet } from '../model/key-range.js';
+import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
+import type { InstanceName, TableName } from '../model/names.js';
+import type { TabletopError } from '../model/errors.js';
+import type { MaybePromise } from '../storage/store.js';
+import type { ValueType } from '../model/value-type.js';
+
+/**
+ * The database API: everything the gRPC and HTTP servers call. Plain model
+ * types only (no protobuf). Every method validates its whole input before it
+ * touches data and throws TabletopError with a precise code.
+ */
+export interface Database {
+  // ---- instance admin ----
+  createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): InstanceInfo;
+  /** Instances that a client uses without creating them exist implicitly (one default cluster). */
+  getInstance(name: InstanceName): InstanceInfo;
+  listInstances(project: string): InstanceInfo[];
+  updateInstance(name: InstanceName, update: Partial<InstanceSpec>): InstanceInfo;
+  deleteInstance(name: InstanceName): void;
+
+  createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): ClusterInfo;
+  getCluster(instance: InstanceName, clusterId: string): ClusterInfo;
+  listClusters(instance: InstanceName): ClusterInfo[];
+  updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): ClusterInfo;
+  deleteCluster(instance: InstanceName, clusterId: string): void;
+
+  createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): AppProfileInfo;
+  getAppProfile(instance: InstanceName, profileId: string): AppProfileInfo;
+  listAppProfiles(instance: InstanceName): AppProfileInfo[];
+  updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): AppProfileInfo;
+  deleteAppProfile(instance: InstanceName, profileId: string): void;
+
+  // ---- table admin ----
+  createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo>;
+  getTable(name: TableName): TableInfo;
+  listTables(instance: InstanceName): TableInfo[];
+  updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): TableInfo;
+  deleteTable(name: TableName): MaybePromise<void>;
+  /** Applies all modifications atomically: either every one or none. */
+  modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], ignoreWarnings: boolean): MaybePromise<TableInfo>;
+  dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void>;
+  generateConsistencyToken(name: TableName): string;
+  /** True when every write before the token was issued is visible (always, on one node). */
+  checkConsistency(name: TableName, token: string): boolean;
+
+  // ---- data ----
+  readRows(name: TableName, request: ReadRequest): RowReader;
+  sampleRowKeys(name: TableName): MaybePromise<readonly { readonly key: ByteString; readonly offsetBytes: number }[]>;
+  mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[]): Promise<void>;
+  /** One result per entry, in order: undefined for success or the entry's error. Request-wide problems throw. */
+  mutateRows(name: TableName, entries: readonly RowMutation[]): Promise<(TabletopError | undefined)[]>;
+  checkAndMutateRow(
+    name: TableName,
+    key: ByteString,
+    predicate: RowFilter | undefined,
+    trueMutations: readonly Mutation[],
+    falseMutations: readonly Mutation[],
+  ): Promise<boolean>;
+  /** Returns exactly the cells the rules modified (new values, new timestamps). */
+  readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[]): Promise<Row>;
+
+  close(): Promise<void>;
+}
+
+export interface InstanceSpec {
+  readonly displayName: string;
+  readonly type: 'production' | 'development';
+  readonly labels: Readonly<Record<string, string>>;
+}
+export interface InstanceInfo extends InstanceSpec {
+  readonly name: InstanceName;
+  readonly createTimeMillis: number;
+}
+
+export interface ClusterSpec {
+  /** e.g. projects/p/locations/us-central1-b */
+  readonly location: string;
+  readonly serveNodes: number;
+  readonly storageType: 'ssd' | 'hdd';
+}
+export interface ClusterInfo extends ClusterSpec {
+  readonly instance: InstanceName;
+  readonly id: string;
+}
+
+export interface AppProfileSpec {
+  readonly description: string;
+  readonly routing:
+    | { readonly kind: 'multiClusterAny'; readonly clusterIds: readonly string[] }
+    | { readonly kind: 'singleCluster'; readonly clusterId: string; readonly allowTransactionalWrites: boolean };
+  readonly priority: 'unspecified' | 'low' | 'medium' | 'high';
+}
+export interface AppProfileInfo extends AppProfileSpec {
+  readonly instance: InstanceName;
+  readonly id: string;
+  readonly etag: string;
+}
+
+export interface TableSpec {
+  /** Families in the order given (becomes their creation order). */
+  readonly families: readonly ColumnFamily[];
+  /** Initial tablet boundaries (row keys), any order; duplicates are ignored. */
+  readonly initialSplits: readonly ByteString[];
+  readonly deletionProtection: boolean;
+}
+
+export interface TableInfo {
+  readonly name: TableName;
+  /** Families in creation order. */
+  readonly families: readonly ColumnFamily[];
+  readonly granularity: 'millis';
+  readonly deletionProtection: boolean;
+  readonly createTimeMillis: number;
+}
+
+export type FamilyModification =
+  | { readonly kind: 'create'; readonly family: string; readonly gcRule: GcRule | undefined; readonly valueType: ValueType }
+  /** `gcRule` undefined with updateGcRule means "clear the GC rule". */
+  | { readonly kind: 'update'; readonly family: string; readonly gcRule: GcRule | undefined; readonly updateGcRule: boolean }
+  | { readonly kind: 'drop'; readonly family: string };
+
+export interface ReadRequest {
+  readonly rows: RowSet;
+  readonly filter: RowFilter | undefined;
+  /** Maximum rows to return; 0 or undefined means no limit. */
+  readonly limit: number | undefined;
+  readonly reversed: boolean;
+}
+
+export interface ReadStats {
+  rowsSeen: number;
+  cellsSeen: number;
+  rowsReturned: number;
+  cellsReturned: number;
+}
+
+/**
+ * A streaming read. Rows come in key order (descending when reversed), each
+ * whole, with cells in output order (families in creation order, qualifiers
+ * ascending, timestamps descending) and labels from the filter.
+ * `next()` never materialises more than the current row; `close()` is mandatory.
+ */
+export interface RowReader {
+  next(): MaybePromise<Row | undefined>;
+  /** The last key the scan examined, whether returned or filtered out. */
+  readonly lastScannedKey: ByteString | undefined;
+  readonly stats: Readonly<ReadStats>;
+  close(): void;
+}

@@ -1,0 +1,12 @@
+import type { GcRule } from './gc-rule.js';
+import type { ValueType } from './value-type.js';
+
+/** A column family of a table. */
+export interface ColumnFamily {
+  readonly name: string;
+  readonly gcRule: GcRule | undefined;
+  readonly valueType: ValueType;
+}
+
+/** How timestamps are truncated: Bigtable only offers milliseconds (the default). */
+export type Granularity = 'millis';

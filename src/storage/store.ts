@@ -1,0 +1,101 @@
+import type { ByteString } from '../model/bytes.js';
+import type { Cell, Row } from '../model/cell.js';
+import type { KeyRange } from '../model/key-range.js';
+
+/**
+ * The storage contract: what the database layer needs from an engine.
+ * Implemented by the in-memory engine (storage/memory) and the durable
+ * log-structured engine (storage/lsm).
+ *
+ * A RowStore holds the rows of one tablet (a key range of one table). It
+ * knows nothing of schemas, filters or the API: it stores cells, applies
+ * resolved row operations atomically per row, and streams rows in key order.
+ *
+ * Thread-safety: the database layer serialises operations on one row
+ * (row locks); a store must tolerate concurrent operations on different rows
+ * and reads concurrent with writes. A read sees one consistent point in time
+ * (a snapshot taken when the cursor is opened).
+ */
+
+/** A resolved write operation on one row: timestamps are concrete. */
+export type StoreOp =
+  | { readonly kind: 'put'; readonly family: string; readonly qualifier: ByteString; readonly timestamp: number; readonly value: Uint8Array }
+  /** Deletes versions of a column with timestamp in [start, end); end undefined = unbounded. */
+  | { readonly kind: 'deleteColumn'; readonly family: string; readonly qualifier: ByteString; readonly start: number; readonly end: number | undefined }
+  | { readonly kind: 'deleteFamily'; readonly family: string }
+  | { readonly kind: 'deleteRow' };
+
+/** All ops of one row, applied atomically. */
+export interface RowWrite {
+  readonly key: ByteString;
+  readonly ops: readonly StoreOp[];
+}
+
+/** A value that is either ready now or arrives later (I/O). Callers check `instanceof Promise` only when it matters. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * A cursor over rows in key order (descending when opened reversed).
+ * Contract:
+ *  - `next()` returns the next row, or `undefined` at the end; rows are
+ *    never empty (a row with no cells does not exist);
+ *  - cells of a row are in storage order (family, qualifier, timestamp desc);
+ *  - errors (I/O, corruption) surface from `next()`;
+ *  - `close()` is mandatory and idempotent; it releases the snapshot.
+ */
+export interface RowCursor {
+  next(): MaybePromise<Row | undefined>;
+  close(): void;
+}
+
+export interface ScanOptions {
+  readonly range: KeyRange;
+  readonly reverse?: boolean;
+}
+
+/**
+ * Decides, during garbage collection, which cells of one column survive.
+ * `cells` are the versions of one column, newest first; returns the survivors.
+ * Supplied by the database layer from the family's GC rule.
+ */
+export type ColumnGc = (family: string, cells: readonly Cell[], nowMicros: number) => readonly Cell[];
+
+export interface RowStore {
+  /** Applies the writes; each row's ops atomically, in order. Resolves once durable. */
+  write(batch: readonly RowWrite[]): MaybePromise<void>;
+  /** The row with this key (all its cells), or undefined. */
+  get(key: ByteString): MaybePromise<Row | undefined>;
+  /** Streams rows in `range`, on a snapshot taken now. */
+  scan(options: ScanOptions): RowCursor;
+  /** Removes every row in the range (DropRowRange): fast, not row by row when the engine can. */
+  dropRange(range: KeyRange): MaybePromise<void>;
+  /** Removes every cell of a family (the family was dropped from the schema). */
+  dropFamily(family: string): MaybePromise<void>;
+  /** Physically drops what the GC policy collects. Background work; may be slow. */
+  collectGarbage(gc: ColumnGc, nowMicros: number): MaybePromise<void>;
+  /** Approximate stored bytes and rows. */
+  stats(): StoreStats;
+  /** Keys that cut the store into pieces of roughly `bytesPerPiece`, ascending, with the byte offset at each. */
+  sampleKeys(bytesPerPiece: number): MaybePromise<readonly KeySample[]>;
+  close(): MaybePromise<void>;
+}
+
+export interface StoreStats {
+  readonly bytes: number;
+  readonly rows: number;
+}
+
+export interface KeySample {
+  readonly key: ByteString;
+  readonly offsetBytes: number;
+}
+
+/** Creates and opens the stores of an engine. */
+export interface StorageEngine {
+  readonly kind: 'memory' | 'disk';
+  /** Opens (creating if needed) the store with this id. */
+  openStore(id: string): MaybePromise<RowStore>;
+  /** Deletes a store and its data. */
+  deleteStore(id: string): MaybePromise<void>;
+  close(): MaybePromise<void>;
+}
