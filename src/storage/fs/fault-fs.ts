@@ -1,0 +1,118 @@
+import { TabletopError } from '../../model/errors.js';
+import type { FileSystem, RandomAccessFile, WritableFile } from './file-system.js';
+
+export type FsOp = 'create' | 'append' | 'sync' | 'openRead' | 'read' | 'readFile' | 'rename' | 'remove' | 'syncDir' | 'mkdirp';
+
+/**
+ * Decides the fate of one operation: undefined lets it through, 'error'
+ * fails it with an I/O error, 'short' (append only) writes a prefix of the
+ * data and then fails, as a full disk does.
+ */
+export type FaultPolicy = (op: FsOp, path: string) => 'error' | 'short' | undefined;
+
+/** An injected I/O failure; the engine must treat it like EIO/ENOSPC from a disk. */
+export class InjectedFault extends TabletopError {
+  constructor(op: FsOp, path: string) {
+    super('Internal', `injected I/O error: ${op} ${path}`);
+  }
+}
+
+/** Policy that fails the n-th operation (1-based) matching `ops`, and only that one. */
+export function failNth(n: number, ops?: readonly FsOp[]): FaultPolicy & { count(): number } {
+  let seen = 0;
+  const policy = (op: FsOp): 'error' | undefined => {
+    if (ops !== undefined && !ops.includes(op)) return undefined;
+    seen++;
+    return seen === n ? 'error' : undefined;
+  };
+  return Object.assign(policy, { count: () => seen });
+}
+
+/** Wraps a filesystem and injects faults as the policy says. */
+export function createFaultFileSystem(inner: FileSystem, policy: FaultPolicy): FileSystem {
+  const check = (op: FsOp, path: string): void => {
+    if (policy(op, path) !== undefined) throw new InjectedFault(op, path);
+  };
+  return {
+    create(path) {
+      check('create', path);
+      return new FaultWritableFile(inner.create(path), policy);
+    },
+    openRead(path) {
+      check('openRead', path);
+      return new FaultRandomAccessFile(inner.openRead(path), policy);
+    },
+    readFile(path) {
+      check('readFile', path);
+      return inner.readFile(path);
+    },
+    rename(from, to) {
+      check('rename', to);
+      inner.rename(from, to);
+    },
+    remove(path) {
+      check('remove', path);
+      inner.remove(path);
+    },
+    list: (dir) => inner.list(dir),
+    mkdirp(dir) {
+      check('mkdirp', dir);
+      inner.mkdirp(dir);
+    },
+    exists: (path) => inner.exists(path),
+    size: (path) => inner.size(path),
+    async syncDir(dir) {
+      check('syncDir', dir);
+      await inner.syncDir(dir);
+    },
+  };
+}
+
+class FaultWritableFile implements WritableFile {
+  constructor(
+    private readonly inner: WritableFile,
+    private readonly policy: FaultPolicy,
+  ) {}
+  get path(): string {
+    return this.inner.path;
+  }
+  get size(): number {
+    return this.inner.size;
+  }
+  append(data: Uint8Array): void {
+    const fate = this.policy('append', this.path);
+    if (fate === 'short') {
+      this.inner.append(data.subarray(0, data.byteLength >> 1));
+      throw new InjectedFault('append', this.path);
+    }
+    if (fate === 'error') throw new InjectedFault('append', this.path);
+    this.inner.append(data);
+  }
+  async sync(): Promise<void> {
+    if (this.policy('sync', this.path) !== undefined) throw new InjectedFault('sync', this.path);
+    await this.inner.sync();
+  }
+  close(): void {
+    this.inner.close();
+  }
+}
+
+class FaultRandomAccessFile implements RandomAccessFile {
+  constructor(
+    private readonly inner: RandomAccessFile,
+    private readonly policy: FaultPolicy,
+  ) {}
+  get path(): string {
+    return this.inner.path;
+  }
+  get size(): number {
+    return this.inner.size;
+  }
+  read(offset: number, length: number): Buffer {
+    if (this.policy('read', this.path) !== undefined) throw new InjectedFault('read', this.path);
+    return this.inner.read(offset, length);
+  }
+  close(): void {
+    this.inner.close();
+  }
+}

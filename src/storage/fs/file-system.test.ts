@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as pathJoin } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createFaultFileSystem, failNth, InjectedFault } from './fault-fs.js';
+import type { FileSystem } from './file-system.js';
+import { MemoryFileSystem } from './memory-fs.js';
+import { createNodeFileSystem } from './node-fs.js';
+
+const tmpRoots: string[] = [];
+afterAll(() => {
+  for (const r of tmpRoots) rmSync(r, { recursive: true, force: true });
+});
+
+const implementations: [string, () => FileSystem][] = [
+  ['memory', () => new MemoryFileSystem()],
+  [
+    'node',
+    () => {
+      const root = mkdtempSync(pathJoin(tmpdir(), 'tabletop-fs-'));
+      tmpRoots.push(root);
+      return createNodeFileSystem(root);
+    },
+  ],
+];
+
+describe.each(implementations)('FileSystem conformance: %s', (_name, make) => {
+  it('creates, appends, reads back at offsets', async () => {
+    const fs = make();
+    fs.mkdirp('db/t1');
+    const f = fs.create('db/t1/a.log');
+    f.append(Buffer.from('hello '));
+    f.append(Buffer.from('world'));
+    expect(f.size).toBe(11);
+    await f.sync();
+    f.close();
+    expect(fs.size('db/t1/a.log')).toBe(11);
+    const r = fs.openRead('db/t1/a.log');
+    expect(r.size).toBe(11);
+    expect(r.read(6, 5).toString()).toBe('world');
+    expect(r.read(8, 100).toString()).toBe('rld');
+    expect(r.read(20, 4).length).toBe(0);
+    r.close();
+    expect(fs.readFile('db/t1/a.log').toString()).toBe('hello world');
+  });
+
+  it('lists sorted names, renames atomically, removes idempotently', async () => {
+    const fs = make();
+    fs.mkdirp('d');
+    for (const n of ['c', 'a', 'b']) fs.create(`d/${n}`).close();
+    expect(fs.list('d')).toEqual(['a', 'b', 'c']);
+    const f = fs.create('d/tmp');
+    f.append(Buffer.from('new'));
+    f.close();
+    fs.rename('d/tmp', 'd/a');
+    expect(fs.readFile('d/a').toString()).toBe('new');
+    expect(fs.list('d')).toEqual(['a', 'b', 'c']);
+    fs.remove('d/b');
+    fs.remove('d/b');
+    expect(fs.exists('d/b')).toBe(false);
+    expect(fs.list('missing')).toEqual([]);
+    await fs.syncDir('d');
+  });
+
+  it('reports a missing file as NotFound', () => {
+    const fs = make();
+    expect(() => fs.openRead('nope')).toThrow(expect.objectContaining({ code: 'NotFound' }));
+  });
+
+  it('create replaces an existing file', () => {
+    const fs = make();
+    const a = fs.create('x');
+    a.append(Buffer.from('long content'));
+    a.close();
+    fs.create('x').close();
+    expect(fs.size('x')).toBe(0);
+  });
+});
+
+describe('MemoryFileSystem crash semantics', () => {
+  it('keeps only synced bytes of synced directory entries', async () => {
+    const fs = new MemoryFileSystem();
+    fs.mkdirp('db');
+    const f = fs.create('db/wal');
+    f.append(Buffer.from('durable'));
+    await f.sync();
+    await fs.syncDir('db');
+    f.append(Buffer.from('-lost'));
+    const unsyncedEntry = fs.create('db/new');
+    unsyncedEntry.append(Buffer.from('x'));
+    await unsyncedEntry.sync();
+
+    const after = fs.crash();
+    expect(after.readFile('db/wal').toString()).toBe('durable');
+    expect(after.exists('db/new')).toBe(false);
+  });
+
+  it('reverts an unsynced rename and keeps a synced one', async () => {
+    const fs = new MemoryFileSystem();
+    fs.mkdirp('m');
+    const a = fs.create('m/CURRENT');
+    a.append(Buffer.from('v1'));
+    await a.sync();
+    await fs.syncDir('m');
+    const b = fs.create('m/CURRENT.tmp');
+    b.append(Buffer.from('v2'));
+    await b.sync();
+    fs.rename('m/CURRENT.tmp', 'm/CURRENT');
+    expect(fs.crash().readFile('m/CURRENT').toString()).toBe('v1');
+    await fs.syncDir('m');
+    expect(fs.crash().readFile('m/CURRENT').toString()).toBe('v2');
+  });
+
+  it('may keep a torn, possibly garbled, part of an unsynced tail', async () => {
+    const fs = new MemoryFileSystem();
+    const f = fs.create('log');
+    f.append(Buffer.alloc(10, 1));
+    await f.sync();
+    await fs.syncDir('.');
+    f.append(Buffer.alloc(100, 2));
+    const sizes = new Set<number>();
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let i = 0; i < 50; i++) {
+      const data = fs.crash(random).readFile('log');
+      expect(data.length).toBeGreaterThanOrEqual(10);
+      expect(data.subarray(0, 10).every((b) => b === 1)).toBe(true);
+      sizes.add(data.length);
+    }
+    expect(sizes.size).toBeGreaterThan(5);
+  });
+});
+
+describe('fault-injecting filesystem', () => {
+  it('fails exactly the n-th matching operation', async () => {
+    const fs = createFaultFileSystem(new MemoryFileSystem(), failNth(2, ['sync']));
+    const f = fs.create('f');
+    f.append(Buffer.from('a'));
+    await f.sync();
+    await expect(f.sync()).rejects.toBeInstanceOf(InjectedFault);
+    await f.sync();
+  });
+
+  it('short writes leave a prefix and throw', () => {
+    const mem = new MemoryFileSystem();
+    const fs = createFaultFileSystem(mem, (op) => (op === 'append' ? 'short' : undefined));
+    const f = fs.create('f');
+    expect(() => f.append(Buffer.from('abcdef'))).toThrow(InjectedFault);
+    expect(mem.readFile('f').toString()).toBe('abc');
+  });
+});

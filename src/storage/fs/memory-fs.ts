@@ -1,0 +1,192 @@
+import { TabletopError } from '../../model/errors.js';
+import { dirname, type FileSystem, type RandomAccessFile, type WritableFile } from './file-system.js';
+
+/**
+ * An in-memory filesystem that models what a power loss keeps.
+ *
+ * Files are inodes; directories map names to inodes. Each inode remembers how
+ * many bytes were synced; each directory remembers its entries as of its last
+ * syncDir. `crash()` returns the filesystem a machine would find on reboot:
+ * every directory reverts to its last synced entries, and every file keeps its
+ * synced bytes plus, optionally, a random part of its unsynced tail (possibly
+ * garbled), as a torn write would leave it.
+ *
+ * Without calling crash() it is simply a fast in-memory filesystem.
+ */
+export class MemoryFileSystem implements FileSystem {
+  private readonly dirs = new Map<string, Dir>();
+
+  constructor() {
+    this.dirs.set('.', new Dir());
+    this.dirs.set('/', new Dir());
+  }
+
+  create(path: string): WritableFile {
+    const inode = new Inode();
+    this.dir(dirname(path), true).entries.set(base(path), inode);
+    return new MemWritableFile(path, inode);
+  }
+
+  openRead(path: string): RandomAccessFile {
+    return new MemRandomAccessFile(path, this.inode(path));
+  }
+
+  readFile(path: string): Buffer {
+    const ino = this.inode(path);
+    return Buffer.from(ino.data.subarray(0, ino.length));
+  }
+
+  rename(from: string, to: string): void {
+    const ino = this.inode(from);
+    this.dir(dirname(from), false).entries.delete(base(from));
+    this.dir(dirname(to), true).entries.set(base(to), ino);
+  }
+
+  remove(path: string): void {
+    this.dirs.get(norm(dirname(path)))?.entries.delete(base(path));
+  }
+
+  list(dir: string): string[] {
+    const d = this.dirs.get(norm(dir));
+    return d === undefined ? [] : [...d.entries.keys()].sort();
+  }
+
+  mkdirp(dir: string): void {
+    const parts = norm(dir).split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const p = parts.slice(0, i).join('/') || '/';
+      if (!this.dirs.has(p)) this.dirs.set(p, new Dir());
+    }
+  }
+
+  exists(path: string): boolean {
+    return this.dirs.get(norm(dirname(path)))?.entries.has(base(path)) ?? this.dirs.has(norm(path));
+  }
+
+  size(path: string): number {
+    return this.inode(path).length;
+  }
+
+  async syncDir(dir: string): Promise<void> {
+    const d = this.dir(dir, false);
+    d.synced = new Map(d.entries);
+  }
+
+  /**
+   * The filesystem after a simulated power loss. `random` in [0,1) decides
+   * how much of each unsynced tail survives (and whether it is garbled);
+   * without it, every unsynced byte is lost.
+   */
+  crash(random?: () => number): MemoryFileSystem {
+    const after = new MemoryFileSystem();
+    const seen = new Map<Inode, Inode>();
+    for (const [path, d] of this.dirs) {
+      const nd = new Dir();
+      for (const [name, ino] of d.synced) {
+        let copy = seen.get(ino);
+        if (copy === undefined) {
+          copy = ino.afterCrash(random);
+          seen.set(ino, copy);
+        }
+        nd.entries.set(name, copy);
+      }
+      nd.synced = new Map(nd.entries);
+      after.dirs.set(path, nd);
+    }
+    return after;
+  }
+
+  private dir(path: string, create: boolean): Dir {
+    const p = norm(path);
+    let d = this.dirs.get(p);
+    if (d === undefined) {
+      if (!create) throw new TabletopError('NotFound', `no such directory: ${path}`);
+      this.mkdirp(p);
+      d = this.dirs.get(p)!;
+    }
+    return d;
+  }
+
+  private inode(path: string): Inode {
+    const ino = this.dirs.get(norm(dirname(path)))?.entries.get(base(path));
+    if (ino === undefined) throw new TabletopError('NotFound', `no such file: ${path}`);
+    return ino;
+  }
+}
+
+function norm(p: string): string {
+  const s = p.replace(/\/+/g, '/').replace(/\/$/, '');
+  return s === '' ? (p.startsWith('/') ? '/' : '.') : s;
+}
+
+function base(p: string): string {
+  return p.slice(p.lastIndexOf('/') + 1);
+}
+
+class Dir {
+  entries = new Map<string, Inode>();
+  synced = new Map<string, Inode>();
+}
+
+class Inode {
+  data = Buffer.alloc(0);
+  length = 0;
+  syncedLength = 0;
+
+  append(bytes: Uint8Array): void {
+    if (this.length + bytes.byteLength > this.data.length) {
+      const grown = Buffer.alloc(Math.max(this.length + bytes.byteLength, this.data.length * 2, 256));
+      this.data.copy(grown, 0, 0, this.length);
+      this.data = grown;
+    }
+    this.data.set(bytes, this.length);
+    this.length += bytes.byteLength;
+  }
+
+  afterCrash(random?: () => number): Inode {
+    const ino = new Inode();
+    let keep = this.syncedLength;
+    const tail = this.length - this.syncedLength;
+    if (random !== undefined && tail > 0) keep += Math.floor(random() * (tail + 1));
+    ino.append(this.data.subarray(0, keep));
+    if (random !== undefined && keep > this.syncedLength && random() < 0.3) {
+      // A torn sector: garble one byte of the surviving unsynced part.
+      const at = this.syncedLength + Math.floor(random() * (keep - this.syncedLength));
+      ino.data[at] = (ino.data[at] ?? 0) ^ 0xa5;
+    }
+    ino.syncedLength = ino.length;
+    return ino;
+  }
+}
+
+class MemWritableFile implements WritableFile {
+  constructor(
+    readonly path: string,
+    private readonly inode: Inode,
+  ) {}
+  get size(): number {
+    return this.inode.length;
+  }
+  append(data: Uint8Array): void {
+    this.inode.append(data);
+  }
+  async sync(): Promise<void> {
+    this.inode.syncedLength = this.inode.length;
+  }
+  close(): void {}
+}
+
+class MemRandomAccessFile implements RandomAccessFile {
+  constructor(
+    readonly path: string,
+    private readonly inode: Inode,
+  ) {}
+  get size(): number {
+    return this.inode.length;
+  }
+  read(offset: number, length: number): Buffer {
+    const end = Math.min(this.inode.length, offset + length);
+    return Buffer.from(this.inode.data.subarray(Math.min(offset, end), end));
+  }
+  close(): void {}
+}

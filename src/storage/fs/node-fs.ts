@@ -1,0 +1,115 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { TabletopError } from '../../model/errors.js';
+import type { FileSystem, RandomAccessFile, WritableFile } from './file-system.js';
+
+/** The real disk, through Node's fs. Paths are resolved against `root`. */
+export function createNodeFileSystem(root: string): FileSystem {
+  const abs = (p: string): string => nodePath.resolve(root, p);
+  return {
+    create(path) {
+      return new NodeWritableFile(path, fs.openSync(abs(path), 'w'));
+    },
+    openRead(path) {
+      let fd: number;
+      try {
+        fd = fs.openSync(abs(path), 'r');
+      } catch (e) {
+        throw ioError('open', path, e);
+      }
+      return new NodeRandomAccessFile(path, fd, fs.fstatSync(fd).size);
+    },
+    readFile(path) {
+      try {
+        return fs.readFileSync(abs(path));
+      } catch (e) {
+        throw ioError('read', path, e);
+      }
+    },
+    rename(from, to) {
+      fs.renameSync(abs(from), abs(to));
+    },
+    remove(path) {
+      fs.rmSync(abs(path), { force: true });
+    },
+    list(dir) {
+      try {
+        return fs.readdirSync(abs(dir)).sort();
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw e;
+      }
+    },
+    mkdirp(dir) {
+      fs.mkdirSync(abs(dir), { recursive: true });
+    },
+    exists(path) {
+      return fs.existsSync(abs(path));
+    },
+    size(path) {
+      return fs.statSync(abs(path)).size;
+    },
+    async syncDir(dir) {
+      const h = await fs.promises.open(abs(dir), 'r');
+      try {
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+    },
+  };
+}
+
+function ioError(op: string, path: string, e: unknown): TabletopError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new TabletopError(code === 'ENOENT' ? 'NotFound' : 'Internal', `${op} ${path}: ${(e as Error).message}`, { cause: e });
+}
+
+class NodeWritableFile implements WritableFile {
+  size = 0;
+  private closed = false;
+  constructor(
+    readonly path: string,
+    private readonly fd: number,
+  ) {}
+  append(data: Uint8Array): void {
+    let off = 0;
+    while (off < data.byteLength) off += fs.writeSync(this.fd, data, off, data.byteLength - off);
+    this.size += data.byteLength;
+  }
+  sync(): Promise<void> {
+    return new Promise((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(ioError('sync', this.path, err)) : resolve())));
+  }
+  close(): void {
+    if (!this.closed) {
+      this.closed = true;
+      fs.closeSync(this.fd);
+    }
+  }
+}
+
+class NodeRandomAccessFile implements RandomAccessFile {
+  private closed = false;
+  constructor(
+    readonly path: string,
+    private readonly fd: number,
+    readonly size: number,
+  ) {}
+  read(offset: number, length: number): Buffer {
+    const n = Math.max(0, Math.min(length, this.size - offset));
+    const buf = Buffer.allocUnsafe(n);
+    let got = 0;
+    while (got < n) {
+      const r = fs.readSync(this.fd, buf, got, n - got, offset + got);
+      if (r === 0) break;
+      got += r;
+    }
+    return got === n ? buf : buf.subarray(0, got);
+  }
+  close(): void {
+    if (!this.closed) {
+      this.closed = true;
+      fs.closeSync(this.fd);
+    }
+  }
+}
