@@ -8,8 +8,8 @@ import { dirname, type FileSystem, type RandomAccessFile, type WritableFile } fr
  * many bytes were synced; each directory remembers its entries as of its last
  * syncDir. `crash()` returns the filesystem a machine would find on reboot:
  * every directory reverts to its last synced entries, and every file keeps its
- * synced bytes plus, optionally, a random part of its unsynced tail (possibly
- * garbled), as a torn write would leave it.
+ * synced bytes plus, optionally, a random part of its unsynced tail (its last
+ * bytes possibly garbled), as a torn final write would leave it.
  *
  * Without calling crash() it is simply a fast in-memory filesystem.
  */
@@ -150,8 +150,9 @@ class Inode {
     if (random !== undefined && tail > 0) keep += Math.floor(random() * (tail + 1));
     ino.append(this.data.subarray(0, keep));
     if (random !== undefined && keep > this.syncedLength && random() < 0.3) {
-      // A torn sector: garble one byte of the surviving unsynced part.
-      const at = this.syncedLength + Math.floor(random() * (keep - this.syncedLength));
+      // A torn last sector: garble one of the last few surviving unsynced bytes.
+      const span = Math.min(8, keep - this.syncedLength);
+      const at = keep - 1 - Math.floor(random() * span);
       ino.data[at] = (ino.data[at] ?? 0) ^ 0xa5;
     }
     ino.syncedLength = ino.length;

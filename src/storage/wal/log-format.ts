@@ -1,0 +1,73 @@
+/**
+ * Commit-log framing.
+ *
+ *   log     := record*
+ *   record  := crc:u32le length:u32le payload[length]
+ *   crc     := crc32c(length:u32le ++ payload), masked (see below)
+ *
+ * One record holds one write batch (one or more atomic row mutations). The
+ * checksum covers the length, so a torn or garbled length is detected. The
+ * stored CRC is masked as LevelDB does (rotate right 15, add a constant) so
+ * that a CRC of data that itself contains CRCs stays well distributed.
+ *
+ * Replay reads records until the end of the file. A record that is cut short
+ * or fails its checksum ends replay: if nothing valid follows it, it is the
+ * torn tail of a write that was never acknowledged (not synced) and is
+ * dropped; if a valid record follows, the log is corrupt in the middle and
+ * replay fails with DataLoss naming the file and offset.
+ *
+ * DO NOT CHANGE: the on-disk layout is versioned by the file name suffix.
+ */
+import { crc32c } from '@node-rs/crc32';
+
+export const HEADER_BYTES = 8;
+/** Largest payload accepted (a whole 256 MiB row plus overhead). */
+export const MAX_RECORD_BYTES = 300 * 1024 * 1024;
+
+const MASK_DELTA = 0xa282ead8;
+
+export function maskCrc(crc: number): number {
+  return (((crc >>> 15) | (crc << 17)) + MASK_DELTA) >>> 0;
+}
+
+export function unmaskCrc(masked: number): number {
+  const rot = (masked - MASK_DELTA) >>> 0;
+  return ((rot >>> 17) | (rot << 15)) >>> 0;
+}
+
+/** Frames a payload as one record. */
+export function encodeRecord(payload: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(HEADER_BYTES + payload.byteLength);
+  out.writeUInt32LE(payload.byteLength, 4);
+  out.set(payload, HEADER_BYTES);
+  out.writeUInt32LE(maskCrc(crc32c(out.subarray(4))), 0);
+  return out;
+}
+
+export type RecordResult =
+  | { readonly kind: 'record'; readonly payload: Buffer; readonly next: number }
+  | { readonly kind: 'end' }
+  | { readonly kind: 'bad'; readonly reason: string };
+
+/** Decodes the record at `offset` of `data`. */
+export function decodeRecord(data: Buffer, offset: number): RecordResult {
+  if (offset === data.length) return { kind: 'end' };
+  if (offset + HEADER_BYTES > data.length) return { kind: 'bad', reason: 'truncated header' };
+  const length = data.readUInt32LE(offset + 4);
+  if (length > MAX_RECORD_BYTES) return { kind: 'bad', reason: `implausible length ${length}` };
+  const end = offset + HEADER_BYTES + length;
+  if (end > data.length) return { kind: 'bad', reason: 'truncated payload' };
+  const expected = unmaskCrc(data.readUInt32LE(offset));
+  if (crc32c(data.subarray(offset + 4, end)) !== expected) return { kind: 'bad', reason: 'checksum mismatch' };
+  return { kind: 'record', payload: data.subarray(offset + HEADER_BYTES, end), next: end };
+}
+
+/** True when some valid record starts at an offset after `from` (used to tell corruption from a torn tail). */
+export function validRecordAfter(data: Buffer, from: number): boolean {
+  for (let off = from + 1; off + HEADER_BYTES <= data.length; off++) {
+    const length = data.readUInt32LE(off + 4);
+    if (length === 0 || length > data.length - off - HEADER_BYTES) continue;
+    if (decodeRecord(data, off).kind === 'record') return true;
+  }
+  return false;
+}

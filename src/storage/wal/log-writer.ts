@@ -1,0 +1,87 @@
+import { TabletopError } from '../../model/errors.js';
+import type { WritableFile } from '../fs/file-system.js';
+import { encodeRecord } from './log-format.js';
+
+/**
+ * Appends records to one commit-log file with group commit.
+ *
+ * `append()` writes the framed record to the file at once (so records keep
+ * their call order) and returns a promise that resolves when a sync covering
+ * it has completed. While one sync is in flight, later appends wait for the
+ * next one, which then covers all of them: one fsync serves every writer that
+ * arrived while the previous one ran.
+ *
+ * A failed append or sync poisons the writer: that and every later append
+ * rejects (the data may or may not be on disk, so the log can no longer
+ * promise anything). The engine must then stop accepting writes.
+ */
+export class LogWriter {
+  private syncing: Promise<void> | undefined;
+  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private failure: TabletopError | undefined;
+  private bytesSinceOpen = 0;
+
+  constructor(private readonly file: WritableFile) {}
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  get size(): number {
+    return this.bytesSinceOpen;
+  }
+
+  /** Appends one record; resolves once it is durable. */
+  append(payload: Uint8Array): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    try {
+      const rec = encodeRecord(payload);
+      this.file.append(rec);
+      this.bytesSinceOpen += rec.byteLength;
+    } catch (e) {
+      return Promise.reject(this.poison(e));
+    }
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      if (this.syncing === undefined) this.startSync();
+    });
+  }
+
+  /** Resolves when everything appended so far is durable (or rejects if the log failed). */
+  async flush(): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    while (this.syncing !== undefined) await this.syncing.catch(() => undefined);
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  close(): void {
+    this.file.close();
+  }
+
+  private startSync(): void {
+    const batch = this.waiters;
+    this.waiters = [];
+    this.syncing = this.file.sync().then(
+      () => {
+        for (const w of batch) w.resolve();
+      },
+      (e: unknown) => {
+        const err = this.poison(e);
+        for (const w of batch) w.reject(err);
+        for (const w of this.waiters) w.reject(err);
+        this.waiters = [];
+      },
+    ).finally(() => {
+      this.syncing = undefined;
+      if (this.waiters.length > 0 && this.failure === undefined) this.startSync();
+    });
+  }
+
+  private poison(e: unknown): TabletopError {
+    if (this.failure === undefined) {
+      const msg = e instanceof Error ? e.message : String(e);
+      this.failure = new TabletopError('Unavailable', `commit log ${this.file.path} failed; writes are refused until restart: ${msg}`, { cause: e });
+    }
+    return this.failure;
+  }
+}
