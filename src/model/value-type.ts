@@ -4,7 +4,7 @@
  * MergeToCell fold into (admin `Type.Aggregate`).
  *  - sum/min/max over int64: stored as 8-byte big-endian two's complement;
  *  - hll: a HyperLogLog++ sketch (see model/aggregate/hll.ts for the state format),
- *    its input type is bytes (or int64, hashed by its 8-byte big-endian form).
+ *    its input type is bytes (or int64, hashed as ZetaSketch does: 8 bytes little-endian).
  */
 export type Aggregator = 'sum' | 'min' | 'max' | 'hll';
 
