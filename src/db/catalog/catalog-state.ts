@@ -1,0 +1,50 @@
+import type { ColumnFamily } from '../../model/family.js';
+import type { TabletRecord } from '../../tablet/tablet.js';
+import type { AppProfileSpec, ClusterSpec, InstanceSpec } from '../api.js';
+
+/**
+ * The catalog in its persisted form: plain, JSON-serialisable data (row keys
+ * inside are byte strings, which JSON keeps exactly). The durable engine
+ * stores this; the in-memory Catalog is built from it and turns back into it.
+ * Arrays keep the order that matters (families in creation order).
+ */
+export interface CatalogState {
+  readonly version: 1;
+  /** Source of unique ids (table uids, store ids, etags); only grows. */
+  readonly nextId: number;
+  readonly instances: readonly InstanceRecord[];
+}
+
+export interface InstanceRecord extends InstanceSpec {
+  readonly project: string;
+  readonly id: string;
+  readonly createTimeMillis: number;
+  /** True once CreateInstance created it; false while it only exists because a client used it. */
+  readonly explicit: boolean;
+  readonly clusters: readonly ClusterRecord[];
+  readonly appProfiles: readonly AppProfileRecord[];
+  readonly tables: readonly TableRecord[];
+}
+
+export interface ClusterRecord extends ClusterSpec {
+  readonly id: string;
+}
+
+export interface AppProfileRecord extends AppProfileSpec {
+  readonly id: string;
+  readonly etag: string;
+}
+
+export interface TableRecord {
+  readonly id: string;
+  /** Unique for the life of the database, so a re-created table never meets old stores or tokens. */
+  readonly uid: string;
+  /** In creation order. */
+  readonly families: readonly ColumnFamily[];
+  readonly granularity: 'millis';
+  readonly deletionProtection: boolean;
+  readonly createTimeMillis: number;
+  readonly tablets: readonly TabletRecord[];
+  /** Consistency tokens issued so far (tokens 1..n are valid). */
+  readonly tokensIssued: number;
+}

@@ -1,0 +1,272 @@
+import type { Config } from '../config.js';
+import type { ByteString } from '../model/bytes.js';
+import type { Row } from '../model/cell.js';
+import type { Clock } from '../model/clock.js';
+import { type TabletopError, invalidArgument } from '../model/errors.js';
+import type { RowFilter } from '../model/filter/ast.js';
+import type { CompileOptions } from '../model/filter/index.js';
+import { collectColumn } from '../model/gc.js';
+import { normalizeRowSet } from '../model/key-range.js';
+import { LIMITS } from '../model/limits.js';
+import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
+import type { InstanceName, TableName } from '../model/names.js';
+import { tooManyMutationsMessage, validateReadModifyWriteRules } from '../model/validate-mutation.js';
+import type { ColumnGc, MaybePromise, StorageEngine } from '../storage/store.js';
+import type {
+  AppProfileInfo,
+  AppProfileSpec,
+  ClusterInfo,
+  ClusterSpec,
+  Database,
+  FamilyModification,
+  InstanceInfo,
+  InstanceSpec,
+  ReadRequest,
+  RowReader,
+  TableInfo,
+  TableSpec,
+} from './api.js';
+import { Catalog } from './catalog/catalog.js';
+import type { CatalogState } from './catalog/catalog-state.js';
+import { InstanceAdmin } from './catalog/instance-admin.js';
+import { GcSweeper } from './gc-sweep.js';
+import { compileRequestFilter } from './read-filter.js';
+import { TableRowReader } from './row-reader.js';
+import { type RowKeySample, sampleRowKeys } from './sample-row-keys.js';
+import { serverTimeMicros } from './server-time.js';
+import { TableAdmin } from './table-admin.js';
+import type { TableRuntime } from './table-runtime.js';
+import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries, validateEntry } from './write-path.js';
+
+export interface DatabaseParts {
+  readonly engine: StorageEngine;
+  readonly clock: Clock;
+  readonly config: Config;
+  readonly catalog?: CatalogState;
+  readonly random?: () => number;
+  readonly onBackgroundError: (error: unknown) => void;
+}
+
+/**
+ * The Database over a storage engine: the catalog (InstanceAdmin,
+ * TableAdmin), the read path (TableRowReader) and the write path
+ * (write-path.ts), plus the background GC sweep.
+ */
+export class LocalDatabase implements Database {
+  private readonly catalog: Catalog;
+  private readonly instances: InstanceAdmin;
+  private readonly tables: TableAdmin;
+  private readonly sweeper: GcSweeper;
+  private readonly clock: Clock;
+  private readonly config: Config;
+  private readonly filterOptions: CompileOptions;
+  private closed = false;
+
+  constructor(private readonly parts: DatabaseParts) {
+    this.clock = parts.clock;
+    this.config = parts.config;
+    this.filterOptions = parts.random === undefined ? {} : { random: parts.random };
+    this.catalog = new Catalog(parts.catalog);
+    this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => {
+      const dropped = this.tables.dropTables(tables);
+      if (dropped instanceof Promise) dropped.catch(parts.onBackgroundError);
+    });
+    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock);
+    this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
+  }
+
+  /** Opens the tables of the catalog and starts background work. */
+  open(): MaybePromise<void> {
+    const opened = this.tables.openExisting();
+    const start = (): void => this.sweeper.start();
+    if (opened instanceof Promise) return opened.then(start);
+    start();
+  }
+
+  // ---- instance admin ----
+
+  createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): InstanceInfo {
+    return this.instances.createInstance(name, spec, clusters);
+  }
+  getInstance(name: InstanceName): InstanceInfo {
+    return this.instances.getInstance(name);
+  }
+  listInstances(project: string): InstanceInfo[] {
+    return this.instances.listInstances(project);
+  }
+  updateInstance(name: InstanceName, update: Partial<InstanceSpec>): InstanceInfo {
+    return this.instances.updateInstance(name, update);
+  }
+  deleteInstance(name: InstanceName): void {
+    this.instances.deleteInstance(name);
+  }
+  createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): ClusterInfo {
+    return this.instances.createCluster(instance, clusterId, spec);
+  }
+  getCluster(instance: InstanceName, clusterId: string): ClusterInfo {
+    return this.instances.getCluster(instance, clusterId);
+  }
+  listClusters(instance: InstanceName): ClusterInfo[] {
+    return this.instances.listClusters(instance);
+  }
+  updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): ClusterInfo {
+    return this.instances.updateCluster(instance, clusterId, update);
+  }
+  deleteCluster(instance: InstanceName, clusterId: string): void {
+    this.instances.deleteCluster(instance, clusterId);
+  }
+  createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): AppProfileInfo {
+    return this.instances.createAppProfile(instance, profileId, spec);
+  }
+  getAppProfile(instance: InstanceName, profileId: string): AppProfileInfo {
+    return this.instances.getAppProfile(instance, profileId);
+  }
+  listAppProfiles(instance: InstanceName): AppProfileInfo[] {
+    return this.instances.listAppProfiles(instance);
+  }
+  updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): AppProfileInfo {
+    return this.instances.updateAppProfile(instance, profileId, update);
+  }
+  deleteAppProfile(instance: InstanceName, profileId: string): void {
+    this.instances.deleteAppProfile(instance, profileId);
+  }
+
+  // ---- table admin ----
+
+  createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
+    return this.tables.createTable(name, spec);
+  }
+  getTable(name: TableName): TableInfo {
+    return this.tables.getTable(name);
+  }
+  listTables(instance: InstanceName): TableInfo[] {
+    return this.tables.listTables(instance);
+  }
+  updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): TableInfo {
+    return this.tables.updateTable(name, update);
+  }
+  deleteTable(name: TableName): MaybePromise<void> {
+    return this.tables.deleteTable(name);
+  }
+  modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
+    return this.tables.modifyColumnFamilies(name, modifications);
+  }
+  dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void> {
+    return this.tables.dropRowRange(name, target);
+  }
+  generateConsistencyToken(name: TableName): string {
+    return this.tables.generateConsistencyToken(name);
+  }
+  checkConsistency(name: TableName, token: string): boolean {
+    return this.tables.checkConsistency(name, token);
+  }
+
+  // ---- data ----
+
+  readRows(name: TableName, request: ReadRequest): RowReader {
+    const table = this.tables.runtime(name);
+    const limit = request.limit ?? 0;
+    if (!Number.isSafeInteger(limit) || limit < 0) throw invalidArgument(`Invalid rows_limit ${limit}: must be a non-negative integer`);
+    const ranges = normalizeRowSet(request.rows);
+    const filter = request.filter === undefined ? undefined : compileRequestFilter(request.filter, this.filterOptions);
+    return new TableRowReader({
+      ranges,
+      reversed: request.reversed,
+      limit,
+      filter,
+      schema: table.schema,
+      tablets: table.tablets,
+      nowMicros: this.clock.nowMicros(),
+    });
+  }
+
+  sampleRowKeys(name: TableName): MaybePromise<readonly RowKeySample[]> {
+    return sampleRowKeys(this.tables.runtime(name).tablets, this.config.samplePieceBytes);
+  }
+
+  async mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[]): Promise<void> {
+    const table = this.tables.runtime(name);
+    const schema = table.schema;
+    validateEntry(schema, key, mutations);
+    const results: (TabletopError | undefined)[] = [undefined];
+    await applyEntries(table, [{ key, mutations }], results, schema, serverTimeMicros(this.clock));
+    const error = results[0];
+    if (error !== undefined) throw error;
+  }
+
+  async mutateRows(name: TableName, entries: readonly RowMutation[]): Promise<(TabletopError | undefined)[]> {
+    const table = this.tables.runtime(name);
+    if (entries.length === 0) throw invalidArgument('MutateRows needs at least one entry');
+    let total = 0;
+    for (const e of entries) total += e.mutations.length;
+    if (total > LIMITS.maxMutationsPerRequest) throw invalidArgument(tooManyMutationsMessage(total));
+    const schema = table.schema;
+    const results = validateEntries(schema, entries);
+    await applyEntries(table, entries, results, schema, serverTimeMicros(this.clock));
+    return results;
+  }
+
+  async checkAndMutateRow(
+    name: TableName,
+    key: ByteString,
+    predicate: RowFilter | undefined,
+    trueMutations: readonly Mutation[],
+    falseMutations: readonly Mutation[],
+  ): Promise<boolean> {
+    const table = this.tables.runtime(name);
+    const schema = table.schema;
+    validateCheckAndMutate(schema, key, trueMutations, falseMutations);
+    const compiled = predicate === undefined ? undefined : compileRequestFilter(predicate, this.filterOptions);
+    return checkAndMutate(table, key, compiled, trueMutations, falseMutations, serverTimeMicros(this.clock));
+  }
+
+  async readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[]): Promise<Row> {
+    const table = this.tables.runtime(name);
+    const schema = table.schema;
+    validateReadModifyWriteRules(schema, key, rules);
+    return readModifyWrite(table, key, rules, schema, serverTimeMicros(this.clock));
+  }
+
+  /** Runs a GC sweep now (the timer runs one every `gcSweepIntervalMillis`). */
+  runGcSweep(): Promise<void> {
+    return this.sweeper.runOnce();
+  }
+
+  /** The catalog in its persisted form. */
+  catalogState(): CatalogState {
+    return this.catalog.toState();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.sweeper.stop();
+    for (const table of this.tables.liveTables()) {
+      for (const tablet of table.tablets.tablets) await tablet.store.close();
+    }
+    await this.parts.engine.close();
+  }
+
+  private async sweepGarbage(): Promise<void> {
+    for (const table of this.tables.liveTables()) {
+      if (!table.schema.hasGcRules || table.deleted) continue;
+      const gc = columnGcOf(table);
+      const now = this.clock.nowMicros();
+      for (const tablet of table.tablets.tablets) {
+        if (this.closed) return;
+        if (table.deleted) break;
+        const r = tablet.store.collectGarbage(gc, now);
+        if (r instanceof Promise) await r;
+      }
+    }
+  }
+}
+
+/** The ColumnGc of a table: its families' current rules; cells of families no longer in the schema go. */
+function columnGcOf(table: TableRuntime): ColumnGc {
+  return (family, cells, now) => {
+    const schema = table.schema;
+    if (schema.order(family) === undefined) return [];
+    return collectColumn(schema.gcRule(family), cells, now);
+  };
+}

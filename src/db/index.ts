@@ -1,0 +1,51 @@
+import { type Config, resolveConfig } from '../config.js';
+import { type Clock, systemClock } from '../model/clock.js';
+import type { StorageEngine } from '../storage/store.js';
+import type { Database } from './api.js';
+import type { CatalogState } from './catalog/catalog-state.js';
+import { LocalDatabase } from './database.js';
+
+export type * from './api.js';
+export type { CatalogState } from './catalog/catalog-state.js';
+
+export interface CreateDatabaseOptions {
+  readonly engine: StorageEngine;
+  /** Defaults to the system clock. */
+  readonly clock?: Clock;
+  readonly config?: Partial<Config>;
+  /** A catalog to start from (what a durable engine persisted); empty by default. */
+  readonly catalog?: CatalogState;
+  /** Random source of row_sample_filter (uniform in [0, 1)); Math.random by default. */
+  readonly random?: () => number;
+  /**
+   * Receives failures of background work (the GC sweep, dropping the data of a
+   * deleted instance). Defaults to printing them on stderr.
+   */
+  readonly onBackgroundError?: (error: unknown) => void;
+}
+
+/** A Database that also exposes maintenance hooks for tools and tests. */
+export interface TabletopDatabase extends Database {
+  /** Runs a GC sweep now (the background sweep runs one every `gcSweepIntervalMillis`). */
+  runGcSweep(): Promise<void>;
+  /** The catalog in its persisted, JSON-serialisable form. */
+  catalogState(): CatalogState;
+}
+
+/** Opens a database over `engine`. */
+export async function createDatabase(options: CreateDatabaseOptions): Promise<TabletopDatabase> {
+  const db = new LocalDatabase({
+    engine: options.engine,
+    clock: options.clock ?? systemClock,
+    config: resolveConfig(options.config),
+    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
+    ...(options.random === undefined ? {} : { random: options.random }),
+    onBackgroundError: options.onBackgroundError ?? reportBackgroundError,
+  });
+  await db.open();
+  return db;
+}
+
+function reportBackgroundError(error: unknown): void {
+  console.error('tabletop: background work failed:', error);
+}

@@ -1,0 +1,268 @@
+import type { ByteString } from '../model/bytes.js';
+import { prefixSuccessor } from '../model/bytes.js';
+import type { Clock } from '../model/clock.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
+import { FULL_RANGE, type KeyRange, intersectRanges } from '../model/key-range.js';
+import { LIMITS } from '../model/limits.js';
+import type { InstanceName, TableName } from '../model/names.js';
+import { tableNameString, validateTableId } from '../model/names.js';
+import type { MaybePromise, StorageEngine } from '../storage/store.js';
+import { normalizeSplits } from '../tablet/splits.js';
+import { TabletMap } from '../tablet/tablet-map.js';
+import type { FamilyModification, TableInfo, TableSpec } from './api.js';
+import type { Catalog, InstanceEntry } from './catalog/catalog.js';
+import type { TableRecord } from './catalog/catalog-state.js';
+import type { InstanceAdmin } from './catalog/instance-admin.js';
+import { planFamilyChange, validateNewFamilies } from './families.js';
+import { andThen, forEachInOrder } from './maybe.js';
+import { Schema } from './schema.js';
+import { TableRuntime } from './table-runtime.js';
+
+/**
+ * Table Admin: tables, their families, tablets and consistency tokens.
+ * The catalog holds the records; `runtimes` the live side (schema, tablets,
+ * locks) by table uid. Every method validates its input before changing
+ * anything, and a change is committed all at once.
+ */
+export class TableAdmin {
+  private readonly runtimes = new Map<string, TableRuntime>();
+  /** Tables whose stores are being opened (CreateTable in flight), by "project/instance/table". */
+  private readonly creating = new Set<string>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly instances: InstanceAdmin,
+    private readonly engine: StorageEngine,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Opens the stores of the tables already in the catalog (a catalog loaded from disk). */
+  openExisting(): MaybePromise<void> {
+    const tables = [...this.catalog.allTables()];
+    return forEachInOrder(tables, ({ name, table }) =>
+      andThen(TabletMap.open(table.tablets, (id) => this.engine.openStore(id)), (map) => {
+        this.runtimes.set(table.uid, new TableRuntime(name, table.uid, new Schema(table.families, tableNameString(name)), map));
+      }),
+    );
+  }
+
+  /** The live table, or NotFound. */
+  runtime(name: TableName): TableRuntime {
+    const record = this.record(name);
+    const runtime = this.runtimes.get(record.uid);
+    if (runtime === undefined) throw notFound(`Table ${tableNameString(name)} not found`);
+    return runtime;
+  }
+
+  /** Every live table (for background work). */
+  liveTables(): TableRuntime[] {
+    return [...this.runtimes.values()];
+  }
+
+  createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
+    validateTableId(name.table);
+    validateNewFamilies(spec.families);
+    const splits = normalizeSplits(spec.initialSplits);
+    const instance = this.instances.use(name);
+    const key = tableKey(name);
+    if (instance.tables.has(name.table) || this.creating.has(key)) {
+      throw alreadyExists(`Table ${tableNameString(name)} already exists`);
+    }
+    if (instance.tables.size >= LIMITS.maxTablesPerInstance) {
+      throw failedPrecondition(
+        `Instance ${name.instance} already has ${instance.tables.size} tables; the limit is ${LIMITS.maxTablesPerInstance} tables per instance`,
+      );
+    }
+    const uid = this.catalog.newId('t');
+    const tablets = TabletMap.recordsForSplits(splits, () => `${uid}.${this.catalog.newId('')}`);
+    this.creating.add(key);
+    let opened: MaybePromise<TabletMap>;
+    try {
+      opened = TabletMap.open(tablets, (id) => this.engine.openStore(id));
+    } catch (e) {
+      this.creating.delete(key);
+      throw e;
+    }
+    const commit = (map: TabletMap): TableInfo => {
+      this.creating.delete(key);
+      const record: TableRecord = {
+        id: name.table,
+        uid,
+        families: spec.families.map((f) => ({ name: f.name, gcRule: f.gcRule, valueType: f.valueType })),
+        granularity: 'millis',
+        deletionProtection: spec.deletionProtection,
+        createTimeMillis: Math.floor(this.clock.nowMicros() / 1000),
+        tablets,
+        tokensIssued: 0,
+      };
+      // The instance may have been deleted while the stores opened: use (and re-materialise) it again.
+      this.instances.use(name).tables.set(name.table, record);
+      this.runtimes.set(uid, new TableRuntime(name, uid, new Schema(record.families, tableNameString(name)), map));
+      return tableInfo(name, record);
+    };
+    if (opened instanceof Promise) {
+      return opened.then(commit, (e: unknown) => {
+        this.creating.delete(key);
+        throw e;
+      });
+    }
+    return commit(opened);
+  }
+
+  getTable(name: TableName): TableInfo {
+    return tableInfo(name, this.record(name));
+  }
+
+  listTables(instance: InstanceName): TableInfo[] {
+    const entry = this.instances.use(instance);
+    return [...entry.tables.values()]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((t) => tableInfo({ ...instance, table: t.id }, t));
+  }
+
+  updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): TableInfo {
+    const record = this.record(name);
+    const next: TableRecord = { ...record, deletionProtection: update.deletionProtection ?? record.deletionProtection };
+    this.setRecord(name, next);
+    return tableInfo(name, next);
+  }
+
+  deleteTable(name: TableName): MaybePromise<void> {
+    const check = (): TableRecord => {
+      const record = this.record(name);
+      if (record.deletionProtection) {
+        throw failedPrecondition(`Table ${tableNameString(name)} cannot be deleted: deletion protection is enabled`);
+      }
+      return record;
+    };
+    const record = check();
+    const runtime = this.runtimes.get(record.uid);
+    const remove = (current: TableRecord): MaybePromise<void> => {
+      this.instance(name).tables.delete(name.table);
+      this.runtimes.delete(current.uid);
+      if (runtime !== undefined) runtime.deleted = true;
+      return this.dropStores(current);
+    };
+    if (runtime === undefined) return remove(record);
+    // Exclusive: writes already inside finish first, and schema changes in progress complete;
+    // writes held back at the gate then find the table gone (NotFound).
+    return runtime.gate.exclusive(() => {
+      const current = check();
+      if (current.uid !== record.uid) throw notFound(`Table ${tableNameString(name)} not found`);
+      return remove(current);
+    });
+  }
+
+  /** Drops the stores of tables removed with their instance. */
+  dropTables(tables: readonly TableRecord[]): MaybePromise<void> {
+    return forEachInOrder(tables, (record) => {
+      const runtime = this.runtimes.get(record.uid);
+      this.runtimes.delete(record.uid);
+      if (runtime === undefined) return this.dropStores(record);
+      runtime.deleted = true;
+      return runtime.gate.exclusive(() => this.dropStores(record));
+    });
+  }
+
+  modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[]): Promise<TableInfo> {
+    const record = this.record(name);
+    // Validate now, so a bad request fails before it waits for anything.
+    planFamilyChange(tableNameString(name), record.families, modifications, record.deletionProtection);
+    const runtime = this.runtime(name);
+    // Exclusive: schema changes apply one at a time, and no write runs while a family's data is
+    // dropped (a write validated against the old family could land after the drop and resurface
+    // if the family is created again).
+    return runtime.gate.exclusive(async () => {
+      const current = this.record(name);
+      if (current.uid !== record.uid) throw notFound(`Table ${tableNameString(name)} not found`);
+      const change = planFamilyChange(tableNameString(name), current.families, modifications, current.deletionProtection);
+      if (change.dropped.size > 0) {
+        // First hide the dropped families (readers that start now do not see them), then drop
+        // their data; only then publish the new schema, which may create a family of the same name.
+        this.commitFamilies(name, { ...current, families: current.families.filter((f) => !change.dropped.has(f.name)) });
+        for (const tablet of runtime.tablets.tablets) {
+          for (const family of change.dropped) {
+            const r = tablet.store.dropFamily(family);
+            if (r instanceof Promise) await r;
+          }
+        }
+      }
+      const next: TableRecord = { ...this.record(name), families: change.families };
+      this.commitFamilies(name, next);
+      return tableInfo(name, next);
+    });
+  }
+
+  dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void> {
+    const runtime = this.runtime(name);
+    let range: KeyRange = FULL_RANGE;
+    if (target.kind === 'prefix') {
+      if (target.prefix.length === 0) throw invalidArgument('DropRowRange: the row key prefix must not be empty (use delete_all_data_from_table to drop every row)');
+      range = { start: target.prefix, end: prefixSuccessor(target.prefix) };
+    }
+    return forEachInOrder(runtime.tablets.overlapping(range), (tablet) => {
+      const part = intersectRanges(range, tablet.range);
+      const covers = part.start === tablet.range.start && part.end === tablet.range.end;
+      // A store only holds its tablet's keys: dropping all of it is the cheapest drop there is.
+      return tablet.store.dropRange(covers ? FULL_RANGE : part);
+    });
+  }
+
+  generateConsistencyToken(name: TableName): string {
+    const record = this.record(name);
+    const n = record.tokensIssued + 1;
+    this.setRecord(name, { ...record, tokensIssued: n });
+    return Buffer.from(`${record.uid}/${n}`, 'latin1').toString('base64url');
+  }
+
+  checkConsistency(name: TableName, token: string): boolean {
+    const record = this.record(name);
+    const [uid, n] = Buffer.from(token, 'base64url').toString('latin1').split('/');
+    const seq = Number(n);
+    if (uid !== record.uid || !Number.isInteger(seq) || seq < 1 || seq > record.tokensIssued) {
+      throw invalidArgument(`Consistency token "${token}" was not issued for table ${tableNameString(name)}`);
+    }
+    // One node: every write acknowledged before the token was issued is visible everywhere.
+    return true;
+  }
+
+  private record(name: TableName): TableRecord {
+    const record = this.catalog.instance(name)?.tables.get(name.table);
+    if (record === undefined) throw notFound(`Table ${tableNameString(name)} not found`);
+    return record;
+  }
+
+  private instance(name: InstanceName): InstanceEntry {
+    const entry = this.catalog.instance(name);
+    if (entry === undefined) throw notFound(`Instance projects/${name.project}/instances/${name.instance} not found`);
+    return entry;
+  }
+
+  private setRecord(name: TableName, record: TableRecord): void {
+    this.instance(name).tables.set(name.table, record);
+  }
+
+  private commitFamilies(name: TableName, record: TableRecord): void {
+    this.setRecord(name, record);
+    const runtime = this.runtimes.get(record.uid);
+    if (runtime !== undefined) runtime.schema = new Schema(record.families, tableNameString(name));
+  }
+
+  private dropStores(record: TableRecord): MaybePromise<void> {
+    return forEachInOrder(record.tablets, (t) => andThen(this.engine.deleteStore(t.id), () => undefined));
+  }
+}
+
+function tableKey(name: TableName): string {
+  return `${name.project}/${name.instance}/${name.table}`;
+}
+
+export function tableInfo(name: TableName, record: TableRecord): TableInfo {
+  return {
+    name: { project: name.project, instance: name.instance, table: name.table },
+    families: record.families,
+    granularity: record.granularity,
+    deletionProtection: record.deletionProtection,
+    createTimeMillis: record.createTimeMillis,
+  };
+}

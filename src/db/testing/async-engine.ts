@@ -1,0 +1,72 @@
+import { createMemoryEngine } from '../../storage/memory/index.js';
+import type { RowCursor, RowStore, StorageEngine } from '../../storage/store.js';
+
+/** Resolves after the current macrotask, so other requests interleave. */
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A storage engine that answers every call with a promise settled on a later
+ * turn of the event loop, as a disk engine does: it exercises the database's
+ * asynchronous paths (and request interleavings) over the memory engine.
+ * Scans still take their snapshot when opened.
+ */
+export function createAsyncEngine(inner: StorageEngine = createMemoryEngine()): StorageEngine {
+  return {
+    kind: 'disk',
+    openStore: async (id) => {
+      await tick();
+      return asyncStore(await inner.openStore(id));
+    },
+    deleteStore: async (id) => {
+      await tick();
+      await inner.deleteStore(id);
+    },
+    close: async () => {
+      await tick();
+      await inner.close();
+    },
+  };
+}
+
+function asyncStore(s: RowStore): RowStore {
+  return {
+    write: async (batch) => {
+      await tick();
+      await s.write(batch);
+    },
+    get: async (key) => {
+      await tick();
+      return s.get(key);
+    },
+    scan: (options): RowCursor => {
+      const cursor = s.scan(options);
+      return {
+        next: async () => {
+          await tick();
+          return cursor.next();
+        },
+        close: () => cursor.close(),
+      };
+    },
+    dropRange: async (range) => {
+      await tick();
+      await s.dropRange(range);
+    },
+    dropFamily: async (family) => {
+      await tick();
+      await s.dropFamily(family);
+    },
+    collectGarbage: async (gc, now) => {
+      await tick();
+      await s.collectGarbage(gc, now);
+    },
+    stats: () => s.stats(),
+    sampleKeys: async (bytesPerPiece) => {
+      await tick();
+      return s.sampleKeys(bytesPerPiece);
+    },
+    close: async () => {
+      await s.close();
+    },
+  };
+}

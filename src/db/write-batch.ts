@@ -1,0 +1,112 @@
+import type { ByteString } from '../model/bytes.js';
+import { printable } from '../model/bytes.js';
+import type { Row } from '../model/cell.js';
+import { TabletopError, invalidArgument, isTabletopError } from '../model/errors.js';
+import { LIMITS } from '../model/limits.js';
+import { applyStoreOps, rowBytes } from '../storage/row-ops.js';
+import type { MaybePromise, RowWrite, StoreOp } from '../storage/store.js';
+import type { Tablet } from '../tablet/tablet.js';
+import type { TabletMap } from '../tablet/tablet-map.js';
+import { andThen } from './maybe.js';
+
+interface PendingBatch {
+  readonly tablet: Tablet;
+  readonly writes: RowWrite[];
+  /** Request entry index of each write. */
+  readonly entries: number[];
+  /** Upper bound of the bytes the writes add. */
+  bytes: number;
+}
+
+/**
+ * Collects the row writes of one request per tablet and hands each tablet
+ * its writes in one `store.write` call (one commit-log record group for the
+ * durable engine). Reads of a row this request already wrote go after a
+ * flush, so a later entry sees an earlier one. The caller holds the row
+ * locks of every key it adds.
+ */
+export class WriteBatch {
+  private readonly pending = new Map<Tablet, PendingBatch>();
+  private readonly pendingKeys = new Set<ByteString>();
+
+  constructor(
+    private readonly tablets: TabletMap,
+    /** Per-entry outcome; a failed store write sets the error of each of its entries. */
+    private readonly results: (TabletopError | undefined)[],
+  ) {}
+
+  /** The row as stored, including this request's earlier writes. */
+  read(key: ByteString): MaybePromise<Row | undefined> {
+    const store = this.tablets.locate(key).store;
+    if (!this.pendingKeys.has(key)) return store.get(key);
+    return andThen(this.flush(), () => store.get(key));
+  }
+
+  /**
+   * Throws InvalidArgument when the row would be larger than the row limit
+   * (256 MiB) after `ops`. The tablet's size bounds any of its rows, so the
+   * row is only read when the tablet is big enough for the limit to matter.
+   */
+  checkRowSize(key: ByteString, ops: readonly StoreOp[]): MaybePromise<void> {
+    const added = addedBytes(key, ops);
+    if (added === 0) return;
+    const tablet = this.tablets.locate(key);
+    const bound = tablet.store.stats().bytes + (this.pending.get(tablet)?.bytes ?? 0) + added;
+    if (bound <= LIMITS.maxRowBytes) return;
+    return andThen(this.read(key), (row) => {
+      const after = rowBytes(key, applyStoreOps(row?.cells ?? [], ops));
+      if (after > LIMITS.maxRowBytes) {
+        throw invalidArgument(
+          `Error while mutating the row "${printable(key.slice(0, 64))}": reached the maximum allowed row size: the row would hold ${after} bytes; the limit is ${LIMITS.maxRowBytes}`,
+        );
+      }
+    });
+  }
+
+  add(entry: number, key: ByteString, ops: readonly StoreOp[]): void {
+    const tablet = this.tablets.locate(key);
+    let batch = this.pending.get(tablet);
+    if (batch === undefined) {
+      batch = { tablet, writes: [], entries: [], bytes: 0 };
+      this.pending.set(tablet, batch);
+    }
+    batch.writes.push({ key, ops });
+    batch.entries.push(entry);
+    batch.bytes += addedBytes(key, ops);
+    this.pendingKeys.add(key);
+  }
+
+  /** Writes everything pending. Store failures become the errors of the entries concerned. */
+  flush(): MaybePromise<void> {
+    if (this.pending.size === 0) return;
+    const batches = [...this.pending.values()];
+    this.pending.clear();
+    this.pendingKeys.clear();
+    const waits: Promise<void>[] = [];
+    for (const b of batches) {
+      try {
+        const r = b.tablet.store.write(b.writes);
+        if (r instanceof Promise) waits.push(r.catch((e: unknown) => this.fail(b, e)));
+      } catch (e) {
+        this.fail(b, e);
+      }
+    }
+    if (waits.length > 0) return Promise.all(waits).then(() => undefined);
+  }
+
+  private fail(batch: PendingBatch, e: unknown): void {
+    const error = isTabletopError(e)
+      ? e
+      : new TabletopError('Internal', `Writing to tablet ${batch.tablet.id} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    for (const i of batch.entries) this.results[i] = error;
+  }
+}
+
+/** An upper bound of the bytes `ops` add to a row (deletes add nothing). */
+function addedBytes(key: ByteString, ops: readonly StoreOp[]): number {
+  let n = 0;
+  for (const op of ops) {
+    if (op.kind === 'put') n += op.family.length + op.qualifier.length + op.value.byteLength + 8;
+  }
+  return n === 0 ? 0 : n + key.length;
+}

@@ -1,0 +1,38 @@
+import { TabletopError } from '../../model/errors.js';
+import type { RowStore, StorageEngine } from '../store.js';
+import { MemoryRowStore } from './memory-store.js';
+
+/**
+ * The in-memory engine: one MemoryRowStore per id. Closing a store keeps
+ * its data (opening the same id again sees it, like a disk engine would);
+ * deleteStore drops it. Nothing survives the process.
+ */
+export class MemoryEngine implements StorageEngine {
+  readonly kind = 'memory' as const;
+  private readonly stores = new Map<string, MemoryRowStore>();
+  private closed = false;
+
+  openStore(id: string): RowStore {
+    if (this.closed) throw new TabletopError('Unavailable', 'the storage engine is closed');
+    let store = this.stores.get(id);
+    if (store === undefined) {
+      store = new MemoryRowStore(id);
+      this.stores.set(id, store);
+    } else {
+      store.reopen();
+    }
+    return store;
+  }
+
+  deleteStore(id: string): void {
+    const store = this.stores.get(id);
+    if (store === undefined) return;
+    this.stores.delete(id);
+    store.destroy();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const store of this.stores.values()) store.close();
+  }
+}
