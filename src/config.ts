@@ -38,6 +38,23 @@ export interface Config {
 
   /** Memtable size at which a tablet flushes it to an SSTable. */
   readonly memtableBytes: number;
+  /**
+   * All tablets' memtables together: past this the largest is flushed, and
+   * past twice this writers wait for flushes (a write stall bounds memory).
+   */
+  readonly totalMemtableBytes: number;
+  /** Size at which the commit log starts a new file. */
+  readonly walFileBytes: number;
+  /** Total commit-log size past which the tablet pinning the oldest log is flushed. */
+  readonly maxWalBytes: number;
+  /** A tablet with this many SSTables of similar size merges them. */
+  readonly compactionTrigger: number;
+  /** A tablet with this many SSTables merges all of them (a major compaction). */
+  readonly majorCompactionTrigger: number;
+  /** At most this often, a GC request runs a major compaction of a tablet to drop collectable cells for good. */
+  readonly gcCompactionIntervalMillis: number;
+  /** Background flush/compaction work is cut into slices of about this many milliseconds. */
+  readonly backgroundSliceMillis: number;
   /** Uncompressed size of one SSTable data block. */
   readonly blockBytes: number;
   /** Shared cache of decompressed blocks across all tablets. */
@@ -48,7 +65,6 @@ export interface Config {
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
 
 export const DEFAULT_CONFIG: Config = Object.freeze({
   gcSweepIntervalMillis: 60_000,
@@ -57,10 +73,21 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   defaultServeNodes: 1,
   // Two tablets flushing at once stay well inside memory; 64 MiB amortises SSTable overhead.
   memtableBytes: 64 * MiB,
+  // The sum stays a small share of RAM even with hundreds of tablets.
+  totalMemtableBytes: 256 * MiB,
+  walFileBytes: 64 * MiB,
+  maxWalBytes: 512 * MiB,
+  // Size-tiered merging: write amplification grows with log(data), not data.
+  compactionTrigger: 4,
+  majorCompactionTrigger: 12,
+  gcCompactionIntervalMillis: 60 * 60_000,
+  // A few milliseconds per slice keeps foreground p99 close to its idle value.
+  backgroundSliceMillis: 4,
   // 64 KiB blocks: larger than LevelDB's 4 KiB because Bigtable values are often KiB-sized.
   blockBytes: 64 * KiB,
-  // A quarter of RAM: the OS page cache keeps the compressed files too.
-  blockCacheBytes: 6 * GiB,
+  // Small on purpose: the OS page cache keeps the compressed files, and RSS must stay
+  // a small fraction of the data as it grows past memory.
+  blockCacheBytes: 256 * MiB,
   // Cloud Bigtable splits tablets in the low hundreds of MiB; 512 MiB keeps tablet counts modest.
   tabletSplitBytes: 512 * MiB,
 });

@@ -13,7 +13,17 @@ import type { ColumnGc, MaybePromise, RowCursor, RowStore, StoreOp } from '../st
  * `makeStore` must return a fresh, empty store each time. Every call on the
  * store is awaited, so engines may answer synchronously or with promises.
  */
-export function runRowStoreConformance(name: string, makeStore: () => MaybePromise<RowStore>): void {
+export interface ConformanceOptions {
+  /**
+   * The engine keeps `stats()` exact (the memory engine). A log-structured
+   * engine reports file sizes and row counts that include shadowed versions
+   * and tombstones until compaction; then only bounds are checked.
+   */
+  readonly exactStats?: boolean;
+}
+
+export function runRowStoreConformance(name: string, makeStore: () => MaybePromise<RowStore>, options: ConformanceOptions = {}): void {
+  const exact = options.exactStats !== false;
   const v = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
   const put = (family: string, qualifier: ByteString, timestamp: number, value: string): StoreOp => ({
     kind: 'put',
@@ -48,6 +58,12 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
   async function recomputedStats(store: RowStore): Promise<{ bytes: number; rows: number }> {
     const rows = await drain(store.scan({ range: FULL_RANGE }));
     return { bytes: rows.reduce((n, r) => n + rowBytes(r.key, r.cells), 0), rows: rows.length };
+  }
+  /** Stats match the visible data exactly, or (inexact engines) bound it. */
+  async function expectStats(store: RowStore, expected?: { bytes: number; rows: number }): Promise<void> {
+    const want = expected ?? (await recomputedStats(store));
+    if (exact) expect(store.stats()).toEqual(want);
+    else expect(store.stats().rows).toBeGreaterThanOrEqual(want.rows);
   }
 
   describe(`RowStore conformance: ${name}`, () => {
@@ -122,14 +138,15 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await store.write([{ key: 'b', ops: [{ kind: 'deleteColumn', family: 'f', qualifier: 'q', start: 0, end: undefined }] }]);
         expect(await store.get('b')).toBeUndefined();
         expect(await scanKeys(store, FULL_RANGE)).toEqual(['a', 'c']);
-        expect(store.stats().rows).toBe(2);
+        if (exact) expect(store.stats().rows).toBe(2);
+        else expect(store.stats().rows).toBeGreaterThanOrEqual(2);
       });
 
       it('deleting from a missing row creates nothing', async () => {
         const store = await makeStore();
         await store.write([{ key: 'x', ops: [{ kind: 'deleteRow' }, { kind: 'deleteFamily', family: 'f' }] }]);
         expect(await store.get('x')).toBeUndefined();
-        expect(store.stats()).toEqual({ bytes: 0, rows: 0 });
+        await expectStats(store, { bytes: 0, rows: 0 });
       });
 
       it('keeps binary keys, qualifiers and values intact', async () => {
@@ -233,7 +250,8 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await fill(store, many);
         expect(await scanKeys(store, FULL_RANGE)).toEqual(many);
         expect(await scanKeys(store, { start: 'k01000', end: 'k01010' }, true)).toEqual(many.slice(1000, 1010).reverse());
-        expect(store.stats().rows).toBe(5000);
+        if (exact) expect(store.stats().rows).toBe(5000);
+        else expect(store.stats().rows).toBeGreaterThanOrEqual(5000);
       });
     });
 
@@ -243,7 +261,7 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await fill(store, ['a', 'pa', 'pb', 'pz\xff', 'q', 'z']);
         await store.dropRange({ start: 'p', end: 'q' });
         expect(await scanKeys(store, FULL_RANGE)).toEqual(['a', 'q', 'z']);
-        expect(store.stats()).toEqual(await recomputedStats(store));
+        await expectStats(store);
       });
 
       it('drops an unbounded tail and the whole store', async () => {
@@ -254,7 +272,7 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await fill(store, ['x', 'y']);
         await store.dropRange(FULL_RANGE);
         expect(await scanKeys(store, FULL_RANGE)).toEqual([]);
-        expect(store.stats()).toEqual({ bytes: 0, rows: 0 });
+        await expectStats(store, { bytes: 0, rows: 0 });
         await fill(store, ['n']);
         expect(await scanKeys(store, FULL_RANGE)).toEqual(['n']);
       });
@@ -280,7 +298,7 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         expect(show(await store.get('a'))).toEqual(['f:q@1000=1']);
         expect(await store.get('b')).toBeUndefined();
         expect(show(await store.get('c'))).toEqual(['h:q@1000=4']);
-        expect(store.stats()).toEqual(await recomputedStats(store));
+        await expectStats(store);
       });
 
       it('works on stores larger than one rewrite slice', async () => {
@@ -289,7 +307,7 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await store.write(many.map((key, i) => ({ key, ops: i % 2 === 0 ? [put('f', 'q', 1000, 'x')] : [put('f', 'q', 1000, 'x'), put('g', 'q', 1000, 'y')] })));
         await store.dropFamily('f');
         expect(await scanKeys(store, FULL_RANGE)).toEqual(many.filter((_, i) => i % 2 === 1));
-        expect(store.stats()).toEqual(await recomputedStats(store));
+        await expectStats(store);
       });
     });
 
@@ -314,7 +332,7 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         expect(show(await store.get('a'))).toEqual(['f:q@3000=3']);
         expect(await store.get('b')).toBeUndefined();
         expect(show(await store.get('c'))).toEqual(['f:r@5000=x']);
-        expect(store.stats()).toEqual(await recomputedStats(store));
+        await expectStats(store);
       });
 
       it('does not disturb an open scan', async () => {
@@ -334,27 +352,29 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await store.write([{ key: 'k11999', ops: [put('f', 'q', 9000, 'late')] }]);
         await done;
         expect(show(await store.get('k11999'))).toEqual(['f:q@9000=late', 'f:q@1000=v-k11999']);
-        expect(store.stats()).toEqual(await recomputedStats(store));
+        await expectStats(store);
       });
     });
 
     describe('stats and samples', () => {
       it('keeps bytes and rows exact through every kind of change', async () => {
         const store = await makeStore();
-        expect(store.stats()).toEqual({ bytes: 0, rows: 0 });
+        await expectStats(store, { bytes: 0, rows: 0 });
         await store.write([
           { key: 'a', ops: [put('f', 'q', 1000, 'hello'), put('f', 'q', 2000, 'world')] },
           { key: 'bb', ops: [put('fam', 'qual', 1000, 'x'.repeat(100))] },
         ]);
-        expect(store.stats()).toEqual(await recomputedStats(store));
-        expect(store.stats().rows).toBe(2);
-        const expectedA = 1 + (1 + 1 + 5 + 8) * 2;
-        expect(store.stats().bytes).toBe(expectedA + 2 + (3 + 4 + 100 + 8));
+        await expectStats(store);
+        if (exact) {
+          expect(store.stats().rows).toBe(2);
+          const expectedA = 1 + (1 + 1 + 5 + 8) * 2;
+          expect(store.stats().bytes).toBe(expectedA + 2 + (3 + 4 + 100 + 8));
+        }
         await store.write([{ key: 'a', ops: [put('f', 'q', 1000, 'replaced-value')] }]);
-        expect(store.stats()).toEqual(await recomputedStats(store));
+        await expectStats(store);
         await store.write([{ key: 'a', ops: [{ kind: 'deleteRow' }] }]);
-        expect(store.stats()).toEqual(await recomputedStats(store));
-        expect(store.stats().rows).toBe(1);
+        await expectStats(store);
+        if (exact) expect(store.stats().rows).toBe(1);
       });
 
       it('samples keys at roughly even byte offsets, ascending, inside the store', async () => {
@@ -364,18 +384,25 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         const total = store.stats().bytes;
         const rowSize = total / 1000;
         const samples = await store.sampleKeys(total / 10);
-        expect(samples.length).toBeGreaterThanOrEqual(8);
+        expect(samples.length).toBeGreaterThanOrEqual(exact ? 8 : 5);
         expect(samples.length).toBeLessThanOrEqual(10);
         let prev = '';
         let prevOffset = 0;
         for (const s of samples) {
           expect(s.key > prev).toBe(true);
-          expect(many).toContain(s.key);
-          // The offset is exactly the bytes of the rows before the key.
-          expect(s.offsetBytes).toBeCloseTo(many.indexOf(s.key) * rowSize, 6);
+          // Exact engines sample stored keys; others may sample index separators between them.
+          if (exact) expect(many).toContain(s.key);
+          else expect(s.key > many[0]! && s.key <= many[many.length - 1]!).toBe(true);
           const gap = s.offsetBytes - prevOffset;
           expect(gap).toBeGreaterThanOrEqual(total / 10);
-          expect(gap).toBeLessThan(total / 10 + 2 * rowSize);
+          if (exact) {
+            // The offset is exactly the bytes of the rows before the key.
+            expect(s.offsetBytes).toBeCloseTo(many.indexOf(s.key) * rowSize, 6);
+            expect(gap).toBeLessThan(total / 10 + 2 * rowSize);
+          } else {
+            // Offsets follow the key's position in the data, within a couple of blocks.
+            expect(Math.abs(s.offsetBytes - many.filter((k) => k < s.key).length * rowSize)).toBeLessThan(total / 4);
+          }
           prev = s.key;
           prevOffset = s.offsetBytes;
         }

@@ -1,0 +1,234 @@
+/**
+ * Flushes and compactions of one store.
+ *
+ * Flush: the oldest memtable waiting to be flushed becomes one SSTable. Rows
+ * written once pass through as the very bytes the commit log holds; rows
+ * written several times are merged first.
+ *
+ * Compaction (size-tiered): when a store has `compactionTrigger` files of
+ * similar size they are merged into one; with `majorCompactionTrigger`
+ * files, or when drops or GC are pending, all of them are (a major
+ * compaction). Only a major compaction may drop tombstones and apply GC
+ * rules, since only then is every older version of every row at hand.
+ *
+ * Work is cut into slices of `backgroundSliceMillis` that yield to the event
+ * loop, so foreground requests keep flowing while it runs.
+ */
+import type { Config } from '../../config.js';
+import type { ByteString } from '../../model/bytes.js';
+import type { Cell } from '../../model/cell.js';
+import type { FileMeta, ManifestEdit } from '../manifest/manifest-state.js';
+import { createSSTableWriter, type SSTableIterator, type SSTableWriter } from '../sstable/index.js';
+import { compactEntries, decodeFragment, encodeEntries, type Entry } from './fragment.js';
+import { sstName, type DiskEngine } from './disk-engine.js';
+import type { DiskStore } from './disk-store.js';
+import type { TableFile } from './table-file.js';
+import { ByteWriter } from './varint.js';
+
+/** Files smaller than this all count as one size class. */
+const MIN_TIER_BYTES = 4 * 1024 * 1024;
+const MAX_FILES_PER_MERGE = 32;
+
+class Slicer {
+  private start = performance.now();
+  constructor(private readonly millis: number) {}
+  async maybeYield(): Promise<void> {
+    if (performance.now() - this.start < this.millis) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.start = performance.now();
+  }
+}
+
+function newWriter(engine: DiskEngine): { number: number; path: string; writer: SSTableWriter } {
+  const number = engine.newFileNumber();
+  const path = engine.path(sstName(number));
+  const writer = createSSTableWriter(engine.fs.create(path), { blockSize: engine.config.blockBytes });
+  return { number, path, writer };
+}
+
+/** Flushes the store's oldest waiting memtable to an SSTable and records it. */
+export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<void> {
+  const imm = store.imms[0];
+  if (imm === undefined) return;
+  const edits: ManifestEdit[] = [{ op: 'flushed', id: store.id, seq: imm.maxSeq }];
+  let meta: FileMeta | undefined;
+  if (!imm.empty) {
+    const { number, path, writer } = newWriter(engine);
+    const slicer = new Slicer(engine.config.backgroundSliceMillis);
+    const w = new ByteWriter(1024);
+    try {
+      for (const [key, row] of imm.view().entries()) {
+        if (store.deleted) throw new Abandoned();
+        let value: Buffer;
+        if (row.frags.length === 1) value = row.frags[0]!;
+        else {
+          const merged = compactEntries(key, row.entries(), store.drops, false);
+          if (merged.length === 0) continue;
+          w.pos = 0;
+          encodeEntries(w, merged);
+          value = w.view();
+        }
+        writer.add(key, value);
+        await slicer.maybeYield();
+      }
+    } catch (e) {
+      writer.abandon();
+      engine.fs.remove(path);
+      if (e instanceof Abandoned) return;
+      throw e;
+    }
+    if (writer.entries > 0) {
+      const info = await writer.finish();
+      await engine.fs.syncDir(engine.path('sst'));
+      meta = { number, size: info.size, entries: info.entries, smallest: info.smallestKey ?? '', largest: info.largestKey ?? '', minSeq: imm.minSeq, maxSeq: imm.maxSeq };
+      edits.push({ op: 'addFiles', id: store.id, files: [meta] });
+    } else {
+      writer.abandon();
+      engine.fs.remove(path);
+    }
+  }
+  if (store.deleted) return;
+  edits.push({ op: 'lastSeq', seq: engine.visibleSeq });
+  await engine.installEdits(edits);
+  if (meta !== undefined) store.files.unshift(engine.openTableFile(meta));
+  store.imms.shift();
+}
+
+class Abandoned extends Error {}
+
+/** The files to merge next, or undefined when the store is fine as it is. */
+export function pickCompaction(store: DiskStore, config: Config): TableFile[] | undefined {
+  const files = store.files;
+  if (files.length === 0) return undefined;
+  if (files.length >= config.majorCompactionTrigger) return files.slice();
+  if (store.drops.maxSeq > store.dropsAppliedSeq) return files.slice();
+  if (files.length < config.compactionTrigger) return undefined;
+  const bySize = files.slice().sort((a, b) => a.meta.size - b.meta.size);
+  let best: TableFile[] | undefined;
+  for (let i = 0; i < bySize.length; i++) {
+    const base = Math.max(MIN_TIER_BYTES, bySize[i]!.meta.size);
+    let j = i;
+    while (j < bySize.length && Math.max(MIN_TIER_BYTES, bySize[j]!.meta.size) <= 2 * base && j - i < MAX_FILES_PER_MERGE) j++;
+    if (j - i >= config.compactionTrigger && (best === undefined || j - i > best.length)) best = bySize.slice(i, j);
+  }
+  return best;
+}
+
+/** Merges `inputs` (files of `store`) into one file and installs the result. */
+export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs: TableFile[]): Promise<void> {
+  const major = inputs.length === store.files.length;
+  const dropsSeq = store.drops.maxSeq;
+  for (const f of inputs) f.ref();
+  const iters: SSTableIterator[] = [];
+  try {
+    for (const f of inputs) {
+      const it = f.reader.newIterator();
+      it.first();
+      iters.push(it);
+    }
+    const { number, path, writer } = newWriter(engine);
+    const gc = major ? columnGc(store) : undefined;
+    const slicer = new Slicer(engine.config.backgroundSliceMillis);
+    const w = new ByteWriter(1024);
+    const entries: Entry[] = [];
+    let minSeq = Infinity;
+    let maxSeq = 0;
+    for (const f of inputs) {
+      minSeq = Math.min(minSeq, f.meta.minSeq);
+      maxSeq = Math.max(maxSeq, f.meta.maxSeq);
+    }
+    try {
+      for (;;) {
+        if (store.deleted) throw new Abandoned();
+        let key: ByteString | undefined;
+        for (const it of iters) if (it.valid && (key === undefined || it.key < key)) key = it.key;
+        if (key === undefined) break;
+        let single: Buffer | undefined;
+        let count = 0;
+        entries.length = 0;
+        for (let i = 0; i < iters.length; i++) {
+          const it = iters[i]!;
+          if (!it.valid || it.key !== key) continue;
+          count++;
+          single = it.value;
+          decodeFragment(it.value, `sstable ${inputs[i]!.reader.path} row`, entries);
+          it.next();
+        }
+        if (count === 1 && !major && dropsSeq === 0) {
+          writer.add(key, single!);
+        } else {
+          const merged = compactEntries(key, entries, store.drops, major, gc);
+          if (merged.length > 0) {
+            w.pos = 0;
+            encodeEntries(w, merged);
+            writer.add(key, w.view());
+          }
+        }
+        await slicer.maybeYield();
+      }
+    } catch (e) {
+      writer.abandon();
+      engine.fs.remove(path);
+      if (e instanceof Abandoned) return;
+      throw e;
+    }
+    const edits: ManifestEdit[] = [{ op: 'removeFiles', id: store.id, numbers: inputs.map((f) => f.meta.number) }];
+    let meta: FileMeta | undefined;
+    if (writer.entries > 0) {
+      const info = await writer.finish();
+      await engine.fs.syncDir(engine.path('sst'));
+      meta = { number, size: info.size, entries: info.entries, smallest: info.smallestKey ?? '', largest: info.largestKey ?? '', minSeq, maxSeq };
+      edits.unshift({ op: 'addFiles', id: store.id, files: [meta] });
+    } else {
+      writer.abandon();
+      engine.fs.remove(path);
+    }
+    if (major) {
+      // Drops older than anything still unflushed have now been applied to every file.
+      let lowest = Infinity;
+      if (!store.mem.empty) lowest = store.mem.minSeq;
+      for (const m of store.imms) if (!m.empty) lowest = Math.min(lowest, m.minSeq);
+      const upTo = Math.min(dropsSeq, lowest === Infinity ? dropsSeq : lowest - 1);
+      if (upTo > 0) edits.push({ op: 'clearRangeDrops', id: store.id, upToSeq: upTo });
+    }
+    if (store.deleted) {
+      if (meta !== undefined) engine.fs.remove(path);
+      return;
+    }
+    await engine.installEdits(edits);
+    const state = engine.storeState(store.id);
+    if (state !== undefined) store.drops.update(state.familyDrops, state.rangeDrops);
+    engine.retireFiles(store, inputs);
+    if (meta !== undefined) {
+      const file = engine.openTableFile(meta);
+      store.files = [...store.files, file].sort((a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number);
+    }
+    if (major) {
+      store.dropsAppliedSeq = dropsSeq;
+      store.lastMajorCompactionMillis = Date.now();
+    }
+  } finally {
+    for (const it of iters) it.close();
+    for (const f of inputs) f.unref();
+  }
+}
+
+/** The store's GC policy as a per-row function for compactEntries. */
+function columnGc(store: DiskStore): ((cells: readonly Cell[]) => readonly Cell[]) | undefined {
+  const gc = store.gc;
+  if (gc === undefined) return undefined;
+  const now = store.gcNowMicros;
+  return (cells) => {
+    const out: Cell[] = [];
+    let i = 0;
+    while (i < cells.length) {
+      const first = cells[i]!;
+      let j = i + 1;
+      while (j < cells.length && cells[j]!.family === first.family && cells[j]!.qualifier === first.qualifier) j++;
+      const column = cells.slice(i, j);
+      for (const c of gc(first.family, column, now)) out.push(c);
+      i = j;
+    }
+    return out;
+  };
+}

@@ -1,0 +1,548 @@
+/**
+ * The durable engine: Bigtable's tablet storage (OSDI 2006, section 5.3) in
+ * TypeScript. One commit log shared by every store (tablet); per store a
+ * memtable, memtables being flushed and immutable SSTables; one manifest
+ * recording which files make up each store.
+ *
+ * Write path (one batch of one store):
+ *   1. give every op a sequence number and encode the batch once;
+ *   2. append it to the commit log; group commit syncs it together with
+ *      every batch that arrived meanwhile;
+ *   3. once durable, insert the rows' fragments into the store's memtable,
+ *      in sequence order (a chain keeps batches that complete out of order
+ *      from being applied out of order), and publish the sequence to readers.
+ * Reads see everything up to `visibleSeq`.
+ *
+ * Background work (one job at a time, flushes before compactions, in slices
+ * that yield to the event loop): flush a full memtable to an SSTable, then
+ * maybe merge the store's SSTables (size-tiered; a major compaction of all
+ * files applies GC rules and drops tombstones). Each result is installed by
+ * one manifest edit; replaced files are deleted once no reader holds them.
+ *
+ * Recovery: load the manifest, delete files it does not name, replay the
+ * commit logs it still needs into memtables (skipping what each store had
+ * already flushed), flush them, and start a fresh log.
+ *
+ * Failure: an error writing the commit log or the manifest makes the engine
+ * refuse all later writes (it can no longer promise durability); corruption
+ * found in a store's files fails that store only, with DataLoss.
+ */
+import { resolveConfig, type Config } from '../../config.js';
+import { TabletopError, dataLoss } from '../../model/errors.js';
+import type { KeyRange } from '../../model/key-range.js';
+import { createBlockCache, type BlockCache } from '../cache/index.js';
+import { join, type FileSystem } from '../fs/file-system.js';
+import type { FileMeta, ManifestEdit } from '../manifest/manifest-state.js';
+import { Manifest } from '../manifest/manifest.js';
+import { openSSTable } from '../sstable/index.js';
+import type { RowStore, RowWrite, StorageEngine } from '../store.js';
+import { replayLog } from '../wal/log-reader.js';
+import { LogWriter } from '../wal/log-writer.js';
+import { BackgroundQueue } from './background-queue.js';
+import { pickCompaction, runCompaction, runFlush } from './compaction.js';
+import { DiskStore } from './disk-store.js';
+import { Memtable } from './memtable.js';
+import { TableFile } from './table-file.js';
+import { decodeBatch, encodeBatch } from './wal-batch.js';
+
+export interface DiskEngineOptions {
+  readonly fs: FileSystem;
+  /** Directory of the database (created if missing). */
+  readonly dir: string;
+  readonly config?: Partial<Config>;
+  /** Failures of background work (after the engine has stopped accepting writes, if fatal). */
+  readonly onBackgroundError?: (e: unknown) => void;
+  /** Run flushes and compactions only when asked (tests that need determinism). */
+  readonly manualCompaction?: boolean;
+}
+
+const WAL_DIR = 'wal';
+const SST_DIR = 'sst';
+
+export function sstName(n: number): string {
+  return join(SST_DIR, `${String(n).padStart(6, '0')}.sst`);
+}
+
+function walName(n: number): string {
+  return join(WAL_DIR, `${String(n).padStart(6, '0')}.log`);
+}
+
+function fileNumber(name: string): number {
+  return Number(name.slice(0, name.indexOf('.')));
+}
+
+export async function openDiskEngine(options: DiskEngineOptions): Promise<DiskEngine> {
+  const engine = new DiskEngine(options);
+  await engine.open();
+  return engine;
+}
+
+export class DiskEngine implements StorageEngine {
+  readonly kind = 'disk' as const;
+  readonly config: Config;
+  readonly fs: FileSystem;
+  readonly cache: BlockCache;
+  /** Last sequence number handed out. */
+  seq = 0;
+  /** Every entry up to this sequence is in a memtable or file: what readers see. */
+  visibleSeq = 0;
+
+  private manifest!: Manifest;
+  private wal!: LogWriter;
+  private walNumber = 0;
+  /** Closed commit-log files still needed, with the highest sequence each holds. */
+  private oldWals: { number: number; maxSeq: number; bytes: number }[] = [];
+  private rotatingWal = false;
+  private readonly stores = new Map<string, DiskStore>();
+  private applyChain: Promise<void> = Promise.resolve();
+  private readonly background: BackgroundQueue;
+  private failure: TabletopError | undefined;
+  private closed = false;
+  private stallWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: DiskEngineOptions) {
+    this.config = resolveConfig(options.config);
+    this.fs = options.fs;
+    this.cache = createBlockCache(this.config.blockCacheBytes);
+    this.background = new BackgroundQueue((e) => this.backgroundFailed(e));
+  }
+
+  path(name: string): string {
+    return join(this.options.dir, name);
+  }
+
+  // ---------------------------------------------------------------- open
+
+  async open(): Promise<void> {
+    const { fs } = this;
+    fs.mkdirp(this.path(WAL_DIR));
+    fs.mkdirp(this.path(SST_DIR));
+    this.manifest = await Manifest.open(fs, this.options.dir);
+    const state = this.manifest.state;
+
+    // Files numbered past the manifest's counter exist when a crash hit before it was recorded.
+    for (const dir of [WAL_DIR, SST_DIR]) {
+      for (const name of fs.list(this.path(dir))) {
+        const n = fileNumber(name);
+        if (Number.isInteger(n) && n >= state.nextFileNumber) state.nextFileNumber = n + 1;
+      }
+    }
+
+    const live = new Set<number>();
+    for (const [id, s] of state.stores) {
+      const store = new DiskStore(id, this);
+      this.stores.set(id, store);
+      store.drops.update(s.familyDrops, s.rangeDrops);
+      for (const meta of s.files) {
+        live.add(meta.number);
+        try {
+          store.files.push(this.openTableFile(meta));
+        } catch (e) {
+          store.failure = e instanceof TabletopError && e.code === 'DataLoss' ? e : dataLoss(`store ${id}: cannot open ${sstName(meta.number)}: ${String(e)}`);
+        }
+      }
+    }
+    for (const name of fs.list(this.path(SST_DIR))) {
+      if (!live.has(fileNumber(name))) fs.remove(this.path(join(SST_DIR, name)));
+    }
+
+    // Replay the commit logs the manifest still needs.
+    let maxSeq = state.lastSeq;
+    const wals = fs
+      .list(this.path(WAL_DIR))
+      .map((n) => ({ name: n, number: fileNumber(n) }))
+      .filter((w) => Number.isInteger(w.number))
+      .sort((a, b) => a.number - b.number);
+    for (const w of wals) {
+      if (w.number < state.logNumber) {
+        fs.remove(this.path(join(WAL_DIR, w.name)));
+        continue;
+      }
+      const path = this.path(join(WAL_DIR, w.name));
+      const { records } = replayLog(fs, path);
+      records.forEach((payload, i) => {
+        const batch = decodeBatch(payload, `${path} record ${i}`);
+        const store = this.stores.get(batch.storeId);
+        const flushed = state.stores.get(batch.storeId)?.flushedSeq ?? 0;
+        for (const row of batch.rows) {
+          if (row.lastSeq > maxSeq) maxSeq = row.lastSeq;
+          if (store === undefined || row.lastSeq <= flushed) continue;
+          store.mem.add(row.key, Buffer.from(row.fragment), row.firstSeq, row.lastSeq);
+        }
+      });
+    }
+    this.seq = maxSeq;
+    this.visibleSeq = maxSeq;
+
+    // A fresh log; what was replayed is flushed so the old logs can go.
+    await this.startWal();
+    for (const store of this.stores.values()) {
+      if (store.failure === undefined && !store.mem.empty) {
+        this.rotate(store);
+        while (store.imms.length > 0) await runFlush(this, store);
+      }
+    }
+    const obsolete = wals.filter((w) => w.number >= state.logNumber && w.number !== this.walNumber);
+    await this.manifest.apply([
+      { op: 'logNumber', number: this.walNumber },
+      { op: 'lastSeq', seq: this.seq },
+    ]);
+    for (const w of obsolete) fs.remove(this.path(join(WAL_DIR, w.name)));
+  }
+
+  private async startWal(): Promise<void> {
+    const number = this.manifest.newFileNumber();
+    const file = this.fs.create(this.path(walName(number)));
+    await this.fs.syncDir(this.path(WAL_DIR));
+    // The counter must be durable before any record lands in the new file.
+    await this.manifest.apply([]);
+    if (this.wal !== undefined) {
+      this.oldWals.push({ number: this.walNumber, maxSeq: this.seq, bytes: this.wal.size });
+      const old = this.wal;
+      void old.flush().finally(() => old.close()).catch(() => undefined);
+    }
+    this.wal = new LogWriter(file);
+    this.walNumber = number;
+  }
+
+  openTableFile(meta: FileMeta): TableFile {
+    const reader = openSSTable(this.fs, this.path(sstName(meta.number)), { cache: this.cache, id: meta.number });
+    return new TableFile(meta, reader, (f) => {
+      f.reader.close();
+      this.cache.evictFile(meta.number);
+      if (f.obsolete) this.fs.remove(this.path(sstName(meta.number)));
+    });
+  }
+
+  // ---------------------------------------------------------------- stores
+
+  openStore(id: string): RowStore | Promise<RowStore> {
+    this.checkOpen();
+    const existing = this.stores.get(id);
+    if (existing !== undefined) {
+      existing.closed = false;
+      return existing;
+    }
+    const store = new DiskStore(id, this);
+    this.stores.set(id, store);
+    // The store must be in the manifest before any of its writes is acknowledged.
+    return this.manifest.apply([{ op: 'addStore', id }]).then(() => store);
+  }
+
+  async deleteStore(id: string): Promise<void> {
+    const store = this.stores.get(id);
+    if (store === undefined) return;
+    this.stores.delete(id);
+    store.deleted = true;
+    store.closed = true;
+    await this.manifest.apply([{ op: 'deleteStore', id }]);
+    for (const f of store.files) {
+      f.obsolete = true;
+      f.unref();
+    }
+    store.files = [];
+    store.imms = [];
+    store.mem = new Memtable();
+    void this.dropObsoleteWals();
+  }
+
+  readMeta(key: string): string | undefined {
+    return this.manifest.state.meta.get(key);
+  }
+
+  writeMeta(key: string, value: string | null): Promise<void> {
+    this.checkWritable();
+    return this.manifest.apply([{ op: 'setMeta', key, value }]);
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async write(store: DiskStore, batch: readonly RowWrite[]): Promise<void> {
+    this.checkWritable();
+    if (batch.length === 0) return;
+    if (this.unflushedBytes() > 2 * this.config.totalMemtableBytes) await this.stall();
+    const encoded = encodeBatch(store.id, batch, this.seq + 1);
+    this.seq = encoded.lastSeq;
+    const durable = this.wal.append(encoded.payload);
+    const applied = Promise.all([durable, this.applyChain]).then(() => {
+      if (!store.deleted) {
+        for (const r of encoded.rows) store.mem.add(r.key, r.fragment, r.firstSeq, r.lastSeq);
+      }
+      if (encoded.lastSeq > this.visibleSeq) this.visibleSeq = encoded.lastSeq;
+    });
+    this.applyChain = applied.catch(() => undefined);
+    try {
+      await applied;
+    } catch (e) {
+      throw this.fail(e);
+    }
+    this.afterWrite(store);
+  }
+
+  private afterWrite(store: DiskStore): void {
+    if (store.mem.bytes >= this.config.memtableBytes) this.scheduleFlush(store);
+    if (this.memtableBytes() > this.config.totalMemtableBytes) {
+      let largest: DiskStore | undefined;
+      for (const s of this.stores.values()) if (largest === undefined || s.mem.bytes > largest.mem.bytes) largest = s;
+      if (largest !== undefined && !largest.mem.empty) this.scheduleFlush(largest);
+    }
+    if (this.wal.size >= this.config.walFileBytes && !this.rotatingWal) {
+      this.rotatingWal = true;
+      this.startWal()
+        .catch((e: unknown) => this.backgroundFailed(e))
+        .finally(() => {
+          this.rotatingWal = false;
+        });
+    }
+    if (this.walBytes() > this.config.maxWalBytes) {
+      // Flush the store that pins the oldest log.
+      let oldest: DiskStore | undefined;
+      for (const s of this.stores.values()) {
+        if (!s.mem.empty && (oldest === undefined || s.mem.minSeq < oldest.mem.minSeq)) oldest = s;
+      }
+      if (oldest !== undefined && oldest.imms.length === 0) this.scheduleFlush(oldest);
+    }
+  }
+
+  private memtableBytes(): number {
+    let n = 0;
+    for (const s of this.stores.values()) n += s.mem.bytes;
+    return n;
+  }
+
+  private unflushedBytes(): number {
+    let n = 0;
+    for (const s of this.stores.values()) {
+      n += s.mem.bytes;
+      for (const m of s.imms) n += m.bytes;
+    }
+    return n;
+  }
+
+  private walBytes(): number {
+    let n = this.wal.size;
+    for (const w of this.oldWals) n += w.bytes;
+    return n;
+  }
+
+  private stall(): Promise<void> {
+    return new Promise((resolve) => this.stallWaiters.push(resolve));
+  }
+
+  private releaseStalls(): void {
+    if (this.unflushedBytes() <= 2 * this.config.totalMemtableBytes || this.failure !== undefined) {
+      const w = this.stallWaiters;
+      this.stallWaiters = [];
+      for (const r of w) r();
+    }
+  }
+
+  // ---------------------------------------------------------------- drops
+
+  /** Reserves a sequence number above every write accepted so far. */
+  private nextDropSeq(): number {
+    return ++this.seq;
+  }
+
+  async dropRange(store: DiskStore, range: KeyRange): Promise<void> {
+    this.checkWritable();
+    const seq = this.nextDropSeq();
+    const edits: ManifestEdit[] = [
+      { op: 'rangeDrop', id: store.id, drop: { start: range.start, end: range.end ?? null, seq } },
+      { op: 'lastSeq', seq },
+    ];
+    // Files entirely inside the range go at once.
+    const inside = store.files.filter((f) => f.meta.smallest >= range.start && (range.end === undefined || f.meta.largest < range.end));
+    if (inside.length > 0) edits.push({ op: 'removeFiles', id: store.id, numbers: inside.map((f) => f.meta.number) });
+    try {
+      await this.manifest.apply(edits);
+    } catch (e) {
+      throw this.fail(e);
+    }
+    if (seq > this.visibleSeq) this.visibleSeq = seq;
+    const s = this.manifest.state.stores.get(store.id);
+    if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
+    this.retireFiles(store, inside);
+    this.scheduleCompaction(store);
+  }
+
+  async dropFamily(store: DiskStore, family: string): Promise<void> {
+    this.checkWritable();
+    const seq = this.nextDropSeq();
+    try {
+      await this.manifest.apply([
+        { op: 'familyDrop', id: store.id, family, seq },
+        { op: 'lastSeq', seq },
+      ]);
+    } catch (e) {
+      throw this.fail(e);
+    }
+    if (seq > this.visibleSeq) this.visibleSeq = seq;
+    const s = this.manifest.state.stores.get(store.id);
+    if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
+    this.scheduleCompaction(store);
+  }
+
+  /** Removes files from a store's live list; they are deleted when no reader holds them. */
+  retireFiles(store: DiskStore, files: readonly TableFile[]): void {
+    if (files.length === 0) return;
+    const gone = new Set(files);
+    store.files = store.files.filter((f) => !gone.has(f));
+    for (const f of files) {
+      f.obsolete = true;
+      f.unref();
+    }
+  }
+
+  // ---------------------------------------------------------------- background work
+
+  /** When a GC pass is due for the store, flushes it and runs a major compaction (which applies the GC rules). */
+  maybeCollect(store: DiskStore): Promise<void> | undefined {
+    if (this.options.manualCompaction === true || store.deleted) return undefined;
+    if (Date.now() - store.lastMajorCompactionMillis < this.config.gcCompactionIntervalMillis) return undefined;
+    if (store.files.length === 0 && store.mem.empty && store.imms.length === 0) return undefined;
+    this.rotate(store);
+    return this.background.add('flush', store.id, async () => {
+      await this.flushStore(store);
+      await this.compactStore(store, true);
+    });
+  }
+
+  /** Moves the active memtable to the flush queue of its store. */
+  private rotate(store: DiskStore): void {
+    if (store.mem.empty || store.deleted) return;
+    store.imms.push(store.mem);
+    store.mem = new Memtable();
+  }
+
+  scheduleFlush(store: DiskStore): void {
+    if (store.mem.empty || store.deleted) return;
+    this.rotate(store);
+    if (this.options.manualCompaction === true) return;
+    void this.background
+      .add('flush', store.id, async () => {
+        await this.flushStore(store);
+        this.scheduleCompaction(store);
+      })
+      .catch(() => undefined);
+  }
+
+  scheduleCompaction(store: DiskStore, major = false): void {
+    if (this.options.manualCompaction === true) return;
+    void this.background.add('compaction', store.id, () => this.compactStore(store, major)).catch(() => undefined);
+  }
+
+  /** Flushes every memtable and waits for all background work (tests, shutdown). */
+  async flushAll(): Promise<void> {
+    for (const store of this.stores.values()) {
+      this.rotate(store);
+      if (store.imms.length > 0) await this.background.add('flush', store.id, () => this.flushStore(store));
+    }
+    await this.background.idle();
+  }
+
+  /** Runs a compaction of a store now (major: all files), after the work queued before it. */
+  compactNow(store: DiskStore, major = false): Promise<void> {
+    return this.background.add('compaction', store.id, () => this.compactStore(store, major));
+  }
+
+  /** Flushes every waiting memtable of a store. Runs only inside the background queue. */
+  private async flushStore(store: DiskStore): Promise<void> {
+    while (store.imms.length > 0 && !store.deleted) await runFlush(this, store);
+    await this.dropObsoleteWals();
+    this.releaseStalls();
+  }
+
+  /** Runs inside the background queue. */
+  private async compactStore(store: DiskStore, major: boolean): Promise<void> {
+    if (store.deleted || store.failure !== undefined) return;
+    const chosen = major ? store.files.slice() : pickCompaction(store, this.config);
+    if (chosen === undefined || chosen.length === 0) {
+      if (major) store.lastMajorCompactionMillis = Date.now();
+      return;
+    }
+    if (chosen.length === 1 && !major && store.drops.maxSeq <= store.dropsAppliedSeq) return;
+    await runCompaction(this, store, chosen);
+  }
+
+  /** Commit-log files whose every entry is in SSTables are deleted. */
+  async dropObsoleteWals(): Promise<void> {
+    let minUnflushed = Infinity;
+    for (const s of this.stores.values()) {
+      if (!s.mem.empty) minUnflushed = Math.min(minUnflushed, s.mem.minSeq);
+      for (const m of s.imms) if (!m.empty) minUnflushed = Math.min(minUnflushed, m.minSeq);
+    }
+    const obsolete = this.oldWals.filter((w) => w.maxSeq < minUnflushed);
+    if (obsolete.length === 0) return;
+    const remaining = this.oldWals.filter((w) => w.maxSeq >= minUnflushed);
+    const firstLive = remaining.length > 0 ? remaining[0]!.number : this.walNumber;
+    await this.manifest.apply([
+      { op: 'logNumber', number: firstLive },
+      { op: 'lastSeq', seq: this.visibleSeq },
+    ]);
+    this.oldWals = remaining;
+    for (const w of obsolete) this.fs.remove(this.path(walName(w.number)));
+  }
+
+  /** Records a flush or compaction result atomically. */
+  installEdits(edits: ManifestEdit[]): Promise<void> {
+    return this.manifest.apply(edits);
+  }
+
+  newFileNumber(): number {
+    return this.manifest.newFileNumber();
+  }
+
+  storeState(id: string) {
+    return this.manifest.state.stores.get(id);
+  }
+
+  // ---------------------------------------------------------------- failure, close
+
+  private checkOpen(): void {
+    if (this.closed) throw new TabletopError('Unavailable', 'the storage engine is closed');
+  }
+
+  private checkWritable(): void {
+    this.checkOpen();
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private fail(e: unknown): TabletopError {
+    if (this.failure === undefined) {
+      this.failure =
+        e instanceof TabletopError && e.code === 'Unavailable'
+          ? e
+          : new TabletopError('Unavailable', `storage failed; writes are refused until restart: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      this.releaseStalls();
+    }
+    return this.failure;
+  }
+
+  private backgroundFailed(e: unknown): void {
+    if (e instanceof TabletopError && e.code === 'DataLoss') {
+      this.options.onBackgroundError?.(e);
+      return;
+    }
+    this.fail(e);
+    this.options.onBackgroundError?.(e);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.background.stop();
+    await this.applyChain;
+    try {
+      await this.wal.flush();
+    } catch {
+      // Already reported to the writers.
+    }
+    this.wal.close();
+    this.manifest.close();
+    for (const s of this.stores.values()) {
+      for (const f of s.files) f.unref();
+      s.files = [];
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import type { ByteString } from '../../model/bytes.js';
+import type { Row } from '../../model/cell.js';
+import { TabletopError } from '../../model/errors.js';
+import type { KeyRange } from '../../model/key-range.js';
+import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
+import { decodeFragment, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
+import type { DiskEngine } from './disk-engine.js';
+import { MergeCursor } from './merge-cursor.js';
+import { FRAGMENT_OVERHEAD, Memtable, ROW_OVERHEAD } from './memtable.js';
+import { DropSet } from './store-drops.js';
+import type { TableFile } from './table-file.js';
+
+/**
+ * One tablet's data in the durable engine: its active memtable, memtables
+ * being flushed, its SSTables (newest first) and its store-level drops.
+ * Writes, drops and background work go through the engine, which owns the
+ * shared commit log, the manifest and the sequence numbers.
+ */
+export class DiskStore implements RowStore {
+  mem = new Memtable();
+  /** Memtables waiting to be flushed, oldest first. */
+  imms: Memtable[] = [];
+  files: TableFile[] = [];
+  readonly drops = new DropSet({}, []);
+  /** Set when one of the store's files is corrupt: every operation fails with it. */
+  failure: TabletopError | undefined;
+  /** Garbage-collection policy and clock from the database's last sweep, applied by major compactions. */
+  gc: ColumnGc | undefined;
+  gcNowMicros = 0;
+  lastMajorCompactionMillis = Date.now();
+  /** Drops with a sequence at or below this have been applied by a major compaction. */
+  dropsAppliedSeq = 0;
+  closed = false;
+  deleted = false;
+
+  constructor(
+    readonly id: string,
+    private readonly engine: DiskEngine,
+  ) {}
+
+  write(batch: readonly RowWrite[]): MaybePromise<void> {
+    this.check();
+    return this.engine.write(this, batch);
+  }
+
+  get(key: ByteString): Row | undefined {
+    this.check();
+    const entries: Entry[] = [];
+    const fromMem = this.mem.get(key);
+    if (fromMem !== undefined) entries.push(...fromMem.entries());
+    for (const imm of this.imms) {
+      const r = imm.get(key);
+      if (r !== undefined) entries.push(...r.entries());
+    }
+    for (const f of this.files) {
+      if (key < f.meta.smallest || key > f.meta.largest) continue;
+      const v = this.guard(() => f.reader.get(key));
+      if (v !== undefined) this.guard(() => decodeFragment(v, `sstable ${f.reader.path} row`, entries));
+    }
+    if (entries.length === 0) return undefined;
+    const cells = resolveEntries(key, entries, this.engine.visibleSeq, this.snapshotDrops());
+    return cells.length > 0 ? { key, cells } : undefined;
+  }
+
+  scan(options: ScanOptions): RowCursor {
+    this.check();
+    const files = this.files.map((f) => f.ref());
+    const mems = [this.mem.view(), ...this.imms.map((m) => m.view())];
+    const cursor = this.guard(() => new MergeCursor(mems, files, options.range, options.reverse === true, this.engine.visibleSeq, this.snapshotDrops()));
+    return {
+      next: () => this.guard(() => cursor.next()),
+      close: () => cursor.close(),
+    };
+  }
+
+  dropRange(range: KeyRange): Promise<void> {
+    this.check();
+    return this.engine.dropRange(this, range);
+  }
+
+  dropFamily(family: string): Promise<void> {
+    this.check();
+    return this.engine.dropFamily(this, family);
+  }
+
+  collectGarbage(gc: ColumnGc, nowMicros: number): MaybePromise<void> {
+    this.check();
+    this.gc = gc;
+    this.gcNowMicros = nowMicros;
+    return this.engine.maybeCollect(this);
+  }
+
+  stats(): StoreStats {
+    let bytes = this.mem.bytes;
+    let rows = this.mem.size;
+    for (const m of this.imms) {
+      bytes += m.bytes;
+      rows += m.size;
+    }
+    for (const f of this.files) {
+      bytes += f.meta.size;
+      rows += f.meta.entries;
+    }
+    return { bytes, rows };
+  }
+
+  sampleKeys(bytesPerPiece: number): readonly KeySample[] {
+    this.check();
+    if (!(bytesPerPiece > 0)) throw new TabletopError('InvalidArgument', `bytesPerPiece must be positive, got ${bytesPerPiece}`);
+    // Candidate keys: samples from every file's index and every memtable row. The offset of a
+    // key is the bytes before it, summed over files (from their indexes) and memtables.
+    const candidates = new Set<ByteString>();
+    const step = Math.max(1, Math.floor(bytesPerPiece / 4));
+    for (const f of this.files) for (const s of f.reader.sampleKeys(step)) candidates.add(s.key);
+    const memOffsets: { keys: ByteString[]; before: number[]; total: number }[] = [];
+    for (const m of [this.mem, ...this.imms]) {
+      const keys: ByteString[] = [];
+      const before: number[] = [];
+      let n = 0;
+      for (const [key, row] of m.view().entries()) {
+        keys.push(key);
+        before.push(n);
+        candidates.add(key);
+        n += ROW_OVERHEAD + key.length;
+        for (const f of row.frags) n += FRAGMENT_OVERHEAD + f.byteLength;
+      }
+      memOffsets.push({ keys, before, total: n });
+    }
+    const sorted = [...candidates].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: KeySample[] = [];
+    let last = 0;
+    for (const key of sorted) {
+      let offset = 0;
+      for (const f of this.files) offset += f.reader.approximateOffsetOf(key);
+      for (const m of memOffsets) offset += offsetBefore(m.keys, m.before, m.total, key);
+      if (offset - last >= bytesPerPiece) {
+        out.push({ key, offsetBytes: offset });
+        last = offset;
+      }
+    }
+    return out;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** The drops as of now, frozen for one read. */
+  private snapshotDrops(): StoreDrops {
+    return this.drops.empty ? NO_DROPS : this.drops.frozen();
+  }
+
+  check(): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new TabletopError('Unavailable', `store ${this.id} is closed`);
+  }
+
+  /** Runs a read; corruption marks the whole store as failed, so that it is never half-served. */
+  private guard<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof TabletopError && e.code === 'DataLoss') this.failure ??= e;
+      throw e;
+    }
+  }
+}
+
+/** Bytes of the memtable rows before `key` (binary search over its sorted keys). */
+function offsetBefore(keys: readonly ByteString[], before: readonly number[], total: number, key: ByteString): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < keys.length ? before[lo]! : total;
+}

@@ -1,0 +1,1 @@
+export { openDiskEngine, DiskEngine, type DiskEngineOptions } from './disk-engine.js';

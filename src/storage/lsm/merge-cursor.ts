@@ -1,0 +1,160 @@
+import type { ByteString } from '../../model/bytes.js';
+import type { Row } from '../../model/cell.js';
+import type { KeyRange } from '../../model/key-range.js';
+import type { SSTableIterator } from '../sstable/index.js';
+import type { RowCursor } from '../store.js';
+import { decodeFragment, type Entry, resolveEntries, type StoreDrops } from './fragment.js';
+import type { MemRow, MemTree } from './memtable.js';
+import type { TableFile } from './table-file.js';
+
+/**
+ * One input of a merged scan, positioned on a row key. Contract: `valid`
+ * tells whether `key` is defined; `collect` appends the current row's
+ * entries; `advance` moves to the next key in scan direction; `close` is
+ * mandatory.
+ */
+interface RowSource {
+  readonly valid: boolean;
+  readonly key: ByteString;
+  collect(out: Entry[]): void;
+  advance(): void;
+  close(): void;
+}
+
+class MemSource implements RowSource {
+  valid = false;
+  key = '';
+  private row: MemRow | undefined;
+  private iter: Iterator<[ByteString, MemRow]> | undefined;
+
+  constructor(
+    tree: MemTree,
+    private readonly range: KeyRange,
+    private readonly reverse: boolean,
+  ) {
+    if (range.end !== undefined && range.end <= range.start) return;
+    this.iter = reverse ? tree.entriesReversed(range.end, undefined, range.end !== undefined) : tree.entries(range.start);
+    this.advance();
+  }
+
+  collect(out: Entry[]): void {
+    for (const e of this.row!.entries()) out.push(e);
+  }
+
+  advance(): void {
+    const r = this.iter?.next();
+    if (r === undefined || r.done === true) return this.stop();
+    const [key, row] = r.value;
+    if (this.reverse ? key < this.range.start : this.range.end !== undefined && key >= this.range.end) return this.stop();
+    this.key = key;
+    this.row = row;
+    this.valid = true;
+  }
+
+  close(): void {
+    this.stop();
+  }
+
+  private stop(): void {
+    this.valid = false;
+    this.iter = undefined;
+    this.row = undefined;
+  }
+}
+
+class FileSource implements RowSource {
+  private readonly it: SSTableIterator;
+
+  constructor(
+    private readonly file: TableFile,
+    range: KeyRange,
+    private readonly reverse: boolean,
+  ) {
+    this.it = file.reader.newIterator({ lower: range.start, ...(range.end !== undefined ? { upper: range.end } : {}) });
+    if (reverse) {
+      if (range.end !== undefined) this.it.seekLT(range.end);
+      else this.it.last();
+    } else this.it.seekGE(range.start);
+  }
+
+  get valid(): boolean {
+    return this.it.valid;
+  }
+
+  get key(): ByteString {
+    return this.it.key;
+  }
+
+  collect(out: Entry[]): void {
+    decodeFragment(this.it.value, `sstable ${this.file.reader.path} row`, out);
+  }
+
+  advance(): void {
+    if (this.reverse) this.it.prev();
+    else this.it.next();
+  }
+
+  close(): void {
+    this.it.close();
+  }
+}
+
+/**
+ * A scan over a store as of one sequence number: memtables and SSTables
+ * merged by row key, each row's entries resolved into its visible cells.
+ * Rows are produced one at a time; nothing is materialised. Holds a
+ * reference on every file it reads until closed.
+ */
+export class MergeCursor implements RowCursor {
+  private readonly sources: RowSource[] = [];
+  private readonly entries: Entry[] = [];
+  private closed = false;
+
+  constructor(
+    mems: readonly MemTree[],
+    private readonly files: readonly TableFile[],
+    range: KeyRange,
+    private readonly reverse: boolean,
+    private readonly snapshotSeq: number,
+    private readonly drops: StoreDrops,
+  ) {
+    try {
+      for (const m of mems) this.sources.push(new MemSource(m, range, reverse));
+      for (const f of files) this.sources.push(new FileSource(f, range, reverse));
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+  }
+
+  next(): Row | undefined {
+    if (this.closed) return undefined;
+    const { sources, entries, reverse } = this;
+    for (;;) {
+      let best: ByteString | undefined;
+      for (const s of sources) {
+        if (s.valid && (best === undefined || (reverse ? s.key > best : s.key < best))) best = s.key;
+      }
+      if (best === undefined) {
+        this.close();
+        return undefined;
+      }
+      entries.length = 0;
+      for (const s of sources) {
+        if (s.valid && s.key === best) {
+          s.collect(entries);
+          s.advance();
+        }
+      }
+      const cells = resolveEntries(best, entries, this.snapshotSeq, this.drops);
+      if (cells.length > 0) return { key: best, cells };
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.sources) s.close();
+    for (const f of this.files) f.unref();
+  }
+}

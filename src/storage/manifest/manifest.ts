@@ -1,0 +1,115 @@
+/**
+ * The manifest: the durable record of which files make up each store (tablet),
+ * the catalog blobs, and the commit-log and file counters. Every change is a
+ * batch of edits appended as one checksummed record (the commit-log framing of
+ * storage/wal) and synced before it takes effect, so a crash at any point
+ * leaves the previous or the next consistent state, never a mix.
+ *
+ * Files in the database directory:
+ *   CURRENT             the name of the live manifest file, then "\n"
+ *   MANIFEST-<number>   records; each payload is a JSON array of ManifestEdit
+ *
+ * A new manifest file starts with one record holding the whole state
+ * (snapshotEdits), is synced, and only then does CURRENT switch to it
+ * (write CURRENT.tmp, sync, rename, sync the directory). See
+ * docs/format/manifest.md.
+ */
+import { dataLoss } from '../../model/errors.js';
+import type { FileSystem } from '../fs/file-system.js';
+import { join } from '../fs/file-system.js';
+import { replayLog } from '../wal/log-reader.js';
+import { LogWriter } from '../wal/log-writer.js';
+import { applyEdit, emptyManifestState, type ManifestEdit, type ManifestState, snapshotEdits } from './manifest-state.js';
+
+/** A new manifest file is started once the current one exceeds this. */
+const REWRITE_BYTES = 8 * 1024 * 1024;
+
+export function manifestFileName(number: number): string {
+  return `MANIFEST-${String(number).padStart(6, '0')}`;
+}
+
+export class Manifest {
+  private writer: LogWriter | undefined;
+  private fileNumber = 0;
+  /** Edits are serialised: one record at a time, in order. */
+  private queue: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly fs: FileSystem,
+    private readonly dir: string,
+    readonly state: ManifestState,
+  ) {}
+
+  /** Loads the manifest named by CURRENT (an empty state when there is none), then starts a fresh manifest file. */
+  static async open(fs: FileSystem, dir: string): Promise<Manifest> {
+    const state = emptyManifestState();
+    const currentPath = join(dir, 'CURRENT');
+    if (fs.exists(currentPath)) {
+      const name = fs.readFile(currentPath).toString('latin1');
+      if (!/^MANIFEST-\d+\n$/.test(name)) throw dataLoss(`${currentPath}: malformed content ${JSON.stringify(name.slice(0, 40))}`);
+      const path = join(dir, name.trim());
+      if (!fs.exists(path)) throw dataLoss(`${currentPath} names ${name.trim()}, which does not exist`);
+      const { records } = replayLog(fs, path);
+      if (records.length === 0) throw dataLoss(`${path}: no records`);
+      records.forEach((payload, i) => {
+        let edits: ManifestEdit[];
+        try {
+          edits = JSON.parse(payload.toString('utf8')) as ManifestEdit[];
+        } catch {
+          throw dataLoss(`${path}: record ${i} is not valid JSON`);
+        }
+        for (const e of edits) applyEdit(state, e);
+      });
+    }
+    const m = new Manifest(fs, dir, state);
+    await m.rewrite();
+    return m;
+  }
+
+  /** Allocates a file number (made durable by the next edit). */
+  newFileNumber(): number {
+    return this.state.nextFileNumber++;
+  }
+
+  /**
+   * Applies a batch of edits atomically: appended and synced, then applied to
+   * the in-memory state. Batches apply in call order.
+   */
+  apply(edits: readonly ManifestEdit[]): Promise<void> {
+    const run = async (): Promise<void> => {
+      const all: ManifestEdit[] = [...edits, { op: 'nextFileNumber', number: this.state.nextFileNumber }];
+      await this.writer!.append(Buffer.from(JSON.stringify(all), 'utf8'));
+      for (const e of all) applyEdit(this.state, e);
+      if (this.writer!.size > REWRITE_BYTES) await this.rewrite();
+    };
+    const p = this.queue.then(run);
+    this.queue = p.catch(() => undefined);
+    return p;
+  }
+
+  close(): void {
+    this.writer?.close();
+    this.writer = undefined;
+  }
+
+  /** Starts a new manifest file holding the whole state and points CURRENT at it. */
+  private async rewrite(): Promise<void> {
+    const old = this.fileNumber;
+    this.fileNumber = this.state.nextFileNumber++;
+    const name = manifestFileName(this.fileNumber);
+    const file = this.fs.create(join(this.dir, name));
+    const writer = new LogWriter(file);
+    await writer.append(Buffer.from(JSON.stringify(snapshotEdits(this.state)), 'utf8'));
+    const tmp = this.fs.create(join(this.dir, 'CURRENT.tmp'));
+    tmp.append(Buffer.from(`${name}\n`, 'latin1'));
+    await tmp.sync();
+    tmp.close();
+    this.fs.rename(join(this.dir, 'CURRENT.tmp'), join(this.dir, 'CURRENT'));
+    await this.fs.syncDir(this.dir);
+    this.writer?.close();
+    this.writer = writer;
+    for (const f of this.fs.list(this.dir)) {
+      if (f.startsWith('MANIFEST-') && f !== name && (old === 0 || Number(f.slice(9)) <= old)) this.fs.remove(join(this.dir, f));
+    }
+  }
+}
