@@ -1,0 +1,162 @@
+import { parseArgs } from 'node:util';
+import { type RunningServer, VERSION, startServer } from '../index.js';
+import type { Logger } from '../server/logger.js';
+
+/**
+ * The `tabletop` command line. `runCli` is the whole program with its outside
+ * world injected (output streams, signals), so that tests can drive it.
+ *
+ * Contract with tools and tests: once `serve` is listening, stdout carries a
+ * line exactly `export BIGTABLE_EMULATOR_HOST=<host>:<port>` and a line
+ * `HTTP: http://<host>:<httpPort>/` (with the real ports when 0 was asked for).
+ */
+
+export const USAGE = `Usage: tabletop <command> [options]
+
+Commands:
+  serve              Serve the Cloud Bigtable APIs over gRPC, and an HTTP server
+                     (index page, JSON API, Prometheus /metrics).
+
+Options of serve:
+  --port N           gRPC port (default 8086; 0 picks a free port)
+  --host H           interface to bind (default localhost: loopback only)
+  --http-port N      HTTP port (default 8087; 0 picks a free port)
+  --in-memory        keep data in memory only
+  --data-dir DIR     where durable data lives (default ./data)
+
+  -h, --help         show this help
+  -v, --version      show the version
+
+Point the official clients at the server with the printed line:
+  export BIGTABLE_EMULATOR_HOST=localhost:8086
+`;
+
+export interface CliIo {
+  readonly stdout: (line: string) => void;
+  readonly stderr: (line: string) => void;
+  /** Subscribes to SIGINT / SIGTERM; returns an unsubscribe function. */
+  readonly onSignal: (handler: (signal: string) => void) => () => void;
+  /** Called on a second signal while stopping: give up and exit now. */
+  readonly exitNow: (code: number) => void;
+}
+
+/** Runs the command line; resolves with the process exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'http-port': { type: 'string' },
+        'in-memory': { type: 'boolean' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (e) {
+    io.stderr(`tabletop: ${e instanceof Error ? e.message : String(e)}`);
+    io.stderr('Run "tabletop --help" for usage.');
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (values.version === true) {
+    io.stdout(`tabletop ${VERSION}`);
+    return 0;
+  }
+  const [command, ...extra] = positionals;
+  if (command === undefined) {
+    io.stderr(USAGE);
+    return 2;
+  }
+  if (command !== 'serve') {
+    io.stderr(`tabletop: unknown command "${command}". Run "tabletop --help" for usage.`);
+    return 2;
+  }
+  if (extra.length > 0) {
+    io.stderr(`tabletop serve: unexpected argument "${extra[0]}"`);
+    return 2;
+  }
+  let port: number;
+  let httpPort: number;
+  try {
+    port = parsePort(values.port, 8086, '--port');
+    httpPort = parsePort(values['http-port'], 8087, '--http-port');
+  } catch (e) {
+    io.stderr(`tabletop serve: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+  const host = values.host ?? 'localhost';
+  if (host === '') {
+    io.stderr('tabletop serve: --host must not be empty');
+    return 2;
+  }
+  return serve({ host, port, httpPort, inMemory: values['in-memory'] === true, dataDir: values['data-dir'] ?? './data' }, io);
+}
+
+function parsePort(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new Error(`${flag} must be a port number from 0 to 65535 (got "${value}")`);
+  return Number(value);
+}
+
+interface ServeOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly httpPort: number;
+  readonly inMemory: boolean;
+  readonly dataDir: string;
+}
+
+async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
+  const logger: Logger = {
+    info: (m) => io.stderr(m),
+    warn: (m) => io.stderr(`warning: ${m}`),
+    error: (m) => io.stderr(`error: ${m}`),
+  };
+  let server: RunningServer;
+  try {
+    server = await startServer({ host: opts.host, port: opts.port, httpPort: opts.httpPort, inMemory: opts.inMemory, dataDir: opts.dataDir, logger });
+  } catch (e) {
+    io.stderr(`tabletop serve: could not start on ${opts.host} (gRPC port ${opts.port}, HTTP port ${opts.httpPort}): ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  io.stdout(`tabletop ${VERSION}`);
+  if (opts.inMemory) io.stdout('Storage: in memory (--in-memory): data is lost when the server stops.');
+  else {
+    io.stdout(`Storage: in memory: data is lost when the server stops. The durable engine is not implemented yet, so --data-dir (${opts.dataDir}) is not used.`);
+  }
+  io.stdout(`gRPC: ${server.address}`);
+  io.stdout(`HTTP: http://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? opts.httpPort}/`);
+  io.stdout(`export BIGTABLE_EMULATOR_HOST=${server.address}`);
+
+  const signal = await new Promise<string>((resolve) => {
+    const off = io.onSignal((s) => {
+      off();
+      resolve(s);
+    });
+  });
+  io.stderr(`${signal}: stopping (calls in flight finish first)...`);
+  const offAgain = io.onSignal((s) => {
+    io.stderr(`${s} again: exiting now`);
+    io.exitNow(1);
+  });
+  try {
+    await server.stop();
+  } catch (e) {
+    io.stderr(`tabletop serve: error while stopping: ${e instanceof Error ? e.message : String(e)}`);
+    offAgain();
+    return 1;
+  }
+  offAgain();
+  io.stderr('stopped');
+  return 0;
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+import { runCli } from './cli.js';
+
+/** The `tabletop` executable: the CLI wired to the real process. */
+const code = await runCli(process.argv.slice(2), {
+  stdout: (line) => process.stdout.write(line.endsWith('\n') ? line : line + '\n'),
+  stderr: (line) => process.stderr.write(line.endsWith('\n') ? line : line + '\n'),
+  onSignal: (handler) => {
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  },
+  exitNow: (c) => process.exit(c),
+});
+process.exit(code);

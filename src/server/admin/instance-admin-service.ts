@@ -1,0 +1,194 @@
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { ClusterSpec, Database } from '../../db/api.js';
+import { invalidArgument, unimplemented } from '../../model/errors.js';
+import { type InstanceName, childNameString, instanceNameString, parseChildName, parseInstanceName, parseProjectName } from '../../model/names.js';
+import {
+  appProfileSpecFromProto,
+  appProfileToProto,
+  appProfileUpdateFromProto,
+  clusterSpecFromProto,
+  clusterToProto,
+  clusterUpdateFromProto,
+  instanceSpecFromProto,
+  instanceToProto,
+  instanceUpdateFromProto,
+} from '../convert/instance.js';
+import { operationToProto } from '../convert/operation.js';
+import type {
+  PAppProfile,
+  PCluster,
+  PCreateAppProfileRequest,
+  PCreateClusterRequest,
+  PCreateInstanceRequest,
+  PInstance,
+  PNameRequest,
+  POperation,
+  PParentRequest,
+  PPartialUpdateClusterRequest,
+  PPartialUpdateInstanceRequest,
+  PUpdateAppProfileRequest,
+} from '../convert/proto-types.js';
+import type { AnyMethod } from '../protos.js';
+import { type RpcEnv, unary, unimplementedHandler } from '../rpc.js';
+import { type IamPolicies, iamMethods } from './iam.js';
+import type { OperationStore } from './operation-store.js';
+import { page } from './paging.js';
+import { required } from './table-admin-service.js';
+
+/**
+ * google.bigtable.admin.v2.BigtableInstanceAdmin over a Database: instances,
+ * clusters and app profiles are kept in the catalog. Calls that return an
+ * Operation finish first and return it done. `-` as the instance of a parent
+ * lists across all instances of the project.
+ */
+export function instanceAdminService(
+  db: Database,
+  env: RpcEnv,
+  operations: OperationStore,
+  policies: IamPolicies,
+  methods: Record<string, AnyMethod>,
+): UntypedServiceImplementation {
+  /** Instances a parent names: one, or all of the project for `-`. */
+  const instancesOf = (parent: string | null | undefined, rpc: string): InstanceName[] => {
+    const name = parseInstanceName(required(parent, rpc, 'parent'));
+    if (name.instance === '-') return db.listInstances(name.project).map((i) => i.name);
+    return [name];
+  };
+
+  const impl: UntypedServiceImplementation = {
+    CreateInstance: unary<PCreateInstanceRequest, POperation>(env, 'CreateInstance', (req) => {
+      const started = Date.now();
+      const project = parseProjectName(required(req.parent, 'CreateInstance', 'parent'));
+      const instanceId = required(req.instanceId, 'CreateInstance', 'instance_id');
+      const clusters = new Map<string, ClusterSpec>();
+      for (const [id, c] of Object.entries(req.clusters ?? {})) clusters.set(id, clusterSpecFromProto(c, id));
+      if (clusters.size === 0) throw invalidArgument('CreateInstance needs at least one cluster');
+      const name = { project, instance: instanceId };
+      const info = db.createInstance(name, instanceSpecFromProto(req.instance, instanceId), clusters);
+      return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'CreateInstanceMetadata', started));
+    }),
+
+    GetInstance: unary<PNameRequest, PInstance>(env, 'GetInstance', (req) =>
+      instanceToProto(db.getInstance(parseInstanceName(required(req.name, 'GetInstance', 'name')))),
+    ),
+
+    ListInstances: unary<PParentRequest, { instances: PInstance[]; failedLocations: string[]; nextPageToken: string }>(env, 'ListInstances', (req) => {
+      const project = parseProjectName(required(req.parent, 'ListInstances', 'parent'));
+      const { items, nextPageToken } = page(db.listInstances(project), (i) => i.name.instance, 0, req.pageToken);
+      return { instances: items.map(instanceToProto), failedLocations: [], nextPageToken };
+    }),
+
+    UpdateInstance: unary<PInstance, PInstance>(env, 'UpdateInstance', (req) => {
+      const name = parseInstanceName(required(req.name, 'UpdateInstance', 'name'));
+      return instanceToProto(db.updateInstance(name, instanceUpdateFromProto(req, undefined)));
+    }),
+
+    PartialUpdateInstance: unary<PPartialUpdateInstanceRequest, POperation>(env, 'PartialUpdateInstance', (req) => {
+      const started = Date.now();
+      const instance = req.instance ?? {};
+      const name = parseInstanceName(required(instance.name, 'PartialUpdateInstance', 'instance.name'));
+      const info = db.updateInstance(name, instanceUpdateFromProto(instance, req.updateMask ?? { paths: [] }));
+      return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'UpdateInstanceMetadata', started));
+    }),
+
+    DeleteInstance: unary<PNameRequest, object>(env, 'DeleteInstance', (req) => {
+      db.deleteInstance(parseInstanceName(required(req.name, 'DeleteInstance', 'name')));
+      return {};
+    }),
+
+    CreateCluster: unary<PCreateClusterRequest, POperation>(env, 'CreateCluster', (req) => {
+      const started = Date.now();
+      const instance = parseInstanceName(required(req.parent, 'CreateCluster', 'parent'));
+      const clusterId = required(req.clusterId, 'CreateCluster', 'cluster_id');
+      const info = db.createCluster(instance, clusterId, clusterSpecFromProto(req.cluster, clusterId));
+      return operationToProto(operations.add(childNameString(instance, 'clusters', clusterId), { kind: 'cluster', cluster: info }, 'CreateClusterMetadata', started));
+    }),
+
+    GetCluster: unary<PNameRequest, PCluster>(env, 'GetCluster', (req) => {
+      const n = parseChildName(required(req.name, 'GetCluster', 'name'), 'clusters');
+      return clusterToProto(db.getCluster(n, n.id));
+    }),
+
+    ListClusters: unary<PParentRequest, { clusters: PCluster[]; failedLocations: string[]; nextPageToken: string }>(env, 'ListClusters', (req) => {
+      const clusters = instancesOf(req.parent, 'ListClusters').flatMap((i) => db.listClusters(i));
+      const { items, nextPageToken } = page(clusters, (c) => childNameString(c.instance, 'clusters', c.id), 0, req.pageToken);
+      return { clusters: items.map(clusterToProto), failedLocations: [], nextPageToken };
+    }),
+
+    UpdateCluster: unary<PCluster, POperation>(env, 'UpdateCluster', (req) => {
+      const started = Date.now();
+      const n = parseChildName(required(req.name, 'UpdateCluster', 'name'), 'clusters');
+      const info = db.updateCluster(n, n.id, clusterUpdateFromProto(req, undefined));
+      return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'UpdateClusterMetadata', started));
+    }),
+
+    PartialUpdateCluster: unary<PPartialUpdateClusterRequest, POperation>(env, 'PartialUpdateCluster', (req) => {
+      const started = Date.now();
+      const cluster = req.cluster ?? {};
+      const n = parseChildName(required(cluster.name, 'PartialUpdateCluster', 'cluster.name'), 'clusters');
+      const info = db.updateCluster(n, n.id, clusterUpdateFromProto(cluster, req.updateMask ?? { paths: [] }));
+      return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'PartialUpdateClusterMetadata', started));
+    }),
+
+    DeleteCluster: unary<PNameRequest, object>(env, 'DeleteCluster', (req) => {
+      const n = parseChildName(required(req.name, 'DeleteCluster', 'name'), 'clusters');
+      db.deleteCluster(n, n.id);
+      return {};
+    }),
+
+    CreateAppProfile: unary<PCreateAppProfileRequest, PAppProfile>(env, 'CreateAppProfile', (req) => {
+      const instance = parseInstanceName(required(req.parent, 'CreateAppProfile', 'parent'));
+      const id = required(req.appProfileId, 'CreateAppProfile', 'app_profile_id');
+      return appProfileToProto(db.createAppProfile(instance, id, appProfileSpecFromProto(req.appProfile, id)));
+    }),
+
+    GetAppProfile: unary<PNameRequest, PAppProfile>(env, 'GetAppProfile', (req) => {
+      const n = parseChildName(required(req.name, 'GetAppProfile', 'name'), 'appProfiles');
+      return appProfileToProto(db.getAppProfile(n, n.id));
+    }),
+
+    ListAppProfiles: unary<PParentRequest, { appProfiles: PAppProfile[]; failedLocations: string[]; nextPageToken: string }>(env, 'ListAppProfiles', (req) => {
+      const profiles = instancesOf(req.parent, 'ListAppProfiles').flatMap((i) => db.listAppProfiles(i));
+      const { items, nextPageToken } = page(profiles, (p) => childNameString(p.instance, 'appProfiles', p.id), req.pageSize, req.pageToken);
+      return { appProfiles: items.map(appProfileToProto), failedLocations: [], nextPageToken };
+    }),
+
+    UpdateAppProfile: unary<PUpdateAppProfileRequest, POperation>(env, 'UpdateAppProfile', (req) => {
+      const started = Date.now();
+      const profile = req.appProfile ?? {};
+      const n = parseChildName(required(profile.name, 'UpdateAppProfile', 'app_profile.name'), 'appProfiles');
+      const info = db.updateAppProfile(n, n.id, appProfileUpdateFromProto(profile, req.updateMask, n.id));
+      return operationToProto(operations.add(childNameString(n, 'appProfiles', n.id), { kind: 'appProfile', appProfile: info }, 'UpdateAppProfileMetadata', started));
+    }),
+
+    DeleteAppProfile: unary<PNameRequest, object>(env, 'DeleteAppProfile', (req) => {
+      const n = parseChildName(required(req.name, 'DeleteAppProfile', 'name'), 'appProfiles');
+      db.deleteAppProfile(n, n.id);
+      return {};
+    }),
+
+    ListHotTablets: unary<object, object>(env, 'ListHotTablets', () => {
+      throw unimplemented('ListHotTablets is not implemented by tabletop yet (hot tablets come with the Key Visualizer work)');
+    }),
+
+    ...iamMethods(db, env, policies),
+  };
+
+  const notYet: Record<string, string> = {
+    CreateLogicalView: 'logical views',
+    GetLogicalView: 'logical views',
+    ListLogicalViews: 'logical views',
+    UpdateLogicalView: 'logical views',
+    DeleteLogicalView: 'logical views',
+    CreateMaterializedView: 'materialized views',
+    GetMaterializedView: 'materialized views',
+    ListMaterializedViews: 'materialized views',
+    UpdateMaterializedView: 'materialized views',
+    DeleteMaterializedView: 'materialized views',
+  };
+  for (const [name, method] of Object.entries(methods)) {
+    if (impl[name] !== undefined) continue;
+    impl[name] = unimplementedHandler(env, name, method, `${name} (${notYet[name] ?? 'this RPC'}) is not implemented by tabletop yet`);
+  }
+  return impl;
+}

@@ -1,0 +1,100 @@
+import { lookup } from 'node:dns/promises';
+import net from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+
+/**
+ * The gRPC server's listening sockets, owned by tabletop rather than grpc-js,
+ * so that connections can be vetted before grpc-js sees them:
+ *  - a connection that sends nothing within `prefaceTimeoutMillis` is reset
+ *    (grpc-js alone keeps silent sockets open forever: a slowloris gap);
+ *  - at most `maxConnections` connections per listening address.
+ * Accepted connections are handed to grpc-js through its connection injector,
+ * with the bytes already read put back first.
+ *
+ * Every address the host resolves to is bound (e.g. 127.0.0.1 and ::1 for
+ * "localhost"), all on the same port; addresses the machine cannot bind (no
+ * IPv6) are skipped as long as one is bound.
+ */
+export interface GuardOptions {
+  readonly prefaceTimeoutMillis: number;
+  readonly maxConnections: number;
+}
+
+export interface GuardedListener {
+  readonly port: number;
+  /** Stops accepting and drops connections that were never handed to grpc-js. */
+  close(): Promise<void>;
+}
+
+export async function listenGuarded(server: grpc.Server, host: string, port: number, opts: GuardOptions): Promise<GuardedListener> {
+  const addresses = await resolve(host);
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const pending = new Set<net.Socket>();
+  const listeners: net.Server[] = [];
+
+  const onConnection = (socket: net.Socket): void => {
+    pending.add(socket);
+    const timer = setTimeout(() => {
+      pending.delete(socket);
+      socket.resetAndDestroy();
+    }, opts.prefaceTimeoutMillis);
+    timer.unref();
+    const forget = (): void => {
+      clearTimeout(timer);
+      pending.delete(socket);
+    };
+    socket.once('close', forget);
+    socket.once('error', forget);
+    socket.once('data', (chunk: Buffer) => {
+      forget();
+      socket.off('close', forget);
+      socket.off('error', forget);
+      socket.pause();
+      socket.unshift(chunk);
+      injector.injectConnection(socket);
+    });
+  };
+
+  let bound = port;
+  let firstError: Error | undefined;
+  for (const address of addresses) {
+    const listener = net.createServer(onConnection);
+    listener.maxConnections = opts.maxConnections;
+    try {
+      await new Promise<void>((ok, fail) => {
+        listener.once('error', fail);
+        listener.listen({ port: bound, host: address, exclusive: true }, () => {
+          listener.off('error', fail);
+          ok();
+        });
+      });
+      bound = (listener.address() as net.AddressInfo).port;
+      listeners.push(listener);
+    } catch (e) {
+      firstError ??= e as Error;
+      // Port taken on the first address: nothing else will work either.
+      if (listeners.length === 0 && (e as NodeJS.ErrnoException).code === 'EADDRINUSE') break;
+    }
+  }
+  if (listeners.length === 0) {
+    injector.destroy();
+    throw firstError ?? new Error(`no address to listen on for host "${host}"`);
+  }
+
+  return {
+    port: bound,
+    async close(): Promise<void> {
+      await Promise.all(listeners.map((l) => new Promise<void>((done) => l.close(() => done()))));
+      for (const s of pending) s.destroy();
+      pending.clear();
+    },
+  };
+}
+
+async function resolve(host: string): Promise<string[]> {
+  if (net.isIP(host) !== 0) return [host];
+  const found = await lookup(host, { all: true, verbatim: true });
+  const unique = [...new Set(found.map((a) => a.address))];
+  if (unique.length === 0) throw new Error(`host "${host}" does not resolve to any address`);
+  return unique;
+}

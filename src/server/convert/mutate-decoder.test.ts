@@ -1,0 +1,198 @@
+import fc from 'fast-check';
+import protobuf from 'protobufjs';
+import { describe, expect, it } from 'vitest';
+import { isTabletopError } from '../../model/errors.js';
+import type { Mutation } from '../../model/mutation.js';
+import { DATA, loaderMethod } from '../testing/loader-codecs.js';
+import { decodeMutateRowRequest, decodeMutateRowsRequest } from './mutate-decoder.js';
+import { mutationFromProto } from './mutation.js';
+import type { PMutation } from './proto-types.js';
+
+const mutateRows = loaderMethod(DATA, 'MutateRows');
+const mutateRow = loaderMethod(DATA, 'MutateRow');
+const encodeRows = (o: object): Buffer => mutateRows.requestSerialize(o);
+const encodeRow = (o: object): Buffer => mutateRow.requestSerialize(o);
+
+/** The model mutations the object path (loader decode + mutationFromProto) gives for the same bytes. */
+function viaLoader(bytes: Buffer): { key: string; mutations: Mutation[] }[] {
+  const req = mutateRows.requestDeserialize(bytes) as { entries?: { rowKey?: Buffer; mutations?: PMutation[] }[] };
+  return (req.entries ?? []).map((e) => ({
+    key: (e.rowKey ?? Buffer.alloc(0)).toString('latin1'),
+    mutations: (e.mutations ?? []).map(mutationFromProto).filter((m): m is Mutation => m !== undefined),
+  }));
+}
+
+const b = (s: string): Buffer => Buffer.from(s, 'latin1');
+const TABLE = 'projects/p/instances/i/tables/t';
+
+const every: PMutation[] = [
+  { setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '1000', value: b('v') } },
+  { setCell: { familyName: 'cf', columnQualifier: b(''), timestampMicros: '-1', value: b('') } },
+  { deleteFromColumn: { familyName: 'cf', columnQualifier: b('q'), timeRange: { startTimestampMicros: '1000', endTimestampMicros: '5000' } } },
+  { deleteFromColumn: { familyName: 'cf', columnQualifier: b('q') } },
+  { deleteFromFamily: { familyName: 'cf' } },
+  { deleteFromRow: {} },
+  { addToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '2000' }, input: { intValue: '-9223372036854775808' } } },
+  { addToCell: { familyName: 'hll', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '2000' }, input: { rawValue: b('item') } } },
+  { mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' }, input: { rawValue: b('\x00\x00\x00\x00\x00\x00\x00\x05') } } },
+  { mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' }, input: { intValue: '7' } } },
+];
+
+describe('decodeMutateRowsRequest', () => {
+  it('decodes every mutation kind like the object path', () => {
+    const bytes = encodeRows({ tableName: TABLE, appProfileId: 'prof', entries: [{ rowKey: b('k1'), mutations: every }, { rowKey: b('\xff\x00'), mutations: [every[0]] }] });
+    const d = decodeMutateRowsRequest(bytes);
+    expect(d.error).toBeUndefined();
+    expect(d.tableName).toBe(TABLE);
+    expect(d.appProfileId).toBe('prof');
+    expect(d.mutationCount).toBe(every.length + 1);
+    expect(d.entries.map((e) => ({ key: e.key, mutations: e.mutations }))).toEqual(viaLoader(bytes));
+    expect(d.entries.every((e) => e.error === undefined)).toBe(true);
+    const m = d.entries[0]!.mutations;
+    expect(m[0]).toEqual({ kind: 'setCell', family: 'cf', qualifier: 'q', timestamp: 1000, value: b('v') });
+    expect(m[1]).toMatchObject({ kind: 'setCell', qualifier: '', timestamp: -1 });
+    expect(m[2]).toEqual({ kind: 'deleteFromColumn', family: 'cf', qualifier: 'q', start: 1000, end: 5000 });
+    expect(m[3]).toEqual({ kind: 'deleteFromColumn', family: 'cf', qualifier: 'q', start: 0, end: undefined });
+    expect(m[6]).toEqual({ kind: 'addToCell', family: 'agg', qualifier: 'c', timestamp: 2000, input: { kind: 'int', value: -(2n ** 63n) } });
+    expect(m[9]).toMatchObject({ kind: 'mergeToCell', input: b('\x00\x00\x00\x00\x00\x00\x00\x07') });
+  });
+
+  it('decodes large values exactly and copies them out of the request buffer', () => {
+    const big = Buffer.alloc(5 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 0xff;
+    const bytes = encodeRows({ tableName: TABLE, entries: [{ rowKey: b('k'), mutations: [{ setCell: { familyName: 'f', value: big } }] }] });
+    const d = decodeMutateRowsRequest(bytes);
+    const m = d.entries[0]!.mutations[0]!;
+    expect(m.kind === 'setCell' && Buffer.from(m.value).equals(big)).toBe(true);
+    bytes.fill(0);
+    expect(m.kind === 'setCell' && Buffer.from(m.value).equals(big)).toBe(true);
+  });
+
+  it('skips unknown fields at every level', () => {
+    const W = protobuf.Writer;
+    const setCell = W.create().uint32((1 << 3) | 2).string('cf').uint32((99 << 3) | 0).uint64(12345).uint32((4 << 3) | 2).bytes(b('v')).uint32((3 << 3) | 0).int64(3000).finish();
+    const mutation = W.create().uint32((77 << 3) | 5).fixed32(1).uint32((1 << 3) | 2).bytes(setCell).uint32((78 << 3) | 1).fixed64(9).finish();
+    const entry = W.create().uint32((3 << 3) | 2).bytes(b('idempotency')).uint32((1 << 3) | 2).bytes(b('row')).uint32((2 << 3) | 2).bytes(mutation).uint32((50 << 3) | 2).string('junk').finish();
+    const req = W.create().uint32((1 << 3) | 2).string(TABLE).uint32((2 << 3) | 2).bytes(entry).uint32((1000 << 3) | 2).bytes(b('xyz')).finish();
+    const d = decodeMutateRowsRequest(Buffer.from(req));
+    expect(d.error).toBeUndefined();
+    expect(d.entries).toEqual([{ key: 'row', mutations: [{ kind: 'setCell', family: 'cf', qualifier: '', timestamp: 3000, value: b('v') }], sent: 1, error: undefined }]);
+  });
+
+  it('reports an invalid mutation as its entry error only', () => {
+    const bytes = encodeRows({
+      tableName: TABLE,
+      entries: [
+        { rowKey: b('ok'), mutations: [every[0]] },
+        { rowKey: b('nokind'), mutations: [every[0], {}] },
+        { rowKey: b('huge-ts'), mutations: [{ setCell: { familyName: 'f', timestampMicros: '9007199254740993' } }] },
+        { rowKey: b('bad-value-kind'), mutations: [{ addToCell: { familyName: 'f', columnQualifier: { stringValue: 'q' }, timestamp: { rawTimestampMicros: '0' }, input: { intValue: '1' } } }] },
+        { rowKey: b('after'), mutations: [every[5]] },
+      ],
+    });
+    const d = decodeMutateRowsRequest(bytes);
+    expect(d.error).toBeUndefined();
+    expect(d.entries.map((e) => e.key)).toEqual(['ok', 'nokind', 'huge-ts', 'bad-value-kind', 'after']);
+    expect(d.entries.map((e) => e.error?.code)).toEqual([undefined, 'InvalidArgument', 'InvalidArgument', 'InvalidArgument', undefined]);
+    expect(d.entries[1]!.error!.message).toMatch(/no mutation set/);
+    expect(d.entries[2]!.error!.message).toMatch(/SetCell.timestamp_micros/);
+    expect(d.entries[3]!.error!.message).toMatch(/column_qualifier.*raw_value.*string_value/);
+    expect(d.entries[4]!.mutations).toEqual([{ kind: 'deleteFromRow' }]);
+  });
+
+  it('drops aggregate mutations whose input is NULL but counts them as sent', () => {
+    const bytes = encodeRows({
+      tableName: TABLE,
+      entries: [{ rowKey: b('k'), mutations: [{ mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' }, input: {} } }, { addToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' } } }] }],
+    });
+    const d = decodeMutateRowsRequest(bytes);
+    expect(d.entries[0]).toMatchObject({ mutations: [], sent: 2, error: undefined });
+  });
+
+  it('turns malformed bytes into a request-wide InvalidArgument, never a throw', () => {
+    const good = encodeRows({ tableName: TABLE, entries: [{ rowKey: b('k'), mutations: every }] });
+    for (let cut = 1; cut < good.length; cut += 3) {
+      const d = decodeMutateRowsRequest(good.subarray(0, cut));
+      if (d.error !== undefined) {
+        expect(isTabletopError(d.error, 'InvalidArgument')).toBe(true);
+        expect(d.error.message).toMatch(/^Malformed MutateRowsRequest/);
+      }
+    }
+    const d = decodeMutateRowsRequest(Buffer.from([0x12, 0x05, 0x0a]));
+    expect(d.error?.code).toBe('InvalidArgument');
+    expect(decodeMutateRowsRequest(Buffer.from([0x0f])).error?.code).toBe('InvalidArgument'); // wire type 7
+    expect(decodeMutateRowsRequest(Buffer.from([0x00, 0x00])).error?.message).toMatch(/field number 0/);
+  });
+
+  it('agrees with the object path on random requests (property)', () => {
+    const bytesArb = (max: number) => fc.uint8Array({ maxLength: max }).map((u) => Buffer.from(u));
+    const i64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String);
+    const safeTs = fc.integer({ min: -1, max: Number.MAX_SAFE_INTEGER }).map(String);
+    const value = fc.oneof(
+      fc.record({ rawValue: bytesArb(8) }),
+      fc.record({ bytesValue: bytesArb(8) }),
+      fc.record({ intValue: i64 }),
+      fc.record({ rawTimestampMicros: safeTs }),
+      fc.constant({}),
+    );
+    const family = fc.constantFrom('', 'cf', 'f-1', 'ünï');
+    const mutation: fc.Arbitrary<PMutation> = fc.oneof(
+      fc.record({ setCell: fc.record({ familyName: family, columnQualifier: bytesArb(6), timestampMicros: safeTs, value: bytesArb(20) }, { requiredKeys: [] }) }),
+      fc.record({ deleteFromColumn: fc.record({ familyName: family, columnQualifier: bytesArb(6), timeRange: fc.record({ startTimestampMicros: safeTs, endTimestampMicros: safeTs }, { requiredKeys: [] }) }, { requiredKeys: [] }) }),
+      fc.record({ deleteFromFamily: fc.record({ familyName: family }, { requiredKeys: [] }) }),
+      fc.constant({ deleteFromRow: {} }),
+      fc.record({ addToCell: fc.record({ familyName: family, columnQualifier: value, timestamp: value, input: value }, { requiredKeys: [] }) }),
+      fc.record({ mergeToCell: fc.record({ familyName: family, columnQualifier: value, timestamp: value, input: value }, { requiredKeys: [] }) }),
+      fc.constant({}),
+    );
+    const entry = fc.record({ rowKey: bytesArb(10), mutations: fc.array(mutation, { maxLength: 5 }) });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 6 }), (entries) => {
+        const bytes = encodeRows({ tableName: TABLE, entries });
+        const d = decodeMutateRowsRequest(bytes);
+        expect(d.error).toBeUndefined();
+        const loader = mutateRows.requestDeserialize(bytes) as { entries?: { rowKey?: Buffer; mutations?: PMutation[] }[] };
+        expect(d.entries).toHaveLength(entries.length);
+        d.entries.forEach((e, i) => {
+          const le = loader.entries?.[i] ?? {};
+          expect(e.key).toBe((le.rowKey ?? Buffer.alloc(0)).toString('latin1'));
+          expect(e.sent).toBe(le.mutations?.length ?? 0);
+          // The object path, mutation by mutation: the first failure is the entry's error.
+          let expected: Mutation[] = [];
+          let error: string | undefined;
+          for (const pm of le.mutations ?? []) {
+            try {
+              const m = mutationFromProto(pm);
+              if (m !== undefined) expected.push(m);
+            } catch (err) {
+              error ??= (err as Error).message;
+            }
+          }
+          expect(e.error?.message).toBe(error);
+          if (error === undefined) expect(e.mutations).toEqual(expected);
+          expected = [];
+        });
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('decodeMutateRowRequest', () => {
+  it('decodes the row, its mutations and the request fields in any field order', () => {
+    const bytes = encodeRow({ tableName: TABLE, rowKey: b('row'), mutations: every, appProfileId: 'a', authorizedViewName: 'v' });
+    const d = decodeMutateRowRequest(bytes);
+    expect(d).toMatchObject({ tableName: TABLE, key: 'row', appProfileId: 'a', authorizedViewName: 'v', sent: every.length, error: undefined });
+    expect(d.mutations).toEqual(viaLoader(encodeRows({ entries: [{ rowKey: b('row'), mutations: every }] }))[0]!.mutations);
+    // Row key after the mutations on the wire.
+    const W = protobuf.Writer;
+    const m = mutateRow.requestSerialize({ mutations: [every[5]] }) as Buffer;
+    const reordered = Buffer.concat([m, W.create().uint32((2 << 3) | 2).bytes(b('late')).uint32((1 << 3) | 2).string(TABLE).finish()]);
+    expect(decodeMutateRowRequest(reordered)).toMatchObject({ key: 'late', tableName: TABLE, mutations: [{ kind: 'deleteFromRow' }] });
+  });
+
+  it('reports a bad mutation and malformed bytes as errors', () => {
+    expect(decodeMutateRowRequest(encodeRow({ tableName: TABLE, rowKey: b('r'), mutations: [{}] })).error?.code).toBe('InvalidArgument');
+    expect(decodeMutateRowRequest(Buffer.from([0x1a, 0x7f])).error?.message).toMatch(/^Malformed MutateRowRequest/);
+  });
+});

@@ -1,0 +1,74 @@
+import type { AppProfileInfo, ClusterInfo, InstanceInfo, TableInfo } from '../../db/api.js';
+import { tableNameString } from '../../model/names.js';
+import { appProfileToProto, clusterToProto, instanceToProto } from './instance.js';
+import { millisToTimestamp } from './int64.js';
+import type { PAny, POperation } from './proto-types.js';
+import { tableResultToProto } from './table.js';
+
+/**
+ * Long-running operations. Every admin call that returns an Operation
+ * finishes before it answers, so operations are always `done` and carry their
+ * result packed as google.protobuf.Any, with typed metadata (times only; the
+ * original request is not echoed).
+ */
+
+export type OperationResult =
+  | { readonly kind: 'table'; readonly table: TableInfo }
+  | { readonly kind: 'instance'; readonly instance: InstanceInfo }
+  | { readonly kind: 'cluster'; readonly cluster: ClusterInfo }
+  | { readonly kind: 'appProfile'; readonly appProfile: AppProfileInfo };
+
+/** Metadata message types of the admin APIs, by the shape of their time fields. */
+export type OperationMetadataType =
+  | 'UpdateTableMetadata'
+  | 'CreateInstanceMetadata'
+  | 'UpdateInstanceMetadata'
+  | 'CreateClusterMetadata'
+  | 'UpdateClusterMetadata'
+  | 'PartialUpdateClusterMetadata'
+  | 'UpdateAppProfileMetadata';
+
+export interface OperationRecord {
+  readonly name: string;
+  readonly result: OperationResult;
+  readonly metadataType: OperationMetadataType;
+  readonly startMillis: number;
+  readonly endMillis: number;
+}
+
+const ADMIN = 'type.googleapis.com/google.bigtable.admin.v2.';
+
+export function operationToProto(op: OperationRecord): POperation {
+  return { name: op.name, done: true, metadata: metadataAny(op), response: resultAny(op.result) };
+}
+
+function resultAny(r: OperationResult): PAny {
+  switch (r.kind) {
+    case 'table':
+      return { '@type': ADMIN + 'Table', ...tableResultToProto(r.table) };
+    case 'instance':
+      return { '@type': ADMIN + 'Instance', ...instanceToProto(r.instance) };
+    case 'cluster':
+      return { '@type': ADMIN + 'Cluster', ...clusterToProto(r.cluster) };
+    case 'appProfile':
+      return { '@type': ADMIN + 'AppProfile', ...appProfileToProto(r.appProfile) };
+  }
+}
+
+function metadataAny(op: OperationRecord): PAny {
+  const start = millisToTimestamp(op.startMillis);
+  const end = millisToTimestamp(op.endMillis);
+  const type = ADMIN + op.metadataType;
+  switch (op.metadataType) {
+    case 'UpdateTableMetadata':
+      return { '@type': type, name: op.result.kind === 'table' ? tableNameString(op.result.table.name) : '', startTime: start, endTime: end };
+    case 'PartialUpdateClusterMetadata':
+    case 'CreateInstanceMetadata':
+    case 'UpdateInstanceMetadata':
+    case 'CreateClusterMetadata':
+    case 'UpdateClusterMetadata':
+      return { '@type': type, requestTime: start, finishTime: end };
+    case 'UpdateAppProfileMetadata':
+      return { '@type': type };
+  }
+}

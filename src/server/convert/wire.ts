@@ -1,0 +1,195 @@
+import protobuf from 'protobufjs';
+
+/**
+ * Low-level protobuf wire helpers for the hand-written codecs.
+ *
+ * Wire format reminder: a field is a key varint `(field_number << 3) | wire_type`
+ * followed by its payload: wire type 0 = varint, 1 = 8 bytes, 2 = varint length
+ * + bytes (strings, bytes, sub-messages, packed repeated), 5 = 4 bytes.
+ * int64 is a varint of the two's complement (10 bytes when negative).
+ */
+
+export type Reader = protobuf.Reader;
+export const createReader = (buf: Uint8Array): Reader => protobuf.Reader.create(buf);
+
+export const WIRE_VARINT = 0;
+export const WIRE_LEN = 2;
+
+/** A wire-format violation: the message cannot be decoded at all. */
+export class WireError extends Error {}
+
+/** Reads a field key; returns field number and wire type packed as the key itself. */
+export function readKey(r: Reader): number {
+  const key = r.uint32();
+  if (key >>> 3 === 0) throw new WireError(`invalid field number 0 at offset ${r.pos}`);
+  return key;
+}
+
+/** Reads a length prefix and returns the end offset of the payload (bounds-checked). */
+export function readLengthEnd(r: Reader): number {
+  const len = r.uint32();
+  const end = r.pos + len;
+  if (end > r.len) throw new WireError(`length ${len} at offset ${r.pos} runs past the end of the message`);
+  return end;
+}
+
+const TWO_32 = 4294967296;
+
+/**
+ * Reads an int64 varint as an exact JS number, or NaN when it is outside
+ * ±(2^53 - 1). Reads the 64 bits as two 32-bit halves to stay exact.
+ */
+export function readInt64Number(r: Reader): number {
+  readVarint64(r);
+  return halvesToNumber(lo, hi);
+}
+
+/** Reads an int64 varint as a bigint (full range). */
+export function readInt64BigInt(r: Reader): bigint {
+  readVarint64(r);
+  return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo));
+}
+
+// The halves of the last varint read (module-level to avoid an allocation per read).
+let lo = 0;
+let hi = 0;
+
+function readVarint64(r: Reader): void {
+  const buf = r.buf;
+  const len = r.len;
+  let pos = r.pos;
+  lo = 0;
+  hi = 0;
+  let b = 0;
+  for (let i = 0; i < 4; i++) {
+    if (pos >= len) throw new WireError('truncated varint');
+    b = buf[pos++]!;
+    lo = (lo | ((b & 0x7f) << (i * 7))) >>> 0;
+    if (b < 0x80) {
+      r.pos = pos;
+      return;
+    }
+  }
+  if (pos >= len) throw new WireError('truncated varint');
+  b = buf[pos++]!;
+  lo = (lo | ((b & 0x7f) << 28)) >>> 0;
+  hi = (b & 0x7f) >>> 4;
+  if (b < 0x80) {
+    r.pos = pos;
+    return;
+  }
+  for (let i = 0; i < 5; i++) {
+    if (pos >= len) throw new WireError('truncated varint');
+    b = buf[pos++]!;
+    hi = (hi | ((b & 0x7f) << (i * 7 + 3))) >>> 0;
+    if (b < 0x80) {
+      r.pos = pos;
+      return;
+    }
+  }
+  throw new WireError('varint longer than 10 bytes');
+}
+
+function halvesToNumber(l: number, h: number): number {
+  if (h & 0x80000000) {
+    const nlo = (~l + 1) >>> 0;
+    const nhi = (~h + (nlo === 0 ? 1 : 0)) >>> 0;
+    const magnitude = nhi * TWO_32 + nlo;
+    return magnitude <= Number.MAX_SAFE_INTEGER ? -magnitude : NaN;
+  }
+  const v = h * TWO_32 + l;
+  return v <= Number.MAX_SAFE_INTEGER ? v : NaN;
+}
+
+/** Skips a field payload of the given wire type (unknown fields). */
+export function skipField(r: Reader, key: number): void {
+  const wireType = key & 7;
+  if (wireType === 4 || wireType > 5) throw new WireError(`invalid wire type ${wireType} at offset ${r.pos}`);
+  r.skipType(wireType);
+}
+
+/** Latin-1 byte string of buf[start, end). */
+export function latin1(buf: Uint8Array, start: number, end: number): string {
+  const n = end - start;
+  if (n === 0) return '';
+  if (n <= 24) {
+    let s = '';
+    for (let i = start; i < end; i++) s += String.fromCharCode(buf[i]!);
+    return s;
+  }
+  return Buffer.from(buf.buffer, buf.byteOffset + start, n).toString('latin1');
+}
+
+/** UTF-8 text of buf[start, end) (string fields). */
+export function utf8(buf: Uint8Array, start: number, end: number): string {
+  const n = end - start;
+  if (n === 0) return '';
+  if (n <= 24) {
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const c = buf[i]!;
+      if (c >= 0x80) return Buffer.from(buf.buffer, buf.byteOffset + start, n).toString('utf8');
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return Buffer.from(buf.buffer, buf.byteOffset + start, n).toString('utf8');
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** A copy of buf[start, end): decoded values never pin the request buffer in memory. */
+export function copyOut(buf: Uint8Array, start: number, end: number): Uint8Array {
+  const n = end - start;
+  if (n === 0) return EMPTY;
+  const out = Buffer.allocUnsafe(n);
+  out.set(buf.subarray(start, end));
+  return out;
+}
+
+// ---- encoding ----
+
+/** Bytes a uint32 / non-negative safe integer takes as a varint. */
+export function varintSize(v: number): number {
+  if (v < 0x80) return 1;
+  if (v < 0x4000) return 2;
+  if (v < 0x200000) return 3;
+  if (v < 0x10000000) return 4;
+  if (v < 0x800000000) return 5;
+  if (v < 0x40000000000) return 6;
+  if (v < 0x2000000000000) return 7;
+  if (v < 0x100000000000000) return 8;
+  return 9;
+}
+
+/** Size of an int64 varint holding a safe integer (negative ones take 10 bytes). */
+export function int64Size(v: number): number {
+  return v < 0 ? 10 : varintSize(v);
+}
+
+/** Writes a non-negative safe integer as a varint at `pos`; returns the new position. */
+export function writeVarint(buf: Uint8Array, pos: number, v: number): number {
+  while (v >= 0x80000000) {
+    buf[pos++] = (v % 128) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  while (v >= 0x80) {
+    buf[pos++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[pos++] = v;
+  return pos;
+}
+
+/** Writes a safe integer as an int64 varint (two's complement for negatives). */
+export function writeInt64(buf: Uint8Array, pos: number, v: number): number {
+  if (v >= 0) return writeVarint(buf, pos, v);
+  const b = BigInt.asUintN(64, BigInt(v));
+  let x = b;
+  for (let i = 0; i < 9; i++) {
+    buf[pos++] = Number(x & 0x7fn) | 0x80;
+    x >>= 7n;
+  }
+  buf[pos++] = Number(x);
+  return pos;
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unaryCall } from '../testing/raw-client.js';
+import { type TestServer, startTestServer } from '../testing/test-server.js';
+
+let ts: TestServer;
+let base: string;
+
+beforeAll(async () => {
+  ts = await startTestServer({ httpPort: 0 });
+  base = ts.server.httpUrl!;
+  await unaryCall(ts.clients.tableAdmin, 'CreateTable', {
+    parent: 'projects/{{projectId}}/instances/dev',
+    tableId: 'events',
+    table: {
+      columnFamilies: {
+        stats: { gcRule: { union: { rules: [{ maxNumVersions: 2 }, { maxAge: { seconds: String(7 * 86400) } }] } } },
+        raw: {},
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await ts.stop();
+});
+
+const get = async (path: string, init?: RequestInit) => {
+  const res = await fetch(new URL(path, base), init);
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
+};
+
+describe('HTTP server', () => {
+  it('serves /healthz and an index page naming the gRPC address', async () => {
+    expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok\n' });
+    const index = await get('/');
+    expect(index.status).toBe(200);
+    expect(index.type).toMatch(/text\/html/);
+    expect(index.body).toContain(`export BIGTABLE_EMULATOR_HOST=${ts.server.address}`);
+    expect(index.body).toContain('/api/v1/projects/{project}/instances');
+  });
+
+  it('serves the JSON API: instances, tables, a table with its families and GC rules', async () => {
+    const project = encodeURIComponent('{{projectId}}');
+    const instances = JSON.parse((await get(`/api/v1/projects/${project}/instances`)).body);
+    expect(instances.instances.map((i: { instanceId: string }) => i.instanceId)).toEqual(['dev']);
+    const tables = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev/tables`)).body);
+    expect(tables.tables.map((t: { tableId: string }) => t.tableId)).toEqual(['events']);
+    const table = await get(`/api/v1/projects/${project}/instances/dev/tables/events`);
+    expect(table.type).toMatch(/application\/json/);
+    const t = JSON.parse(table.body);
+    expect(t).toMatchObject({ name: 'projects/{{projectId}}/instances/dev/tables/events', tableId: 'events', granularity: 'millis', deletionProtection: false });
+    expect(t.families).toEqual([
+      {
+        name: 'stats',
+        gcRule: { kind: 'union', rules: [{ kind: 'maxVersions', versions: 2 }, { kind: 'maxAge', maxAgeMicros: 7 * 86400 * 1e6 }] },
+        gcPolicy: '(versions() > 2 || age() > 7d)',
+        valueType: { kind: 'bytes' },
+      },
+      { name: 'raw', gcRule: null, gcPolicy: '<never>', valueType: { kind: 'bytes' } },
+    ]);
+    const instance = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev`)).body);
+    expect(instance.clusters.length).toBeGreaterThan(0);
+  });
+
+  it('answers errors as JSON with a matching HTTP status', async () => {
+    const missing = await get('/api/v1/projects/p/instances/dev/tables/nope');
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.body)).toEqual({ error: { code: 'NotFound', message: expect.stringMatching(/not found/) } });
+    expect((await get('/nowhere')).status).toBe(404);
+    expect((await get('/api/v1/projects/p/instances/dev/things')).status).toBe(404);
+    expect((await get('/api/v1/projects/%E0%A4%A/instances')).status).toBe(400);
+    expect((await get('/healthz', { method: 'POST' })).status).toBe(405);
+  });
+
+  it('exposes request counts by RPC and code in Prometheus format', async () => {
+    await unaryCall(ts.clients.data, 'PingAndWarm', { name: 'projects/p/instances/dev' });
+    await unaryCall(ts.clients.tableAdmin, 'GetTable', { name: 'projects/p/instances/dev/tables/nope' }).catch(() => {});
+    const metrics = await get('/metrics');
+    expect(metrics.type).toMatch(/text\/plain; version=0.0.4/);
+    expect(metrics.body).toContain('tabletop_grpc_requests_total{service="google.bigtable.v2.Bigtable",method="PingAndWarm",code="OK"} 1');
+    expect(metrics.body).toContain('tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="GetTable",code="NOT_FOUND"} 1');
+    expect(metrics.body).toContain('tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="CreateTable",code="OK"} 1');
+    expect(metrics.body).toMatch(/# TYPE tabletop_grpc_requests_total counter/);
+  });
+});

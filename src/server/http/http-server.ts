@@ -1,0 +1,137 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Database } from '../../db/api.js';
+import { type ErrorCode, TabletopError } from '../../model/errors.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { indexPage } from './index-page.js';
+import { routeApi } from './json-api.js';
+
+/**
+ * The HTTP server (default port 8087): an index page, /healthz, the JSON API
+ * and Prometheus /metrics. Read-only: only GET and HEAD are served.
+ */
+export interface HttpServerOptions {
+  readonly db: Database;
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  /** What the index page says about the gRPC endpoint and storage. */
+  readonly grpcAddress: string;
+  readonly storage: string;
+  readonly version: string;
+}
+
+export interface HttpServerHandle {
+  readonly port: number;
+  /** e.g. http://localhost:8087/ */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
+  InvalidArgument: 400,
+  NotFound: 404,
+  AlreadyExists: 409,
+  FailedPrecondition: 412,
+  PermissionDenied: 403,
+  Unauthenticated: 401,
+  ResourceExhausted: 429,
+  Unimplemented: 501,
+  Unavailable: 503,
+};
+
+export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
+  const server = http.createServer((req, res) => {
+    try {
+      handle(opts, req, res);
+    } catch (e) {
+      sendError(opts.logger, res, e);
+    }
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    url: `http://${host}:${port}/`,
+    stop(): Promise<void> {
+      stopping ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        const t = setTimeout(() => server.closeAllConnections(), 2_000);
+        t.unref();
+      });
+      return stopping;
+    },
+  };
+}
+
+function handle(opts: HttpServerOptions, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+    res.end('Method not allowed: this server is read-only\n');
+    return;
+  }
+  const path = url.pathname;
+  if (path === '/' || path === '/index.html') {
+    return send(res, 200, 'text/html; charset=utf-8', indexPage(opts));
+  }
+  if (path === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
+  if (path === '/metrics') return send(res, 200, 'text/plain; version=0.0.4; charset=utf-8', opts.metrics.render());
+  const segments = path.split('/').filter((s) => s !== '').map(decodeSegment);
+  const body = routeApi(opts.db, segments);
+  if (body === undefined) {
+    throw new TabletopError('NotFound', `No such path: ${path} (try / for what this server offers)`);
+  }
+  send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body, null, 2) + '\n');
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new TabletopError('InvalidArgument', `Invalid percent-encoding in path segment "${s}"`);
+  }
+}
+
+function send(res: http.ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+function sendError(logger: Logger, res: http.ServerResponse, e: unknown): void {
+  let status = 500;
+  let code: string = 'Internal';
+  let message: string;
+  if (e instanceof TabletopError) {
+    status = HTTP_STATUS[e.code] ?? 500;
+    code = e.code;
+    message = e.message;
+  } else {
+    message = e instanceof Error ? e.message : String(e);
+    logger.error(`HTTP ${res.req.url}: ${e instanceof Error && e.stack ? e.stack : message}`);
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify({ error: { code, message } }) + '\n');
+}

@@ -1,0 +1,31 @@
+/** The HTML index page of the HTTP server: what is served where. */
+export function indexPage(opts: { readonly grpcAddress: string; readonly storage: string; readonly version: string }): string {
+  const grpc = escapeHtml(opts.grpcAddress);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>tabletop</title>
+<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f2f2f2;padding:0 .25rem}</style>
+</head>
+<body>
+<h1>tabletop ${escapeHtml(opts.version)}</h1>
+<p>A Bigtable-compatible database. The Cloud Bigtable Data API and the Table and Instance Admin APIs are served over gRPC at
+<code>${grpc}</code>; point the official clients at it with</p>
+<pre><code>export BIGTABLE_EMULATOR_HOST=${grpc}</code></pre>
+<p>Storage: ${escapeHtml(opts.storage)}.</p>
+<h2>On this HTTP server</h2>
+<ul>
+<li><a href="/healthz"><code>/healthz</code></a>: liveness (<code>ok</code>)</li>
+<li><a href="/metrics"><code>/metrics</code></a>: Prometheus metrics (requests by RPC and status code)</li>
+<li><code>/api/v1/projects/{project}/instances</code>: instances of a project (JSON)</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}</code>: an instance with its clusters and app profiles</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/tables</code>: tables of an instance</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}</code>: a table, its column families and GC rules</li>
+</ul>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}

@@ -1,0 +1,57 @@
+/**
+ * Tunables of the gRPC and HTTP servers, with their defaults. (Engine and
+ * database tunables live in src/config.ts.)
+ */
+export interface ServerTuning {
+  /** A ReadRows response message is sent once its rows reach this many bytes (whole rows only). */
+  readonly readRowsFrameBytes: number;
+  /** Cell values longer than this are split into several chunks of at most this size. */
+  readonly valueChunkBytes: number;
+  /** Send last_scanned_row_key after this many rows were examined without output... */
+  readonly heartbeatRows: number;
+  /** ...checked this often while the scan is busy (ms). */
+  readonly heartbeatMillis: number;
+  /** Long scans yield to the event loop at least this often, so other calls keep being served. */
+  readonly yieldEveryMillis: number;
+  /** MutateRows reports entry statuses in messages of at most this many entries. */
+  readonly mutateRowsStatusesPerMessage: number;
+  /** Largest request and response message, in bytes (both directions). */
+  readonly maxMessageBytes: number;
+  /** A connection that sends nothing for this long is reset (slowloris). */
+  readonly prefaceTimeoutMillis: number;
+  /** Open gRPC connections per listening address. */
+  readonly maxConnections: number;
+  /** HTTP/2 concurrent streams per connection. */
+  readonly maxConcurrentStreams: number;
+  /** Server keepalive ping interval and ack timeout. */
+  readonly keepaliveTimeMillis: number;
+  readonly keepaliveTimeoutMillis: number;
+  /** HTTP/2 session memory cap per connection, in MiB (grpc-js otherwise uses no cap). */
+  readonly maxSessionMemoryMiB: number;
+  /** Connections idle this long are closed (clients reconnect transparently). */
+  readonly maxConnectionIdleMillis: number;
+  /** How long shutdown waits for calls in flight before cancelling them. */
+  readonly shutdownGraceMillis: number;
+  /** Finished long-running operations kept for GetOperation. */
+  readonly operationsKept: number;
+}
+
+export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
+  readRowsFrameBytes: 1024 * 1024,
+  valueChunkBytes: 1024 * 1024,
+  heartbeatRows: 1000,
+  heartbeatMillis: 1000,
+  yieldEveryMillis: 20,
+  mutateRowsStatusesPerMessage: 10_000,
+  maxMessageBytes: 256 * 1024 * 1024,
+  prefaceTimeoutMillis: 10_000,
+  maxConnections: 4096,
+  maxConcurrentStreams: 1000,
+  keepaliveTimeMillis: 2 * 60 * 60 * 1000,
+  keepaliveTimeoutMillis: 20_000,
+  // Must exceed the largest message with room to spare: a 256 MiB MutateRows is legal.
+  maxSessionMemoryMiB: 1024,
+  maxConnectionIdleMillis: 6 * 60 * 60 * 1000,
+  shutdownGraceMillis: 5_000,
+  operationsKept: 1000,
+});

@@ -1,0 +1,68 @@
+import type { Database } from '../db/api.js';
+import { startGrpcServer } from './grpc-server.js';
+import { startHttpServer } from './http/http-server.js';
+import type { Logger } from './logger.js';
+import { Metrics } from './metrics.js';
+import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
+
+export interface TabletopServerOptions {
+  readonly db: Database;
+  readonly host: string;
+  /** gRPC port; 0 picks a free one. */
+  readonly port: number;
+  /** HTTP port; 0 picks a free one; false serves no HTTP. */
+  readonly httpPort: number | false;
+  readonly logger: Logger;
+  /** Describes the storage on the index page, e.g. "in memory". */
+  readonly storage: string;
+  readonly version: string;
+  readonly tuning?: Partial<ServerTuning>;
+}
+
+export interface TabletopServer {
+  readonly host: string;
+  readonly port: number;
+  /** host:port of the gRPC endpoint (the value for BIGTABLE_EMULATOR_HOST). */
+  readonly address: string;
+  readonly httpPort: number | undefined;
+  readonly httpUrl: string | undefined;
+  readonly metrics: Metrics;
+  /** Stops both servers: calls in flight finish (up to the grace period). Does not close the database. */
+  stop(): Promise<void>;
+}
+
+/** Starts the gRPC server and, unless disabled, the HTTP server, over one database. */
+export async function startTabletopServer(opts: TabletopServerOptions): Promise<TabletopServer> {
+  const tuning: ServerTuning = { ...DEFAULT_SERVER_TUNING, ...opts.tuning };
+  const metrics = new Metrics();
+  const grpc = await startGrpcServer({ db: opts.db, host: opts.host, port: opts.port, logger: opts.logger, metrics, tuning });
+  let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  if (opts.httpPort !== false) {
+    try {
+      http = await startHttpServer({
+        db: opts.db,
+        host: opts.host,
+        port: opts.httpPort,
+        metrics,
+        logger: opts.logger,
+        grpcAddress: grpc.address,
+        storage: opts.storage,
+        version: opts.version,
+      });
+    } catch (e) {
+      await grpc.stop();
+      throw e;
+    }
+  }
+  return {
+    host: grpc.host,
+    port: grpc.port,
+    address: grpc.address,
+    httpPort: http?.port,
+    httpUrl: http?.url,
+    metrics,
+    async stop(): Promise<void> {
+      await Promise.all([grpc.stop(), http?.stop()]);
+    },
+  };
+}
