@@ -78,9 +78,9 @@ describe('row filters', () => {
     expect(filterOf(proto)).toEqual(expected);
   });
 
-  it('rejects a filter with no kind, false booleans and hostile nesting', () => {
-    expect(code(() => filterOf({}))).toBe('InvalidArgument');
-    expect(code(() => filterOf({ chain: { filters: [{}] } }))).toBe('InvalidArgument');
+  it('reads a filter with no kind as pass-all; rejects false booleans and hostile nesting', () => {
+    expect(filterOf({})).toEqual({ kind: 'passAll' });
+    expect(filterOf({ chain: { filters: [{}, { blockAllFilter: true }] } })).toEqual({ kind: 'chain', filters: [{ kind: 'passAll' }, { kind: 'blockAll' }] });
     expect(code(() => filterOf({ sink: false }))).toBe('InvalidArgument');
     expect(code(() => filterOf({ passAllFilter: false }))).toBe('InvalidArgument');
     let deep: PRowFilter = { passAllFilter: true };

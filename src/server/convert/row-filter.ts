@@ -27,7 +27,10 @@ function convert(f: PRowFilter, depth: number): RowFilter {
   }
   const list = (filters: readonly PRowFilter[] | null | undefined): RowFilter[] => (filters ?? []).map((x) => convert(x, depth + 1));
   const optional = (x: PRowFilter | null | undefined): RowFilter | undefined => (x == null ? undefined : convert(x, depth + 1));
-  switch (kindOf(f)) {
+  const kind = kindOf(f);
+  // data.proto: "If none are set, this RowFilter returns all cells in the input row."
+  if (kind === undefined) return PASS_ALL;
+  switch (kind) {
     case 'chain':
       return { kind: 'chain', filters: list(f.chain?.filters) };
     case 'interleave':
@@ -91,7 +94,7 @@ function convert(f: PRowFilter, depth: number): RowFilter {
     case 'valueBitmaskFilter':
       return { kind: 'valueBitmask', mask: new Uint8Array(f.valueBitmaskFilter?.mask ?? EMPTY) };
     default:
-      throw invalidArgument('RowFilter has no filter set: exactly one of its fields (chain, interleave, condition, ...) must be set');
+      throw invalidArgument(`RowFilter has an unknown filter kind "${kind}"`);
   }
 }
 
