@@ -287,3 +287,20 @@ describe('background GC sweep', () => {
     await f.db.close();
   });
 });
+
+describe('long filtered scans', () => {
+  it('yield to the event loop while rows are being filtered out', async () => {
+    const f = await openDb();
+    const name = await createTable(f, [family('cf')]);
+    await f.db.mutateRows(
+      name,
+      Array.from({ length: 5000 }, (_, i) => ({ key: `k${String(i).padStart(5, '0')}`, mutations: [set('cf', 'q', 1000, 'x')] })),
+    );
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const rows = await drain(f.db.readRows(name, { ...ALL, filter: { kind: 'rowKeyRegex', pattern: 'k04999' } }));
+    clearInterval(timer);
+    expect(rows.map((r) => r.key)).toEqual(['k04999']);
+    expect(ticks).toBeGreaterThan(0);
+  });
+});

@@ -9,6 +9,9 @@ import type { ReadStats, RowReader } from './api.js';
 import { visibleCells } from './row-assembly.js';
 import type { Schema } from './schema.js';
 
+/** Rows filtered out in a row before `next()` yields to the event loop. */
+const YIELD_AFTER_SKIPPED_ROWS = 1000;
+
 /** Marks the end of the stored rows. */
 const END = Symbol('end');
 /** Marks a stored row that produced no output. */
@@ -57,12 +60,16 @@ export class TableRowReader implements RowReader {
   }
 
   next(): MaybePromise<Row | undefined> {
+    let skipped = 0;
     for (;;) {
       if (this.finished) return undefined;
       const raw = this.pull();
       if (raw instanceof Promise) return raw.then((r) => this.afterPull(r));
       const out = this.process(raw);
       if (out !== SKIP) return out;
+      // A long stretch of filtered-out rows yields to the event loop, so that other
+      // requests (and this read's heartbeats) keep moving.
+      if (++skipped >= YIELD_AFTER_SKIPPED_ROWS) return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.next());
     }
   }
 

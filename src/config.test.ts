@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, resolveConfig } from './config.js';
+
+describe('resolveConfig', () => {
+  it('gives the defaults, with overrides applied and undefined ignored', () => {
+    expect(resolveConfig()).toEqual(DEFAULT_CONFIG);
+    const c = resolveConfig({ gcSweepIntervalMillis: 5, samplePieceBytes: undefined });
+    expect(c.gcSweepIntervalMillis).toBe(5);
+    expect(c.samplePieceBytes).toBe(DEFAULT_CONFIG.samplePieceBytes);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('rejects nonsense', () => {
+    expect(() => resolveConfig({ gcSweepIntervalMillis: -1 })).toThrow(/gcSweepIntervalMillis/);
+    expect(() => resolveConfig({ memtableBytes: Number.NaN })).toThrow(/memtableBytes/);
+    expect(() => resolveConfig({ samplePieceBytes: 0 })).toThrow(/samplePieceBytes/);
+  });
+});
