@@ -1,0 +1,1 @@
+export { createBlockCache, ENTRY_OVERHEAD_BYTES, type BlockCache, type BlockCacheOptions, type BlockCacheStats } from './block-cache.js';

@@ -1,0 +1,41 @@
+import { uncompressSync } from 'lz4-napi';
+import { dataLoss, type TabletopError } from '../../model/errors.js';
+import type { RandomAccessFile } from '../fs/file-system.js';
+import { checkBlockBody } from './block-cursor.js';
+import { BlockType, MAX_BLOCK_BYTES, TRAILER_BYTES, trailerMatches, type BlockHandle } from './format.js';
+
+/**
+ * Reads the block at `handle`, verifies its trailer and returns its body,
+ * decompressed. Every failure is DataLoss naming the file and offset.
+ */
+export function readBlock(file: RandomAccessFile, handle: BlockHandle, what: string): Buffer {
+  const { offset, size } = handle;
+  const bad = (reason: string): TabletopError => dataLoss(`sstable ${file.path}: ${what} at offset ${offset} (size ${size}) ${reason}`);
+  if (size > MAX_BLOCK_BYTES) throw bad('is implausibly large');
+  const raw = file.read(offset, size + TRAILER_BYTES);
+  if (raw.length !== size + TRAILER_BYTES) throw bad(`is truncated: read ${raw.length} of ${size + TRAILER_BYTES} bytes`);
+  if (!trailerMatches(raw)) throw bad('fails its checksum');
+  const type = raw[size];
+  const contents = raw.subarray(0, size);
+  if (type === BlockType.none) return contents;
+  if (type !== BlockType.lz4) throw bad(`has unknown block type ${type}`);
+  if (size < 4) throw bad('is too short to be compressed');
+  const bodySize = contents.readUInt32LE(0);
+  if (bodySize > MAX_BLOCK_BYTES) throw bad(`claims an implausible uncompressed size ${bodySize}`);
+  let body: Buffer;
+  try {
+    body = uncompressSync(contents);
+  } catch (e) {
+    throw bad(`does not decompress: ${(e as Error).message}`);
+  }
+  if (body.length !== bodySize) throw bad(`decompresses to ${body.length} bytes, expected ${bodySize}`);
+  return body;
+}
+
+/** Reads a block that holds a body (data, index, properties) and checks its restart array. */
+export function readBody(file: RandomAccessFile, handle: BlockHandle, what: string): Buffer {
+  const body = readBlock(file, handle, what);
+  const why = checkBlockBody(body);
+  if (why !== undefined) throw dataLoss(`sstable ${file.path}: ${what} at offset ${handle.offset} (size ${handle.size}) is malformed: ${why}`);
+  return body;
+}

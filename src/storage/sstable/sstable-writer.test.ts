@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { createFaultFileSystem, failNth } from '../fs/fault-fs.js';
+import { MemoryFileSystem } from '../fs/memory-fs.js';
+import { openSSTable } from './sstable-reader.js';
+import { createSSTableWriter } from './sstable-writer.js';
+import { writeTable } from './testing/tables.js';
+
+const v = (s: string): Buffer => Buffer.from(s);
+
+describe('SSTable writer', () => {
+  it('rejects keys that are not strictly ascending, in byte order', () => {
+    const fs = new MemoryFileSystem();
+    const w = createSSTableWriter(fs.create('t.sst'));
+    w.add('b', v('1'));
+    expect(() => w.add('b', v('2'))).toThrow(/key b does not sort after the previous key b/);
+    expect(() => w.add('a', v('2'))).toThrow(/does not sort after/);
+    w.add('\xff', v('3')); // 0xff sorts after 'b' as an unsigned byte
+    expect(w.entries).toBe(2);
+    w.abandon();
+  });
+
+  it('validates its options', () => {
+    const fs = new MemoryFileSystem();
+    expect(() => createSSTableWriter(fs.create('t.sst'), { blockSize: 0 })).toThrow(/blockSize/);
+    expect(() => createSSTableWriter(fs.create('t.sst'), { restartInterval: 1.5 })).toThrow(/restartInterval/);
+    expect(() => createSSTableWriter(fs.create('t.sst'), { bloomBitsPerKey: -1 })).toThrow(/bloomBitsPerKey/);
+    expect(() => createSSTableWriter(fs.create('t.sst'), { compression: 'zstd' as 'lz4' })).toThrow(/compression/);
+  });
+
+  it('refuses use after finish or abandon', async () => {
+    const fs = new MemoryFileSystem();
+    const w = createSSTableWriter(fs.create('t.sst'));
+    w.add('a', v('1'));
+    await w.finish();
+    expect(() => w.add('b', v('2'))).toThrow(/writer is finished/);
+    await expect(w.finish()).rejects.toThrow(/writer is finished/);
+    w.abandon(); // no-op once finished
+    const w2 = createSSTableWriter(fs.create('u.sst'));
+    w2.abandon();
+    w2.abandon();
+    expect(() => w2.add('a', v('1'))).toThrow(/writer is abandoned/);
+  });
+
+  it('syncs the file: a finished table survives a crash', async () => {
+    const fs = new MemoryFileSystem();
+    await fs.syncDir('.');
+    await writeTable(fs, 't.sst', [['k', v('v')]]);
+    await fs.syncDir('.');
+    const after = fs.crash();
+    const r = openSSTable(after, 't.sst', { id: 1 });
+    expect(r.get('k')).toEqual(v('v'));
+    r.close();
+  });
+
+  it('an I/O error while writing poisons the writer', async () => {
+    const fs = createFaultFileSystem(new MemoryFileSystem(), failNth(1, ['append']));
+    const w = createSSTableWriter(fs.create('t.sst'), { blockSize: 64 });
+    w.add('a', Buffer.alloc(100));
+    expect(() => w.add('b', Buffer.alloc(100))).toThrow(/injected I\/O error: append/);
+    expect(() => w.add('c', Buffer.alloc(100))).toThrow(/writer is failed/);
+    await expect(w.finish()).rejects.toThrow(/writer is failed/);
+  });
+
+  it('a failed sync fails finish', async () => {
+    const fs = createFaultFileSystem(new MemoryFileSystem(), failNth(1, ['sync']));
+    const w = createSSTableWriter(fs.create('t.sst'));
+    w.add('a', v('1'));
+    await expect(w.finish()).rejects.toThrow(/injected I\/O error: sync/);
+    expect(() => w.add('b', v('2'))).toThrow(/writer is failed/);
+  });
+
+  it('estimates the finished size as it goes', async () => {
+    const fs = new MemoryFileSystem();
+    const w = createSSTableWriter(fs.create('t.sst'), { compression: 'none' });
+    for (let i = 0; i < 2000; i++) w.add(`key${String(i).padStart(5, '0')}`, Buffer.alloc(100, i));
+    const estimate = w.estimatedSize;
+    const info = await w.finish();
+    expect(Math.abs(estimate - info.size) / info.size).toBeLessThan(0.05);
+  });
+
+  it('writes no filter at 0 bits per key; every key may then be present', async () => {
+    const fs = new MemoryFileSystem();
+    await writeTable(fs, 't.sst', [['a', v('1')]], { bloomBitsPerKey: 0 });
+    const r = openSSTable(fs, 't.sst', { id: 1 });
+    expect(r.mayContain('zzz')).toBe(true);
+    expect(r.get('zzz')).toBeUndefined();
+    expect(r.get('a')).toEqual(v('1'));
+    r.close();
+  });
+});
