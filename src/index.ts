@@ -14,6 +14,11 @@ import { consoleLogger, type Logger } from './server/logger.js';
 import { startTabletopServer } from './server/server.js';
 import type { ServerTuning } from './server/server-config.js';
 import { createMemoryEngine } from './storage/memory/index.js';
+import { createNodeFileSystem } from './storage/fs/node-fs.js';
+import { lockDataDir } from './storage/lsm/data-dir-lock.js';
+import { openDiskEngine } from './storage/lsm/disk-engine.js';
+import type { StorageEngine } from './storage/store.js';
+import type { Config } from './config.js';
 
 export interface StartServerOptions {
   /** gRPC port; default 0 (a free port). */
@@ -22,10 +27,12 @@ export interface StartServerOptions {
   readonly host?: string;
   /** HTTP port (index page, JSON API, /metrics); 0 picks a free port; default false (no HTTP server). */
   readonly httpPort?: number | false;
-  /** Keep data in memory only. Until the durable engine lands, data is always kept in memory. */
+  /** Keep data in memory only (the default when no `dataDir` is given). */
   readonly inMemory?: boolean;
-  /** Where durable data will live once the durable engine lands (ignored for now; see `storage`). */
+  /** Directory of the durable store: data survives restarts and crashes. */
   readonly dataDir?: string;
+  /** Engine and database tunables (memtable size, cache size, ...). */
+  readonly config?: Partial<Config>;
   /** Where the server reports internal errors; default stderr. */
   readonly logger?: Logger;
   /** Server tunables (message sizes, heartbeats, limits); defaults suit most uses. */
@@ -39,8 +46,8 @@ export interface RunningServer {
   readonly address: string;
   /** The HTTP port, when an HTTP server was started. */
   readonly httpPort?: number;
-  /** Where the data lives: "memory" for now. */
-  readonly storage: 'memory';
+  /** Where the data lives. */
+  readonly storage: 'memory' | 'disk';
   /** Stops the servers (calls in flight finish first) and closes the database. */
   stop(): Promise<void>;
 }
@@ -57,17 +64,61 @@ function readVersion(): string {
   }
 }
 
-/**
- * Opens a database in this process (no server). Data is kept in memory until
- * the durable engine lands.
- */
-export async function open(_options: { readonly inMemory?: boolean; readonly dataDir?: string } = {}): Promise<Database> {
-  return createDatabase({ engine: createMemoryEngine() });
+interface OpenedEngine {
+  readonly engine: StorageEngine;
+  readonly storage: 'memory' | 'disk';
+  readonly description: string;
+  release(): void;
 }
 
-/** Starts a tabletop server in this process; by default on a free port, for test runners. */
+async function openEngine(options: { readonly inMemory?: boolean; readonly dataDir?: string; readonly config?: Partial<Config> }): Promise<OpenedEngine> {
+  if (options.inMemory === true || options.dataDir === undefined) {
+    return { engine: createMemoryEngine(), storage: 'memory', description: 'in memory (data is lost when the server stops)', release: () => undefined };
+  }
+  const lock = lockDataDir(options.dataDir);
+  try {
+    const engine = await openDiskEngine({
+      fs: createNodeFileSystem(options.dataDir),
+      dir: '.',
+      ...(options.config === undefined ? {} : { config: options.config }),
+      onBackgroundError: (e) => console.error('tabletop: storage background work failed:', e),
+    });
+    return { engine, storage: 'disk', description: `durable, in ${options.dataDir}`, release: () => lock.release() };
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+/**
+ * Opens a database in this process (no server): durable in `dataDir`, or in
+ * memory. Close it with `close()`.
+ */
+export async function open(options: { readonly inMemory?: boolean; readonly dataDir?: string; readonly config?: Partial<Config> } = {}): Promise<Database> {
+  const opened = await openEngine(options);
+  const db = await createDatabase({ engine: opened.engine, ...(options.config === undefined ? {} : { config: options.config }) });
+  const close = db.close.bind(db);
+  db.close = async () => {
+    try {
+      await close();
+    } finally {
+      opened.release();
+    }
+  };
+  return db;
+}
+
+/** Starts a tabletop server in this process; by default on a free port, in memory, for test runners. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const db = await createDatabase({ engine: createMemoryEngine() });
+  const opened = await openEngine(options);
+  let db;
+  try {
+    db = await createDatabase({ engine: opened.engine, ...(options.config === undefined ? {} : { config: options.config }) });
+  } catch (e) {
+    await opened.engine.close();
+    opened.release();
+    throw e;
+  }
   let server;
   try {
     server = await startTabletopServer({
@@ -76,24 +127,29 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       port: options.port ?? 0,
       httpPort: options.httpPort ?? false,
       logger: options.logger ?? consoleLogger,
-      storage: 'in memory (data is lost when the server stops)',
+      storage: opened.description,
       version: VERSION,
       ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
     });
   } catch (e) {
     await db.close();
+    opened.release();
     throw e;
   }
   const running = server;
+  const database = db;
   let stopping: Promise<void> | undefined;
   return {
     host: running.host,
     port: running.port,
     address: running.address,
     ...(running.httpPort === undefined ? {} : { httpPort: running.httpPort }),
-    storage: 'memory',
+    storage: opened.storage,
     stop(): Promise<void> {
-      stopping ??= running.stop().finally(() => db.close());
+      stopping ??= running
+        .stop()
+        .finally(() => database.close())
+        .finally(() => opened.release());
       return stopping;
     },
   };

@@ -131,9 +131,7 @@ async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
   }
   io.stdout(`tabletop ${VERSION}`);
   if (opts.inMemory) io.stdout('Storage: in memory (--in-memory): data is lost when the server stops.');
-  else {
-    io.stdout(`Storage: in memory: data is lost when the server stops. The durable engine is not implemented yet, so --data-dir (${opts.dataDir}) is not used.`);
-  }
+  else io.stdout(`Storage: durable, in ${opts.dataDir} (every acknowledged write is synced to disk)`);
   io.stdout(`gRPC: ${server.address}`);
   io.stdout(`HTTP: http://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? opts.httpPort}/`);
   io.stdout(`export BIGTABLE_EMULATOR_HOST=${server.address}`);

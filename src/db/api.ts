@@ -17,35 +17,35 @@ import type { ValueType } from '../model/value-type.js';
  */
 export interface Database {
   // ---- instance admin ----
-  createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): InstanceInfo;
+  createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): MaybePromise<InstanceInfo>;
   /** Instances that a client uses without creating them exist implicitly (one default cluster). */
   getInstance(name: InstanceName): InstanceInfo;
   listInstances(project: string): InstanceInfo[];
-  updateInstance(name: InstanceName, update: Partial<InstanceSpec>): InstanceInfo;
-  deleteInstance(name: InstanceName): void;
+  updateInstance(name: InstanceName, update: Partial<InstanceSpec>): MaybePromise<InstanceInfo>;
+  deleteInstance(name: InstanceName): MaybePromise<void>;
 
-  createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): ClusterInfo;
+  createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): MaybePromise<ClusterInfo>;
   getCluster(instance: InstanceName, clusterId: string): ClusterInfo;
   listClusters(instance: InstanceName): ClusterInfo[];
-  updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): ClusterInfo;
-  deleteCluster(instance: InstanceName, clusterId: string): void;
+  updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): MaybePromise<ClusterInfo>;
+  deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void>;
 
-  createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): AppProfileInfo;
+  createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo>;
   getAppProfile(instance: InstanceName, profileId: string): AppProfileInfo;
   listAppProfiles(instance: InstanceName): AppProfileInfo[];
-  updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): AppProfileInfo;
-  deleteAppProfile(instance: InstanceName, profileId: string): void;
+  updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): MaybePromise<AppProfileInfo>;
+  deleteAppProfile(instance: InstanceName, profileId: string): MaybePromise<void>;
 
   // ---- table admin ----
   createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo>;
   getTable(name: TableName): TableInfo;
   listTables(instance: InstanceName): TableInfo[];
-  updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): TableInfo;
+  updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): MaybePromise<TableInfo>;
   deleteTable(name: TableName): MaybePromise<void>;
   /** Applies all modifications atomically: either every one or none. */
   modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], ignoreWarnings: boolean): MaybePromise<TableInfo>;
   dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void>;
-  generateConsistencyToken(name: TableName): string;
+  generateConsistencyToken(name: TableName): MaybePromise<string>;
   /** True when every write before the token was issued is visible (always, on one node). */
   checkConsistency(name: TableName, token: string): boolean;
 

@@ -38,6 +38,9 @@ import { TableAdmin } from './table-admin.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries, validateEntry } from './write-path.js';
 
+/** The engine meta key under which the catalog is kept. */
+export const CATALOG_META_KEY = 'catalog';
+
 export interface DatabaseParts {
   readonly engine: StorageEngine;
   readonly clock: Clock;
@@ -85,8 +88,8 @@ export class LocalDatabase implements Database {
 
   // ---- instance admin ----
 
-  createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): InstanceInfo {
-    return this.instances.createInstance(name, spec, clusters);
+    createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): MaybePromise<InstanceInfo> {
+    return this.persisted(this.instances.createInstance(name, spec, clusters));
   }
   getInstance(name: InstanceName): InstanceInfo {
     return this.instances.getInstance(name);
@@ -94,14 +97,14 @@ export class LocalDatabase implements Database {
   listInstances(project: string): InstanceInfo[] {
     return this.instances.listInstances(project);
   }
-  updateInstance(name: InstanceName, update: Partial<InstanceSpec>): InstanceInfo {
-    return this.instances.updateInstance(name, update);
+    updateInstance(name: InstanceName, update: Partial<InstanceSpec>): MaybePromise<InstanceInfo> {
+    return this.persisted(this.instances.updateInstance(name, update));
   }
-  deleteInstance(name: InstanceName): void {
-    this.instances.deleteInstance(name);
+    deleteInstance(name: InstanceName): MaybePromise<void> {
+    return this.persisted(this.instances.deleteInstance(name));
   }
-  createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): ClusterInfo {
-    return this.instances.createCluster(instance, clusterId, spec);
+    createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): MaybePromise<ClusterInfo> {
+    return this.persisted(this.instances.createCluster(instance, clusterId, spec));
   }
   getCluster(instance: InstanceName, clusterId: string): ClusterInfo {
     return this.instances.getCluster(instance, clusterId);
@@ -109,14 +112,14 @@ export class LocalDatabase implements Database {
   listClusters(instance: InstanceName): ClusterInfo[] {
     return this.instances.listClusters(instance);
   }
-  updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): ClusterInfo {
-    return this.instances.updateCluster(instance, clusterId, update);
+    updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): MaybePromise<ClusterInfo> {
+    return this.persisted(this.instances.updateCluster(instance, clusterId, update));
   }
-  deleteCluster(instance: InstanceName, clusterId: string): void {
-    this.instances.deleteCluster(instance, clusterId);
+    deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void> {
+    return this.persisted(this.instances.deleteCluster(instance, clusterId));
   }
-  createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): AppProfileInfo {
-    return this.instances.createAppProfile(instance, profileId, spec);
+    createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo> {
+    return this.persisted(this.instances.createAppProfile(instance, profileId, spec));
   }
   getAppProfile(instance: InstanceName, profileId: string): AppProfileInfo {
     return this.instances.getAppProfile(instance, profileId);
@@ -124,17 +127,17 @@ export class LocalDatabase implements Database {
   listAppProfiles(instance: InstanceName): AppProfileInfo[] {
     return this.instances.listAppProfiles(instance);
   }
-  updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): AppProfileInfo {
-    return this.instances.updateAppProfile(instance, profileId, update);
+    updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): MaybePromise<AppProfileInfo> {
+    return this.persisted(this.instances.updateAppProfile(instance, profileId, update));
   }
-  deleteAppProfile(instance: InstanceName, profileId: string): void {
-    this.instances.deleteAppProfile(instance, profileId);
+    deleteAppProfile(instance: InstanceName, profileId: string): MaybePromise<void> {
+    return this.persisted(this.instances.deleteAppProfile(instance, profileId));
   }
 
   // ---- table admin ----
 
-  createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
-    return this.tables.createTable(name, spec);
+    createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
+    return this.persisted(this.tables.createTable(name, spec));
   }
   getTable(name: TableName): TableInfo {
     return this.tables.getTable(name);
@@ -142,20 +145,20 @@ export class LocalDatabase implements Database {
   listTables(instance: InstanceName): TableInfo[] {
     return this.tables.listTables(instance);
   }
-  updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): TableInfo {
-    return this.tables.updateTable(name, update);
+    updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): MaybePromise<TableInfo> {
+    return this.persisted(this.tables.updateTable(name, update));
   }
-  deleteTable(name: TableName): MaybePromise<void> {
-    return this.tables.deleteTable(name);
+    deleteTable(name: TableName): MaybePromise<void> {
+    return this.persisted(this.tables.deleteTable(name));
   }
-  modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
-    return this.tables.modifyColumnFamilies(name, modifications);
+    modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
+    return this.persisted(this.tables.modifyColumnFamilies(name, modifications));
   }
   dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void> {
     return this.tables.dropRowRange(name, target);
   }
-  generateConsistencyToken(name: TableName): string {
-    return this.tables.generateConsistencyToken(name);
+    generateConsistencyToken(name: TableName): MaybePromise<string> {
+    return this.persisted(this.tables.generateConsistencyToken(name));
   }
   checkConsistency(name: TableName, token: string): boolean {
     return this.tables.checkConsistency(name, token);
@@ -225,6 +228,19 @@ export class LocalDatabase implements Database {
     const schema = table.schema;
     validateReadModifyWriteRules(schema, key, rules);
     return readModifyWrite(table, key, rules, schema, serverTimeMicros(this.clock));
+  }
+
+  /**
+   * Makes the catalog durable after a change: the change's result is returned
+   * once the engine has stored the new catalog. Snapshots are written in call
+   * order, so the last one written is the latest.
+   */
+  private persisted<T>(result: MaybePromise<T>): MaybePromise<T> {
+    const store = (value: T): MaybePromise<T> => {
+      const written = this.parts.engine.writeMeta(CATALOG_META_KEY, JSON.stringify(this.catalog.toState()));
+      return written instanceof Promise ? written.then(() => value) : value;
+    };
+    return result instanceof Promise ? result.then(store) : store(result);
   }
 
   /** Runs a GC sweep now (the timer runs one every `gcSweepIntervalMillis`). */

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../model/clock.js';
 import type { StorageEngine } from '../storage/store.js';
 import type { Database } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
-import { LocalDatabase } from './database.js';
+import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
 export type * from './api.js';
 export type { CatalogState } from './catalog/catalog-state.js';
@@ -13,7 +13,7 @@ export interface CreateDatabaseOptions {
   /** Defaults to the system clock. */
   readonly clock?: Clock;
   readonly config?: Partial<Config>;
-  /** A catalog to start from (what a durable engine persisted); empty by default. */
+  /** A catalog to start from; by default the one the engine persisted (empty for a new engine). */
   readonly catalog?: CatalogState;
   /** Random source of row_sample_filter (uniform in [0, 1)); Math.random by default. */
   readonly random?: () => number;
@@ -34,11 +34,13 @@ export interface TabletopDatabase extends Database {
 
 /** Opens a database over `engine`. */
 export async function createDatabase(options: CreateDatabaseOptions): Promise<TabletopDatabase> {
+  const stored = options.engine.readMeta(CATALOG_META_KEY);
+  const catalog = options.catalog ?? (stored === undefined ? undefined : (JSON.parse(stored) as CatalogState));
   const db = new LocalDatabase({
     engine: options.engine,
     clock: options.clock ?? systemClock,
     config: resolveConfig(options.config),
-    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
+    ...(catalog === undefined ? {} : { catalog }),
     ...(options.random === undefined ? {} : { random: options.random }),
     onBackgroundError: options.onBackgroundError ?? reportBackgroundError,
   });

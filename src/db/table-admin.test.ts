@@ -127,8 +127,8 @@ describe('deleteTable and deletion protection', () => {
     const f = await openDb();
     const name = await createTable(f, [family('cf')], { deletionProtection: true });
     expect(await codeOf(() => f.db.deleteTable(name))).toBe('FailedPrecondition');
-    expect(f.db.updateTable(name, { deletionProtection: false }).deletionProtection).toBe(false);
-    expect(f.db.updateTable(name, {}).deletionProtection).toBe(false);
+    expect((await f.db.updateTable(name, { deletionProtection: false })).deletionProtection).toBe(false);
+    expect((await f.db.updateTable(name, {})).deletionProtection).toBe(false);
     await f.db.deleteTable(name);
     expect(await codeOf(() => f.db.getTable(name))).toBe('NotFound');
   });
@@ -288,8 +288,8 @@ describe('consistency tokens', () => {
     const f = await openDb();
     const t1 = await createTable(f, []);
     const t2 = await createTable(f, []);
-    const token = f.db.generateConsistencyToken(t1);
-    const second = f.db.generateConsistencyToken(t1);
+    const token = await f.db.generateConsistencyToken(t1);
+    const second = await f.db.generateConsistencyToken(t1);
     expect(second).not.toBe(token);
     expect(f.db.checkConsistency(t1, token)).toBe(true);
     expect(f.db.checkConsistency(t1, second)).toBe(true);
@@ -301,7 +301,7 @@ describe('consistency tokens', () => {
   it('die with their table', async () => {
     const f = await openDb();
     const name = await createTable(f, []);
-    const token = f.db.generateConsistencyToken(name);
+    const token = await f.db.generateConsistencyToken(name);
     await f.db.deleteTable(name);
     await createTable(f, [], { name });
     expect(await codeOf(() => f.db.checkConsistency(name, token))).toBe('InvalidArgument');

@@ -97,5 +97,9 @@ export interface StorageEngine {
   openStore(id: string): MaybePromise<RowStore>;
   /** Deletes a store and its data. */
   deleteStore(id: string): MaybePromise<void>;
+  /** A small named blob kept by the engine (the catalog), or undefined. */
+  readMeta(key: string): string | undefined;
+  /** Replaces (null: removes) a named blob; durable once the promise resolves. */
+  writeMeta(key: string, value: string | null): MaybePromise<void>;
   close(): MaybePromise<void>;
 }

@@ -51,7 +51,7 @@ describe('instances', () => {
     const f = await openDb();
     const name = { project: 'p', instance: 'prod-1' };
     f.clock.setMicros(1_700_000_000_123_456);
-    const info = f.db.createInstance(name, spec, new Map([['prod-1-c1', cluster()]]));
+    const info = await f.db.createInstance(name, spec, new Map([['prod-1-c1', cluster()]]));
     expect(info).toEqual({ name, ...spec, createTimeMillis: 1_700_000_000_123 });
     expect(f.db.getInstance(name)).toEqual(info);
     expect(f.db.listClusters(name).map((c) => c.id)).toEqual(['prod-1-c1']);
@@ -82,7 +82,7 @@ describe('instances', () => {
     const table = { ...name, table: 't' };
     await createTable(f, [family('cf')], { name: table });
     await f.db.mutateRow(table, 'r', [set('cf', 'q', 1000, 'kept')]);
-    f.db.createInstance(name, spec, new Map([['used-first-c9', cluster()]]));
+    await f.db.createInstance(name, spec, new Map([['used-first-c9', cluster()]]));
     expect(f.db.getInstance(name).displayName).toBe('My instance');
     expect(f.db.listClusters(name).map((c) => c.id)).toEqual(['used-first-c9']);
     expect(await readAll(f, table)).toEqual(['r: cf:q@1=kept']);
@@ -92,9 +92,9 @@ describe('instances', () => {
   it('are updated partially', async () => {
     const f = await openDb();
     const name = { project: 'p', instance: 'upd-instance' };
-    f.db.createInstance(name, spec, new Map([['upd-cluster', cluster()]]));
-    expect(f.db.updateInstance(name, { displayName: 'Renamed' })).toMatchObject({ displayName: 'Renamed', type: 'production', labels: { env: 'test' } });
-    expect(f.db.updateInstance(name, { labels: { a: 'b' } }).labels).toEqual({ a: 'b' });
+    await f.db.createInstance(name, spec, new Map([['upd-cluster', cluster()]]));
+    expect(await f.db.updateInstance(name, { displayName: 'Renamed' })).toMatchObject({ displayName: 'Renamed', type: 'production', labels: { env: 'test' } });
+    expect((await f.db.updateInstance(name, { labels: { a: 'b' } })).labels).toEqual({ a: 'b' });
     expect(await codeOf(() => f.db.updateInstance(name, { displayName: 'x' }))).toBe('InvalidArgument');
   });
 
@@ -109,8 +109,8 @@ describe('instances', () => {
     const error = await codeOf(() => f.db.deleteInstance(name));
     expect(error).toBe('FailedPrecondition');
     expect(f.db.listTables(name)).toHaveLength(2);
-    f.db.updateTable(t2, { deletionProtection: false });
-    f.db.deleteInstance(name);
+    await f.db.updateTable(t2, { deletionProtection: false });
+    await f.db.deleteInstance(name);
     expect(await codeOf(() => f.db.getTable(t1))).toBe('NotFound');
     // Used again, the instance exists again (implicitly), empty.
     expect(f.db.listTables(name)).toEqual([]);
@@ -120,7 +120,7 @@ describe('instances', () => {
 
   it('deleting an instance that was never used succeeds (it only existed implicitly)', async () => {
     const f = await openDb();
-    f.db.deleteInstance({ project: 'p', instance: 'ghost' });
+    await f.db.deleteInstance({ project: 'p', instance: 'ghost' });
     expect(f.db.listInstances('p')).toEqual([]);
   });
 });
@@ -130,8 +130,8 @@ describe('clusters', () => {
 
   it('are created, read, listed, updated and deleted', async () => {
     const f = await openDb();
-    f.db.createInstance(name, spec, new Map([['cluster-a', cluster('us-east1-b')]]));
-    expect(f.db.createCluster(name, 'cluster-b', cluster('europe-west1-c', 5))).toEqual({
+    await f.db.createInstance(name, spec, new Map([['cluster-a', cluster('us-east1-b')]]));
+    expect(await f.db.createCluster(name, 'cluster-b', cluster('europe-west1-c', 5))).toEqual({
       instance: name,
       id: 'cluster-b',
       location: 'projects/p/locations/europe-west1-c',
@@ -139,15 +139,15 @@ describe('clusters', () => {
       storageType: 'ssd',
     });
     expect(f.db.listClusters(name).map((c) => c.id)).toEqual(['cluster-a', 'cluster-b']);
-    expect(f.db.updateCluster(name, 'cluster-b', { serveNodes: 7 }).serveNodes).toBe(7);
+    expect((await f.db.updateCluster(name, 'cluster-b', { serveNodes: 7 })).serveNodes).toBe(7);
     expect(f.db.getCluster(name, 'cluster-b').serveNodes).toBe(7);
-    f.db.deleteCluster(name, 'cluster-b');
+    await f.db.deleteCluster(name, 'cluster-b');
     expect(f.db.listClusters(name).map((c) => c.id)).toEqual(['cluster-a']);
   });
 
   it('report precise errors', async () => {
     const f = await openDb();
-    f.db.createInstance(name, spec, new Map([['cluster-a', cluster()]]));
+    await f.db.createInstance(name, spec, new Map([['cluster-a', cluster()]]));
     expect(await codeOf(() => f.db.createCluster(name, 'cluster-a', cluster()))).toBe('AlreadyExists');
     expect(await codeOf(() => f.db.createCluster(name, 'Bad_Id', cluster()))).toBe('InvalidArgument');
     expect(await codeOf(() => f.db.getCluster(name, 'missing-cluster'))).toBe('NotFound');
@@ -164,8 +164,8 @@ describe('app profiles', () => {
 
   it('are created, read, listed, updated (new etag) and deleted', async () => {
     const f = await openDb();
-    f.db.createInstance(name, spec, new Map([['cluster-a', cluster()]]));
-    const created = f.db.createAppProfile(name, 'batch', {
+    await f.db.createInstance(name, spec, new Map([['cluster-a', cluster()]]));
+    const created = await f.db.createAppProfile(name, 'batch', {
       description: 'batch jobs',
       routing: { kind: 'singleCluster', clusterId: 'cluster-a', allowTransactionalWrites: true },
       priority: 'low',
@@ -173,17 +173,17 @@ describe('app profiles', () => {
     expect(created).toMatchObject({ instance: name, id: 'batch', description: 'batch jobs', priority: 'low' });
     expect(f.db.getAppProfile(name, 'batch')).toEqual(created);
     expect(f.db.listAppProfiles(name).map((p) => p.id)).toEqual(['default', 'batch']);
-    const updated = f.db.updateAppProfile(name, 'batch', { description: 'nightly' });
+    const updated = await f.db.updateAppProfile(name, 'batch', { description: 'nightly' });
     expect(updated.description).toBe('nightly');
     expect(updated.routing).toEqual(created.routing);
     expect(updated.etag).not.toBe(created.etag);
-    f.db.deleteAppProfile(name, 'batch');
+    await f.db.deleteAppProfile(name, 'batch');
     expect(f.db.listAppProfiles(name).map((p) => p.id)).toEqual(['default']);
   });
 
   it('report precise errors', async () => {
     const f = await openDb();
-    f.db.createInstance(name, spec, new Map([['cluster-a', cluster()]]));
+    await f.db.createInstance(name, spec, new Map([['cluster-a', cluster()]]));
     const anyRouting = { description: '', routing: { kind: 'multiClusterAny' as const, clusterIds: [] }, priority: 'high' as const };
     expect(await codeOf(() => f.db.createAppProfile(name, 'default', anyRouting))).toBe('AlreadyExists');
     expect(await codeOf(() => f.db.createAppProfile(name, 'bad id', anyRouting))).toBe('InvalidArgument');
@@ -198,8 +198,8 @@ describe('app profiles', () => {
     expect(await codeOf(() => f.db.getAppProfile(name, 'missing'))).toBe('NotFound');
     expect(await codeOf(() => f.db.deleteAppProfile(name, 'missing'))).toBe('NotFound');
     // A cluster that a single-cluster profile routes to cannot go.
-    f.db.createCluster(name, 'cluster-b', cluster());
-    f.db.createAppProfile(name, 'pinned', { ...anyRouting, routing: { kind: 'singleCluster', clusterId: 'cluster-b', allowTransactionalWrites: false } });
+    await f.db.createCluster(name, 'cluster-b', cluster());
+    await f.db.createAppProfile(name, 'pinned', { ...anyRouting, routing: { kind: 'singleCluster', clusterId: 'cluster-b', allowTransactionalWrites: false } });
     expect(await codeOf(() => f.db.deleteCluster(name, 'cluster-b'))).toBe('FailedPrecondition');
   });
 });

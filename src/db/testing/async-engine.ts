@@ -21,6 +21,11 @@ export function createAsyncEngine(inner: StorageEngine = createMemoryEngine()): 
       await tick();
       await inner.deleteStore(id);
     },
+    readMeta: (key) => inner.readMeta(key),
+    writeMeta: async (key, value) => {
+      await tick();
+      await inner.writeMeta(key, value);
+    },
     close: async () => {
       await tick();
       await inner.close();

@@ -56,7 +56,7 @@ export function instanceAdminService(
   };
 
   const impl: UntypedServiceImplementation = {
-    CreateInstance: unary<PCreateInstanceRequest, POperation>(env, 'CreateInstance', (req) => {
+    CreateInstance: unary<PCreateInstanceRequest, POperation>(env, 'CreateInstance', async (req) => {
       const started = Date.now();
       const project = parseProjectName(required(req.parent, 'CreateInstance', 'parent'));
       const instanceId = required(req.instanceId, 'CreateInstance', 'instance_id');
@@ -64,7 +64,7 @@ export function instanceAdminService(
       for (const [id, c] of Object.entries(req.clusters ?? {})) clusters.set(id, clusterSpecFromProto(c, id));
       if (clusters.size === 0) throw invalidArgument('CreateInstance needs at least one cluster');
       const name = { project, instance: instanceId };
-      const info = db.createInstance(name, instanceSpecFromProto(req.instance, instanceId), clusters);
+      const info = await db.createInstance(name, instanceSpecFromProto(req.instance, instanceId), clusters);
       return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'CreateInstanceMetadata', started));
     }),
 
@@ -78,29 +78,29 @@ export function instanceAdminService(
       return { instances: items.map(instanceToProto), failedLocations: [], nextPageToken };
     }),
 
-    UpdateInstance: unary<PInstance, PInstance>(env, 'UpdateInstance', (req) => {
+    UpdateInstance: unary<PInstance, PInstance>(env, 'UpdateInstance', async (req) => {
       const name = parseInstanceName(required(req.name, 'UpdateInstance', 'name'));
-      return instanceToProto(db.updateInstance(name, instanceUpdateFromProto(req, undefined)));
+      return instanceToProto(await db.updateInstance(name, instanceUpdateFromProto(req, undefined)));
     }),
 
-    PartialUpdateInstance: unary<PPartialUpdateInstanceRequest, POperation>(env, 'PartialUpdateInstance', (req) => {
+    PartialUpdateInstance: unary<PPartialUpdateInstanceRequest, POperation>(env, 'PartialUpdateInstance', async (req) => {
       const started = Date.now();
       const instance = req.instance ?? {};
       const name = parseInstanceName(required(instance.name, 'PartialUpdateInstance', 'instance.name'));
-      const info = db.updateInstance(name, instanceUpdateFromProto(instance, req.updateMask ?? { paths: [] }));
+      const info = await db.updateInstance(name, instanceUpdateFromProto(instance, req.updateMask ?? { paths: [] }));
       return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'UpdateInstanceMetadata', started));
     }),
 
-    DeleteInstance: unary<PNameRequest, object>(env, 'DeleteInstance', (req) => {
-      db.deleteInstance(parseInstanceName(required(req.name, 'DeleteInstance', 'name')));
+    DeleteInstance: unary<PNameRequest, object>(env, 'DeleteInstance', async (req) => {
+      await db.deleteInstance(parseInstanceName(required(req.name, 'DeleteInstance', 'name')));
       return {};
     }),
 
-    CreateCluster: unary<PCreateClusterRequest, POperation>(env, 'CreateCluster', (req) => {
+    CreateCluster: unary<PCreateClusterRequest, POperation>(env, 'CreateCluster', async (req) => {
       const started = Date.now();
       const instance = parseInstanceName(required(req.parent, 'CreateCluster', 'parent'));
       const clusterId = required(req.clusterId, 'CreateCluster', 'cluster_id');
-      const info = db.createCluster(instance, clusterId, clusterSpecFromProto(req.cluster, clusterId));
+      const info = await db.createCluster(instance, clusterId, clusterSpecFromProto(req.cluster, clusterId));
       return operationToProto(operations.add(childNameString(instance, 'clusters', clusterId), { kind: 'cluster', cluster: info }, 'CreateClusterMetadata', started));
     }),
 
@@ -115,31 +115,31 @@ export function instanceAdminService(
       return { clusters: items.map(clusterToProto), failedLocations: [], nextPageToken };
     }),
 
-    UpdateCluster: unary<PCluster, POperation>(env, 'UpdateCluster', (req) => {
+    UpdateCluster: unary<PCluster, POperation>(env, 'UpdateCluster', async (req) => {
       const started = Date.now();
       const n = parseChildName(required(req.name, 'UpdateCluster', 'name'), 'clusters');
-      const info = db.updateCluster(n, n.id, clusterUpdateFromProto(req, undefined));
+      const info = await db.updateCluster(n, n.id, clusterUpdateFromProto(req, undefined));
       return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'UpdateClusterMetadata', started));
     }),
 
-    PartialUpdateCluster: unary<PPartialUpdateClusterRequest, POperation>(env, 'PartialUpdateCluster', (req) => {
+    PartialUpdateCluster: unary<PPartialUpdateClusterRequest, POperation>(env, 'PartialUpdateCluster', async (req) => {
       const started = Date.now();
       const cluster = req.cluster ?? {};
       const n = parseChildName(required(cluster.name, 'PartialUpdateCluster', 'cluster.name'), 'clusters');
-      const info = db.updateCluster(n, n.id, clusterUpdateFromProto(cluster, req.updateMask ?? { paths: [] }));
+      const info = await db.updateCluster(n, n.id, clusterUpdateFromProto(cluster, req.updateMask ?? { paths: [] }));
       return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'PartialUpdateClusterMetadata', started));
     }),
 
-    DeleteCluster: unary<PNameRequest, object>(env, 'DeleteCluster', (req) => {
+    DeleteCluster: unary<PNameRequest, object>(env, 'DeleteCluster', async (req) => {
       const n = parseChildName(required(req.name, 'DeleteCluster', 'name'), 'clusters');
-      db.deleteCluster(n, n.id);
+      await db.deleteCluster(n, n.id);
       return {};
     }),
 
-    CreateAppProfile: unary<PCreateAppProfileRequest, PAppProfile>(env, 'CreateAppProfile', (req) => {
+    CreateAppProfile: unary<PCreateAppProfileRequest, PAppProfile>(env, 'CreateAppProfile', async (req) => {
       const instance = parseInstanceName(required(req.parent, 'CreateAppProfile', 'parent'));
       const id = required(req.appProfileId, 'CreateAppProfile', 'app_profile_id');
-      return appProfileToProto(db.createAppProfile(instance, id, appProfileSpecFromProto(req.appProfile, id)));
+      return appProfileToProto(await db.createAppProfile(instance, id, appProfileSpecFromProto(req.appProfile, id)));
     }),
 
     GetAppProfile: unary<PNameRequest, PAppProfile>(env, 'GetAppProfile', (req) => {
@@ -153,17 +153,17 @@ export function instanceAdminService(
       return { appProfiles: items.map(appProfileToProto), failedLocations: [], nextPageToken };
     }),
 
-    UpdateAppProfile: unary<PUpdateAppProfileRequest, POperation>(env, 'UpdateAppProfile', (req) => {
+    UpdateAppProfile: unary<PUpdateAppProfileRequest, POperation>(env, 'UpdateAppProfile', async (req) => {
       const started = Date.now();
       const profile = req.appProfile ?? {};
       const n = parseChildName(required(profile.name, 'UpdateAppProfile', 'app_profile.name'), 'appProfiles');
-      const info = db.updateAppProfile(n, n.id, appProfileUpdateFromProto(profile, req.updateMask, n.id));
+      const info = await db.updateAppProfile(n, n.id, appProfileUpdateFromProto(profile, req.updateMask, n.id));
       return operationToProto(operations.add(childNameString(n, 'appProfiles', n.id), { kind: 'appProfile', appProfile: info }, 'UpdateAppProfileMetadata', started));
     }),
 
-    DeleteAppProfile: unary<PNameRequest, object>(env, 'DeleteAppProfile', (req) => {
+    DeleteAppProfile: unary<PNameRequest, object>(env, 'DeleteAppProfile', async (req) => {
       const n = parseChildName(required(req.name, 'DeleteAppProfile', 'name'), 'appProfiles');
-      db.deleteAppProfile(n, n.id);
+      await db.deleteAppProfile(n, n.id);
       return {};
     }),
 

@@ -64,10 +64,10 @@ export function tableAdminService(
       return tableToProto(info, view, view === 'NAME_ONLY' || view === 'SCHEMA_VIEW' ? [] : clusterIds(name));
     }),
 
-    UpdateTable: unary<PUpdateTableRequest, POperation>(env, 'UpdateTable', (req) => {
+    UpdateTable: unary<PUpdateTableRequest, POperation>(env, 'UpdateTable', async (req) => {
       const started = Date.now();
       const cmd = updateTableRequestFromProto(req);
-      const info = db.updateTable(cmd.name, { deletionProtection: cmd.deletionProtection });
+      const info = await db.updateTable(cmd.name, { deletionProtection: cmd.deletionProtection });
       return operationToProto(operations.add(tableNameString(cmd.name), { kind: 'table', table: info }, 'UpdateTableMetadata', started));
     }),
 
@@ -100,8 +100,8 @@ export function tableAdminService(
       return {};
     }),
 
-    GenerateConsistencyToken: unary<PNameRequest, { consistencyToken: string }>(env, 'GenerateConsistencyToken', (req) => ({
-      consistencyToken: db.generateConsistencyToken(parseTableName(required(req.name, 'GenerateConsistencyToken', 'name'))),
+    GenerateConsistencyToken: unary<PNameRequest, { consistencyToken: string }>(env, 'GenerateConsistencyToken', async (req) => ({
+      consistencyToken: await db.generateConsistencyToken(parseTableName(required(req.name, 'GenerateConsistencyToken', 'name'))),
     })),
 
     CheckConsistency: unary<PCheckConsistencyRequest, { consistent: boolean }>(env, 'CheckConsistency', (req) => {

@@ -10,6 +10,8 @@ export function slowEngine(inner: StorageEngine): StorageEngine {
     kind: inner.kind,
     openStore: async (id) => slowStore(await inner.openStore(id)),
     deleteStore: (id) => inner.deleteStore(id),
+    readMeta: (key) => inner.readMeta(key),
+    writeMeta: (key, value) => inner.writeMeta(key, value),
     close: () => inner.close(),
   };
 }

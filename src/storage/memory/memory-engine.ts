@@ -11,6 +11,16 @@ export class MemoryEngine implements StorageEngine {
   readonly kind = 'memory' as const;
   private readonly stores = new Map<string, MemoryRowStore>();
   private closed = false;
+  private readonly meta = new Map<string, string>();
+
+  readMeta(key: string): string | undefined {
+    return this.meta.get(key);
+  }
+
+  writeMeta(key: string, value: string | null): void {
+    if (value === null) this.meta.delete(key);
+    else this.meta.set(key, value);
+  }
 
   openStore(id: string): RowStore {
     if (this.closed) throw new TabletopError('Unavailable', 'the storage engine is closed');

@@ -1,0 +1,53 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TabletopError } from '../../model/errors.js';
+
+/**
+ * One process per data directory: a LOCK file holding the owner's pid,
+ * created exclusively. A lock left by a process that is gone (kill -9, power
+ * loss) is taken over; a live owner makes opening fail with a clear error.
+ */
+export function lockDataDir(dir: string): { release(): void } {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'LOCK');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      let released = false;
+      return {
+        release() {
+          if (released) return;
+          released = true;
+          try {
+            if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
+          } catch {
+            // Already gone.
+          }
+        },
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const owner = Number(fs.readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
+        throw new TabletopError('FailedPrecondition', `data directory ${dir} is in use by process ${owner} (${file})`);
+      }
+      fs.rmSync(file, { force: true });
+    }
+  }
+  throw new TabletopError('FailedPrecondition', `could not lock data directory ${dir}`);
+}
+
+/** True when the process exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
