@@ -1,5 +1,8 @@
 import { EventEmitter } from 'node:events';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../index.js';
@@ -53,14 +56,16 @@ describe('tabletop CLI', () => {
 
   it('serves on free ports, prints the export and HTTP lines, and stops cleanly on a signal', async () => {
     const t = io();
-    const done = runCli(['serve', '--port', '0', '--http-port', '0', '--host', '127.0.0.1'], t.cli);
+    const dataDir = mkdtempSync(join(tmpdir(), 'tabletop-cli-'));
+    const done = runCli(['serve', '--port', '0', '--http-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], t.cli);
     await until(() => t.out.some((l) => l.startsWith('export ')));
     const exportLine = t.out.find((l) => l.startsWith('export '))!;
     expect(exportLine).toMatch(/^export BIGTABLE_EMULATOR_HOST=127\.0\.0\.1:\d+$/);
     const address = exportLine.slice('export BIGTABLE_EMULATOR_HOST='.length);
     const httpLine = t.out.find((l) => l.startsWith('HTTP: '))!;
     expect(httpLine).toMatch(/^HTTP: http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(t.out.join('\n')).toMatch(/in memory.*--data-dir \(\.\/data\) is not used/);
+    expect(t.out).toContain(`Storage: durable, in ${dataDir} (every acknowledged write is synced to disk)`);
+    expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['CURRENT', 'LOCK', 'wal', 'sst']));
 
     const clients = rawClients(address);
     await expect(unaryCall(clients.data, 'PingAndWarm', { name: 'projects/p/instances/i' })).resolves.toEqual({});
@@ -71,6 +76,7 @@ describe('tabletop CLI', () => {
     t.signals.emit('signal', 'SIGTERM');
     expect(await done).toBe(0);
     expect(t.exits).toEqual([]);
+    expect(readdirSync(dataDir)).not.toContain('LOCK');
     // The port is released.
     const probe = net.createServer();
     await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(Number(address.split(':')[1]), '127.0.0.1', resolve));
@@ -91,7 +97,9 @@ describe('tabletop CLI', () => {
     const port = await new Promise<number>((resolve, reject) => blocker.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
     try {
       const t = io();
-      expect(await runCli(['serve', '--port', String(port), '--http-port', '0', '--host', '127.0.0.1'], t.cli)).toBe(1);
+      const dataDir = mkdtempSync(join(tmpdir(), 'tabletop-cli-'));
+      expect(await runCli(['serve', '--port', String(port), '--http-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], t.cli)).toBe(1);
+      expect(readdirSync(dataDir)).not.toContain('LOCK');
       expect(t.err.join('\n')).toMatch(/could not start/);
     } finally {
       blocker.forceShutdown();

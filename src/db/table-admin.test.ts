@@ -150,13 +150,13 @@ describe('deleteTable and deletion protection', () => {
     // A family drop runs exclusive; a write arriving meanwhile waits at the gate...
     const dropping = f.db.modifyColumnFamilies(name, [drop('other')], false);
     await new Promise((r) => setImmediate(r));
-    const heldBack = f.db.mutateRow(name, 'r2', [set('cf', 'q', 1000, 'y')]);
+    const heldBack = codeOf(() => f.db.mutateRow(name, 'r2', [set('cf', 'q', 1000, 'y')]));
     // ...and the table is deleted before it gets in.
     const deleting = f.db.deleteTable(name);
     await inFlight;
     await dropping;
     await deleting;
-    expect(await codeOf(() => heldBack)).toBe('NotFound');
+    expect(await heldBack).toBe('NotFound');
     expect(await codeOf(() => f.db.mutateRow(name, 'late', [set('cf', 'q', 1000, 'x')]))).toBe('NotFound');
   });
 });
