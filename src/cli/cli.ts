@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { type RunningServer, VERSION, startServer } from '../index.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../server/logger.js';
+import { parseSize } from './parse-size.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
@@ -23,6 +25,9 @@ Options of serve:
   --http-port N      HTTP port (default 8087; 0 picks a free port)
   --in-memory        keep data in memory only
   --data-dir DIR     where durable data lives (default ./data)
+  --memtable-size S  memtable size at which a tablet flushes to an SSTable (default 64MiB)
+  --cache-size S     block cache for SSTable reads (default 256MiB)
+                     Sizes take a KiB/MiB/GiB suffix.
 
   -h, --help         show this help
   -v, --version      show the version
@@ -54,6 +59,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'http-port': { type: 'string' },
         'in-memory': { type: 'boolean' },
         'data-dir': { type: 'string' },
+        'memtable-size': { type: 'string' },
+        'cache-size': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -87,9 +94,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   let port: number;
   let httpPort: number;
+  const config: { -readonly [K in keyof Config]?: Config[K] } = {};
   try {
     port = parsePort(values.port, 8086, '--port');
     httpPort = parsePort(values['http-port'], 8087, '--http-port');
+    if (values['memtable-size'] !== undefined) config.memtableBytes = parseSize(values['memtable-size'], '--memtable-size');
+    if (values['cache-size'] !== undefined) config.blockCacheBytes = parseSize(values['cache-size'], '--cache-size');
   } catch (e) {
     io.stderr(`tabletop serve: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
@@ -99,7 +109,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr('tabletop serve: --host must not be empty');
     return 2;
   }
-  return serve({ host, port, httpPort, inMemory: values['in-memory'] === true, dataDir: values['data-dir'] ?? './data' }, io);
+  return serve({ host, port, httpPort, inMemory: values['in-memory'] === true, dataDir: values['data-dir'] ?? './data', config }, io);
 }
 
 function parsePort(value: string | undefined, fallback: number, flag: string): number {
@@ -114,6 +124,7 @@ interface ServeOptions {
   readonly httpPort: number;
   readonly inMemory: boolean;
   readonly dataDir: string;
+  readonly config: Partial<Config>;
 }
 
 async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
@@ -124,7 +135,7 @@ async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
   };
   let server: RunningServer;
   try {
-    server = await startServer({ host: opts.host, port: opts.port, httpPort: opts.httpPort, inMemory: opts.inMemory, dataDir: opts.dataDir, logger });
+    server = await startServer({ host: opts.host, port: opts.port, httpPort: opts.httpPort, inMemory: opts.inMemory, dataDir: opts.dataDir, config: opts.config, logger });
   } catch (e) {
     io.stderr(`tabletop serve: could not start on ${opts.host} (gRPC port ${opts.port}, HTTP port ${opts.httpPort}): ${e instanceof Error ? e.message : String(e)}`);
     return 1;
