@@ -17,6 +17,8 @@ const END = Symbol('end');
 /** Marks a stored row that produced no output. */
 const SKIP = Symbol('skip');
 
+type Piece = { readonly kind: 'point'; readonly tablet: Tablet; readonly key: ByteString } | { readonly kind: 'scan'; readonly cursor: RowCursor };
+
 export interface ReadPlan {
   /** Sorted, disjoint ranges (normalizeRowSet). */
   readonly ranges: readonly KeyRange[];
@@ -38,20 +40,18 @@ export interface ReadPlan {
  * and the filter; rows left empty are skipped. Nothing is read ahead: a
  * consumer that stops calling `next()` stops the scan.
  *
- * Consistency: each (range, tablet) piece is read from a snapshot taken when
- * the reader reaches it; single-key ranges are point lookups. Rows are always
- * whole and atomic, as Bigtable promises; a scan over several tablets is not
- * a single point in time (neither is Bigtable's).
+ * Consistency: each row range is read as of one point in time: when the
+ * reader reaches a range it opens cursors (snapshots) on all the tablets the
+ * range touches at once. Single-key ranges are point lookups. Rows are always
+ * whole and atomic, as Bigtable promises.
  */
 export class TableRowReader implements RowReader {
   readonly stats: ReadStats = { rowsSeen: 0, cellsSeen: 0, rowsReturned: 0, cellsReturned: 0 };
   lastScannedKey: ByteString | undefined;
 
   private rangeIndex: number;
-  /** Tablets of the current range, in visiting order, and the next to visit. */
-  private rangeTablets: readonly Tablet[] = [];
-  private tabletIndex = 0;
-  private currentRange: KeyRange | undefined;
+  /** Pieces of the current range not read yet, in reading order (their cursors already open). */
+  private readonly pieces: Piece[] = [];
   private cursor: RowCursor | undefined;
   private finished = false;
 
@@ -76,6 +76,7 @@ export class TableRowReader implements RowReader {
   close(): void {
     this.finished = true;
     this.closeCursor();
+    this.closePieces();
   }
 
   private afterPull(raw: Row | typeof END): MaybePromise<Row | undefined> {
@@ -118,14 +119,13 @@ export class TableRowReader implements RowReader {
       }
       const piece = this.nextPiece();
       if (piece === undefined) return END;
-      const { tablet, range } = piece;
-      if (isPoint(range)) {
-        const r = tablet.store.get(range.start);
+      if (piece.kind === 'point') {
+        const r = piece.tablet.store.get(piece.key);
         if (r instanceof Promise) return r.then((row) => row ?? this.pull());
         if (r !== undefined) return r;
         continue;
       }
-      this.cursor = tablet.store.scan({ range, reverse: this.plan.reversed });
+      this.cursor = piece.cursor;
     }
   }
 
@@ -135,21 +135,26 @@ export class TableRowReader implements RowReader {
     return this.pull();
   }
 
-  /** The next (tablet, range ∩ tablet) piece to read, in reading order. */
-  private nextPiece(): { tablet: Tablet; range: KeyRange } | undefined {
+  /**
+   * The next piece to read, in reading order. When a range starts, cursors on
+   * every tablet it touches are opened at once, so the whole range is read as
+   * of one point in time even while writes continue.
+   */
+  private nextPiece(): Piece | undefined {
     const { ranges, reversed, tablets } = this.plan;
     for (;;) {
-      if (this.currentRange !== undefined && this.tabletIndex < this.rangeTablets.length) {
-        const i = reversed ? this.rangeTablets.length - 1 - this.tabletIndex : this.tabletIndex;
-        this.tabletIndex++;
-        const tablet = this.rangeTablets[i]!;
-        return { tablet, range: intersectRanges(this.currentRange, tablet.range) };
-      }
+      const next = this.pieces.shift();
+      if (next !== undefined) return next;
       if (this.rangeIndex < 0 || this.rangeIndex >= ranges.length) return undefined;
-      this.currentRange = ranges[this.rangeIndex]!;
+      const range = ranges[this.rangeIndex]!;
       this.rangeIndex += reversed ? -1 : 1;
-      this.rangeTablets = tablets.overlapping(this.currentRange);
-      this.tabletIndex = 0;
+      const touched = tablets.overlapping(range);
+      const ordered = reversed ? [...touched].reverse() : touched;
+      for (const tablet of ordered) {
+        const piece = intersectRanges(range, tablet.range);
+        if (isPoint(piece)) this.pieces.push({ kind: 'point', tablet, key: piece.start });
+        else this.pieces.push({ kind: 'scan', cursor: tablet.store.scan({ range: piece, reverse: reversed }) });
+      }
     }
   }
 
@@ -157,6 +162,10 @@ export class TableRowReader implements RowReader {
     const c = this.cursor;
     this.cursor = undefined;
     c?.close();
+  }
+
+  private closePieces(): void {
+    for (const p of this.pieces.splice(0)) if (p.kind === 'scan') p.cursor.close();
   }
 }
 
