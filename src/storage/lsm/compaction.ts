@@ -57,7 +57,8 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
     const w = new ByteWriter(1024);
     try {
-      for (const [key, row] of imm.view().entries()) {
+      for (const row of imm.view().entries()) {
+        const key = row.key;
         if (store.deleted) throw new Abandoned();
         let value: Buffer;
         if (row.frags.length === 1) value = row.frags[0]!;

@@ -38,6 +38,7 @@ import { openSSTable } from '../sstable/index.js';
 import type { RowStore, RowWrite, StorageEngine } from '../store.js';
 import { replayLog } from '../wal/log-reader.js';
 import { LogWriter } from '../wal/log-writer.js';
+import { frameInPlace } from '../wal/log-format.js';
 import { BackgroundQueue } from './background-queue.js';
 import { pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore } from './disk-store.js';
@@ -263,7 +264,7 @@ export class DiskEngine implements StorageEngine {
     if (this.unflushedBytes() > 2 * this.config.totalMemtableBytes) await this.stall();
     const encoded = encodeBatch(store.id, batch, this.seq + 1);
     this.seq = encoded.lastSeq;
-    const durable = this.wal.append(encoded.payload);
+    const durable = this.wal.appendRecord(frameInPlace(encoded.record));
     const applied = Promise.all([durable, this.applyChain]).then(() => {
       if (!store.deleted) {
         for (const r of encoded.rows) store.mem.add(r.key, r.fragment, r.firstSeq, r.lastSeq);

@@ -117,7 +117,8 @@ export class DiskStore implements RowStore {
       const keys: ByteString[] = [];
       const before: number[] = [];
       let n = 0;
-      for (const [key, row] of m.view().entries()) {
+      for (const row of m.view().entries()) {
+        const key = row.key;
         keys.push(key);
         before.push(n);
         candidates.add(key);

@@ -1,17 +1,11 @@
-import btree from 'sorted-btree';
 import type { ByteString } from '../../model/bytes.js';
 import { decodeFragment, type Entry } from './fragment.js';
-
-type BTreeClass = typeof btree.default;
-const btreeExports = btree as unknown as { default?: BTreeClass };
-/** sorted-btree is CommonJS (`exports.default`); Node's ESM loader and vitest disagree on the default import. */
-export const BTree: BTreeClass = btreeExports.default ?? (btree as unknown as BTreeClass);
+import { type KeySnapshot, KeySnapshotIterator, SortedKeys } from './sorted-keys.js';
 
 /** Bytes charged per row and per fragment on top of their content (tree slot, objects). */
 export const ROW_OVERHEAD = 96;
 export const FRAGMENT_OVERHEAD = 16;
 
-const compareKeys = (a: ByteString, b: ByteString): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The fragments written to one row since the last flush. Fragments are only
@@ -36,16 +30,38 @@ export class MemRow {
   }
 }
 
-export type MemTree = InstanceType<typeof BTree<ByteString, MemRow>>;
+/** A frozen view of a memtable's rows for one scan or flush. */
+export class MemView {
+  constructor(
+    private readonly keys: KeySnapshot,
+    private readonly rows: ReadonlyMap<ByteString, MemRow>,
+  ) {}
+
+  /** Rows with keys in [start, end) in order (reverse: descending). */
+  iterate(start: ByteString, end: ByteString | undefined, reverse: boolean): () => MemRow | undefined {
+    const it = new KeySnapshotIterator(this.keys, start, end, reverse);
+    return () => {
+      const key = it.next();
+      return key === undefined ? undefined : this.rows.get(key);
+    };
+  }
+
+  /** Every row in key order. */
+  *entries(): IterableIterator<MemRow> {
+    const next = this.iterate('', undefined, false);
+    for (let row = next(); row !== undefined; row = next()) yield row;
+  }
+}
 
 /**
- * A memtable: sorted rows of fragments, as written since the last flush.
- * Scans work on an O(1) copy-on-write clone of the tree, so rows inserted
- * after a scan opened never disturb its iteration.
+ * A memtable: the fragments written to each row since the last flush. Point
+ * lookups go through a Map; order comes from an insert-only sorted key set
+ * (sorted-keys.ts), so a write costs a hash insert and, for a new row, a short
+ * binary-search insert. Rows are only ever added, never removed.
  */
 export class Memtable {
-  private tree: MemTree = new BTree<ByteString, MemRow>(undefined, compareKeys);
-  private snapshot: MemTree | undefined;
+  private readonly rows = new Map<ByteString, MemRow>();
+  private readonly keys = new SortedKeys();
   /** Approximate memory held: fragment bytes plus per-row overhead. */
   bytes = 0;
   /** Lowest and highest sequence number held (0 when empty). */
@@ -53,20 +69,20 @@ export class Memtable {
   maxSeq = 0;
 
   get size(): number {
-    return this.tree.size;
+    return this.rows.size;
   }
 
   get empty(): boolean {
-    return this.tree.size === 0;
+    return this.rows.size === 0;
   }
 
   /** Adds a row fragment whose entries have sequence numbers in [firstSeq, lastSeq]. */
   add(key: ByteString, fragment: Buffer, firstSeq: number, lastSeq: number): void {
-    let row = this.tree.get(key);
+    let row = this.rows.get(key);
     if (row === undefined) {
       row = new MemRow(key);
-      this.tree.set(key, row);
-      this.snapshot = undefined;
+      this.rows.set(key, row);
+      this.keys.insert(key);
       this.bytes += ROW_OVERHEAD + key.length;
     }
     row.frags.push(fragment);
@@ -76,11 +92,11 @@ export class Memtable {
   }
 
   get(key: ByteString): MemRow | undefined {
-    return this.tree.get(key);
+    return this.rows.get(key);
   }
 
-  /** A stable view of the rows for iteration (shared until the next new row). */
-  view(): MemTree {
-    return (this.snapshot ??= this.tree.clone());
+  /** A frozen view of the rows for iteration. */
+  view(): MemView {
+    return new MemView(this.keys.snapshot(), this.rows);
   }
 }

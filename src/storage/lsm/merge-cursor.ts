@@ -4,7 +4,7 @@ import type { KeyRange } from '../../model/key-range.js';
 import type { SSTableIterator } from '../sstable/index.js';
 import type { RowCursor } from '../store.js';
 import { decodeFragment, type Entry, resolveEntries, type StoreDrops } from './fragment.js';
-import type { MemRow, MemTree } from './memtable.js';
+import type { MemRow, MemView } from './memtable.js';
 import type { TableFile } from './table-file.js';
 
 /**
@@ -25,15 +25,10 @@ class MemSource implements RowSource {
   valid = false;
   key = '';
   private row: MemRow | undefined;
-  private iter: Iterator<[ByteString, MemRow]> | undefined;
+  private readonly step: () => MemRow | undefined;
 
-  constructor(
-    tree: MemTree,
-    private readonly range: KeyRange,
-    private readonly reverse: boolean,
-  ) {
-    if (range.end !== undefined && range.end <= range.start) return;
-    this.iter = reverse ? tree.entriesReversed(range.end, undefined, range.end !== undefined) : tree.entries(range.start);
+  constructor(view: MemView, range: KeyRange, reverse: boolean) {
+    this.step = view.iterate(range.start, range.end, reverse);
     this.advance();
   }
 
@@ -42,22 +37,14 @@ class MemSource implements RowSource {
   }
 
   advance(): void {
-    const r = this.iter?.next();
-    if (r === undefined || r.done === true) return this.stop();
-    const [key, row] = r.value;
-    if (this.reverse ? key < this.range.start : this.range.end !== undefined && key >= this.range.end) return this.stop();
-    this.key = key;
+    const row = this.step();
     this.row = row;
-    this.valid = true;
+    this.valid = row !== undefined;
+    if (row !== undefined) this.key = row.key;
   }
 
   close(): void {
-    this.stop();
-  }
-
-  private stop(): void {
     this.valid = false;
-    this.iter = undefined;
     this.row = undefined;
   }
 }
@@ -111,7 +98,7 @@ export class MergeCursor implements RowCursor {
   private closed = false;
 
   constructor(
-    mems: readonly MemTree[],
+    mems: readonly MemView[],
     private readonly files: readonly TableFile[],
     range: KeyRange,
     private readonly reverse: boolean,

@@ -8,6 +8,7 @@
  * rows a store has already flushed.
  */
 import { dataLoss } from '../../model/errors.js';
+import { HEADER_BYTES } from '../wal/log-format.js';
 import type { RowWrite } from '../store.js';
 import { encodeOps } from './fragment.js';
 import { ByteReader, ByteWriter } from './varint.js';
@@ -20,6 +21,8 @@ export interface EncodedRow {
 }
 
 export interface EncodedBatch {
+  /** The commit-log record: header room (HEADER_BYTES) then the payload; frame it with frameInPlace. */
+  readonly record: Buffer;
   readonly payload: Buffer;
   readonly rows: EncodedRow[];
   readonly lastSeq: number;
@@ -32,7 +35,8 @@ export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSe
     estimate += w.key.length + 16;
     for (const op of w.ops) estimate += 32 + op.kind.length + ('value' in op ? op.value.byteLength + op.qualifier.length : 0);
   }
-  const w = new ByteWriter(estimate);
+  const w = new ByteWriter(estimate + HEADER_BYTES);
+  w.pos = HEADER_BYTES;
   w.str(storeId);
   w.varint(batch.length);
   const spans: { key: string; start: number; end: number; first: number; last: number }[] = [];
@@ -47,11 +51,13 @@ export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSe
     encodeOps(w, row.ops, seq);
     const len = w.pos - start;
     patchLength5(w.buf, lenAt, len);
-    spans.push({ key: row.key, start, end: w.pos, first: seq, last: seq + row.ops.length - 1 });
+    spans.push({ key: row.key, start: start - HEADER_BYTES, end: w.pos - HEADER_BYTES, first: seq, last: seq + row.ops.length - 1 });
     seq += row.ops.length;
   }
-  const payload = w.view();
+  const record = w.view();
+  const payload = record.subarray(HEADER_BYTES);
   return {
+    record,
     payload,
     rows: spans.map((s) => ({ key: s.key, fragment: payload.subarray(s.start, s.end), firstSeq: s.first, lastSeq: s.last })),
     lastSeq: seq - 1,

@@ -33,9 +33,13 @@ export class LogWriter {
 
   /** Appends one record; resolves once it is durable. */
   append(payload: Uint8Array): Promise<void> {
+    return this.appendRecord(encodeRecord(payload));
+  }
+
+  /** Appends a record already framed (see frameInPlace); resolves once it is durable. */
+  appendRecord(rec: Buffer): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     try {
-      const rec = encodeRecord(payload);
       this.file.append(rec);
       this.bytesSinceOpen += rec.byteLength;
     } catch (e) {
