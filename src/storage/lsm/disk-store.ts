@@ -3,7 +3,7 @@ import type { Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
-import { decodeFragment, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
+import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
 import type { DiskEngine } from './disk-engine.js';
 import { MergeCursor } from './merge-cursor.js';
 import { FRAGMENT_OVERHEAD, Memtable, ROW_OVERHEAD } from './memtable.js';
@@ -45,20 +45,29 @@ export class DiskStore implements RowStore {
 
   get(key: ByteString): Row | undefined {
     this.check();
-    const entries: Entry[] = [];
+    const frags: { buf: Buffer; where: string }[] = [];
     const fromMem = this.mem.get(key);
-    if (fromMem !== undefined) entries.push(...fromMem.entries());
+    if (fromMem !== undefined) for (const b of fromMem.frags) frags.push({ buf: b, where: 'memtable row' });
     for (const imm of this.imms) {
       const r = imm.get(key);
-      if (r !== undefined) entries.push(...r.entries());
+      if (r !== undefined) for (const b of r.frags) frags.push({ buf: b, where: 'memtable row' });
     }
     for (const f of this.files) {
       if (key < f.meta.smallest || key > f.meta.largest) continue;
       const v = this.guard(() => f.reader.get(key));
-      if (v !== undefined) this.guard(() => decodeFragment(v, `sstable ${f.reader.path} row`, entries));
+      if (v !== undefined) frags.push({ buf: v, where: `sstable ${f.reader.path} row` });
     }
-    if (entries.length === 0) return undefined;
-    const cells = resolveEntries(key, entries, this.engine.visibleSeq, this.snapshotDrops());
+    if (frags.length === 0) return undefined;
+    const snapshot = this.engine.visibleSeq;
+    const drops = this.snapshotDrops();
+    if (frags.length === 1 && drops === NO_DROPS) {
+      const only = frags[0]!;
+      const fast = this.guard(() => decodePutsOnly(only.buf, snapshot, only.where));
+      if (fast !== undefined) return fast.length > 0 ? { key, cells: fast } : undefined;
+    }
+    const entries: Entry[] = [];
+    for (const f of frags) this.guard(() => decodeFragment(f.buf, f.where, entries));
+    const cells = resolveEntries(key, entries, snapshot, drops);
     return cells.length > 0 ? { key, cells } : undefined;
   }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Cell } from '../../model/cell.js';
 import { applyStoreOps } from '../row-ops.js';
 import type { StoreOp } from '../store.js';
-import { compactEntries, decodeFragment, encodeEntries, encodeOps, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
+import { compactEntries, decodeFragment, decodePutsOnly, encodeEntries, encodeOps, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
 import { ByteWriter } from './varint.js';
 
 const family = fc.constantFrom('a', 'b');
@@ -51,6 +51,22 @@ describe('row fragments', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('the puts-only fast path agrees with full resolution whenever it answers', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 8 }), (ops, snapshot) => {
+        const [frag] = fragmentsOf([ops]);
+        const fast = decodePutsOnly(frag!, snapshot, 'test');
+        if (fast !== undefined) {
+          answered++;
+          expect(plain(fast)).toEqual(plain(resolveEntries('k', decodeAll([frag!]), snapshot, NO_DROPS)));
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(answered).toBeGreaterThan(20);
   });
 
   it('see only entries up to the snapshot sequence', () => {

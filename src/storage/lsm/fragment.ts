@@ -142,6 +142,35 @@ export function decodeFragment(buf: Buffer, where: string, out: Entry[] = []): E
 }
 
 /**
+ * Fast path for the common row: one fragment of puts only, in storage order,
+ * no two at one coordinate, none above the snapshot. Decodes straight into
+ * cells; returns undefined when the fragment is anything else (the caller
+ * then resolves it in full).
+ */
+export function decodePutsOnly(buf: Buffer, snapshotSeq: number, where: string): Cell[] | undefined {
+  const r = new ByteReader(buf, 0, buf.length, (what) => dataLoss(`${where}: malformed row fragment (${what})`));
+  const base = r.varint();
+  const count = r.varint();
+  const cells = new Array<Cell>(count);
+  let prev: Cell | undefined;
+  for (let i = 0; i < count; i++) {
+    if (r.u8() !== TAG_PUT) return undefined;
+    if (base + r.varint() > snapshotSeq) return undefined;
+    const family = r.str();
+    const qualifier = r.str();
+    const timestamp = r.varint();
+    const cell: Cell = { family, qualifier, timestamp, value: r.bytes(), labels: NO_LABELS };
+    if (prev !== undefined) {
+      if (prev.family > family || (prev.family === family && (prev.qualifier > qualifier || (prev.qualifier === qualifier && prev.timestamp <= timestamp)))) return undefined;
+    }
+    cells[i] = cell;
+    prev = cell;
+  }
+  if (!r.done) throw dataLoss(`${where}: malformed row fragment (trailing bytes)`);
+  return cells;
+}
+
+/**
  * Deletions that apply to a whole store (tablet) rather than to a row:
  * dropped families and dropped key ranges, each with the sequence number
  * at which it happened. Puts with a lower sequence number are invisible.

@@ -3,7 +3,7 @@ import type { Row } from '../../model/cell.js';
 import type { KeyRange } from '../../model/key-range.js';
 import type { SSTableIterator } from '../sstable/index.js';
 import type { RowCursor } from '../store.js';
-import { decodeFragment, type Entry, resolveEntries, type StoreDrops } from './fragment.js';
+import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
 import type { MemRow, MemView } from './memtable.js';
 import type { TableFile } from './table-file.js';
 
@@ -16,6 +16,8 @@ import type { TableFile } from './table-file.js';
 interface RowSource {
   readonly valid: boolean;
   readonly key: ByteString;
+  /** The current row's only fragment, when it has exactly one. */
+  single(): Buffer | undefined;
   collect(out: Entry[]): void;
   advance(): void;
   close(): void;
@@ -30,6 +32,11 @@ class MemSource implements RowSource {
   constructor(view: MemView, range: KeyRange, reverse: boolean) {
     this.step = view.iterate(range.start, range.end, reverse);
     this.advance();
+  }
+
+  single(): Buffer | undefined {
+    const f = this.row!.frags;
+    return f.length === 1 ? f[0] : undefined;
   }
 
   collect(out: Entry[]): void {
@@ -70,6 +77,10 @@ class FileSource implements RowSource {
 
   get key(): ByteString {
     return this.it.key;
+  }
+
+  single(): Buffer {
+    return this.it.value;
   }
 
   collect(out: Entry[]): void {
@@ -125,6 +136,23 @@ export class MergeCursor implements RowCursor {
       if (best === undefined) {
         this.close();
         return undefined;
+      }
+      let only: RowSource | undefined;
+      let count = 0;
+      for (const s of sources) {
+        if (s.valid && s.key === best) {
+          only = s;
+          count++;
+        }
+      }
+      if (count === 1 && this.drops === NO_DROPS) {
+        const frag = only!.single();
+        const fast = frag === undefined ? undefined : decodePutsOnly(frag, this.snapshotSeq, `row ${JSON.stringify(best)}`);
+        if (fast !== undefined) {
+          only!.advance();
+          if (fast.length > 0) return { key: best, cells: fast };
+          continue;
+        }
       }
       entries.length = 0;
       for (const s of sources) {

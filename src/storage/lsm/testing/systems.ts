@@ -53,12 +53,13 @@ async function openDatabase(engine: StorageEngine, clock: ManualClock, random: (
   return createDatabase({ engine, clock, random, config: DB_CONFIG, onBackgroundError: (e) => errors.push(e) });
 }
 
-export async function openMemorySystem(): Promise<System> {
+/** The reference system; `engine` replaces the memory engine (tests of the harness itself). */
+export async function openMemorySystem(engine: StorageEngine = createMemoryEngine(), name = 'memory'): Promise<System> {
   const clock = new ManualClock(T0);
   const errors: unknown[] = [];
-  const db = await openDatabase(createMemoryEngine(), clock, prng(SAMPLE_SEED), errors);
+  const db = await openDatabase(engine, clock, prng(SAMPLE_SEED), errors);
   return {
-    name: 'memory',
+    name,
     clock,
     db,
     backgroundErrors: errors,
