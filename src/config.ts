@@ -71,10 +71,10 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   samplePieceBytes: 64 * MiB,
   defaultZone: 'local',
   defaultServeNodes: 1,
-  // Two tablets flushing at once stay well inside memory; 64 MiB amortises SSTable overhead.
-  memtableBytes: 64 * MiB,
+  // Large enough to amortise SSTable overhead, small enough that RSS stays a small share of the data.
+  memtableBytes: 32 * MiB,
   // The sum stays a small share of RAM even with hundreds of tablets.
-  totalMemtableBytes: 256 * MiB,
+  totalMemtableBytes: 128 * MiB,
   walFileBytes: 64 * MiB,
   maxWalBytes: 512 * MiB,
   // Size-tiered merging: write amplification grows with log(data), not data.
@@ -87,7 +87,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   blockBytes: 64 * KiB,
   // Small on purpose: the OS page cache keeps the compressed files, and RSS must stay
   // a small fraction of the data as it grows past memory.
-  blockCacheBytes: 256 * MiB,
+  blockCacheBytes: 128 * MiB,
   // Cloud Bigtable splits tablets in the low hundreds of MiB; 512 MiB keeps tablet counts modest.
   tabletSplitBytes: 512 * MiB,
 });

@@ -25,8 +25,8 @@ Options of serve:
   --http-port N      HTTP port (default 8087; 0 picks a free port)
   --in-memory        keep data in memory only
   --data-dir DIR     where durable data lives (default ./data)
-  --memtable-size S  memtable size at which a tablet flushes to an SSTable (default 64MiB)
-  --cache-size S     block cache for SSTable reads (default 256MiB)
+  --memtable-size S  memtable size at which a tablet flushes to an SSTable (default 32MiB)
+  --cache-size S     block cache for SSTable reads (default 128MiB)
                      Sizes take a KiB/MiB/GiB suffix.
 
   -h, --help         show this help
