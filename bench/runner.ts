@@ -1,0 +1,253 @@
+import os from 'node:os';
+import type { Bigtable } from '@google-cloud/bigtable';
+import type { Options } from './options.js';
+import type { Progress } from './progress.js';
+import { summaryLine } from './report/figures.js';
+import { cpuSeconds, rssBytes } from './servers/proc-stats.js';
+import { startTarget } from './servers/targets.js';
+import type { Target, TargetKind } from './servers/targets.js';
+import { createTable, loadRows, nodeClient } from './workloads/node-client.js';
+import type { Counts, Dataset, Measured, RunContext, Workload } from './workloads/workload.js';
+
+/**
+ * Runs the selected workloads against the selected targets, alternating
+ * targets run by run (A B A B ...) so that drift of a noisy machine hits
+ * both. Bulk loads get a freshly started server per run; every other
+ * workload runs against one long-lived server per target that holds the
+ * data set, after one unrecorded warm-up run.
+ */
+
+export interface RunRecord {
+  readonly workload: string;
+  readonly target: TargetKind;
+  /** 1-based. */
+  readonly run: number;
+  readonly result?: RunResult;
+  readonly error?: string;
+}
+
+export interface RunResult extends Measured {
+  /** Server RSS just before the run (fresh-server workloads only). */
+  readonly rssBeforeBytes?: number;
+}
+
+export interface TargetInfo {
+  readonly kind: TargetKind;
+  readonly storage: string;
+  readonly durable: boolean;
+}
+
+export interface SessionResults {
+  readonly records: readonly RunRecord[];
+  readonly targets: ReadonlyMap<TargetKind, TargetInfo>;
+  readonly warnings: readonly string[];
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  /** 1-, 5- and 15-minute load averages of the machine when the session started and ended. */
+  readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
+}
+
+const DATASET: Omit<Dataset, 'rows'> = {
+  table: 'data-1k',
+  valueSize: 1024,
+  writesTable: 'writes',
+  countersTable: 'counters',
+  loadgenWritesTable: 'lg-writes',
+};
+
+interface Live {
+  readonly target: Target;
+  readonly client: Bigtable;
+}
+
+export class Runner {
+  private readonly records: RunRecord[] = [];
+  private readonly targetInfo = new Map<TargetKind, TargetInfo>();
+  private readonly warnings: string[] = [];
+  private readonly servers = new Map<TargetKind, Live>();
+  private readonly dataset: Dataset;
+
+  constructor(
+    private readonly options: Options,
+    private readonly repoRoot: string,
+    private readonly progress: Progress,
+  ) {
+    this.dataset = { ...DATASET, rows: options.settings.rows };
+  }
+
+  async runAll(): Promise<SessionResults> {
+    const startedAt = new Date();
+    const loadStart = os.loadavg();
+    const { workloads } = this.options;
+    try {
+      for (const [i, w] of workloads.entries()) {
+        this.progress.line(`\n[${i + 1}/${workloads.length}] ${w.name}: ${w.title}`);
+        if (w.freshServer) await this.runFresh(w, i);
+        else await this.runOnLongLived(w, i);
+      }
+    } finally {
+      await this.close();
+    }
+    const loadEnd = os.loadavg();
+    const cores = os.availableParallelism();
+    const busiest = Math.max(loadStart[0] ?? 0, loadEnd[0] ?? 0);
+    if (busiest > cores) {
+      this.warn(`the machine was busy with other work (1-minute load average up to ${busiest.toFixed(1)} on ${cores} cores): absolute figures are low and noisy; trust the ratios more, and re-run on a quiet machine`);
+    }
+    return { records: this.records, targets: this.targetInfo, warnings: this.warnings, startedAt, finishedAt: new Date(), loadAverage: { start: loadStart, end: loadEnd } };
+  }
+
+  private async runFresh(w: Workload, index: number): Promise<void> {
+    const { runs } = this.options.settings;
+    for (let run = 1; run <= runs; run++) {
+      for (const kind of this.options.targets) {
+        const label = `  ${kind} run ${run}/${runs}`;
+        let live: Live | undefined;
+        try {
+          live = await this.start(kind);
+          const rssBefore = rssBytes(live.target.process.pid);
+          const m = await this.runOnce(w, live, runId(index, run), this.options.settings.seconds, label);
+          this.record(w, kind, run, { ...m, rssBeforeBytes: rssBefore }, label);
+        } catch (e) {
+          this.fail(w, kind, run, e, label, live);
+        } finally {
+          if (live !== undefined) await this.stop(live);
+        }
+      }
+    }
+  }
+
+  private async runOnLongLived(w: Workload, index: number): Promise<void> {
+    const { runs, warmupSeconds, seconds } = this.options.settings;
+    const failed = new Set<TargetKind>();
+    if (warmupSeconds > 0) {
+      for (const kind of this.options.targets) {
+        const label = `  ${kind} warm-up`;
+        try {
+          const m = await this.runOnce(w, await this.longLived(kind), runId(index, 0), warmupSeconds, label);
+          this.progress.line(`${label}: ${summaryLine(w, m)} (not recorded)`);
+        } catch (e) {
+          failed.add(kind);
+          this.fail(w, kind, 0, e, label, this.servers.get(kind));
+        }
+      }
+    }
+    for (let run = 1; run <= runs; run++) {
+      for (const kind of this.options.targets) {
+        if (failed.has(kind)) continue; // a workload that failed its warm-up would fail again: do not spend the time
+        const label = `  ${kind} run ${run}/${runs}`;
+        try {
+          const m = await this.runOnce(w, await this.longLived(kind), runId(index, run), seconds, label);
+          this.record(w, kind, run, m, label);
+        } catch (e) {
+          failed.add(kind);
+          this.fail(w, kind, run, e, label, this.servers.get(kind));
+        }
+      }
+    }
+  }
+
+  private async runOnce(w: Workload, live: Live, id: number, seconds: number, label: string): Promise<Measured> {
+    const total = w.freshServer ? this.options.settings.rows : undefined;
+    const task = this.progress.task(label, w.unitName, total);
+    const pid = live.target.process.pid;
+    const ctx: RunContext = {
+      target: live.target,
+      client: live.client,
+      settings: this.options.settings,
+      dataset: this.dataset,
+      seconds,
+      runId: id,
+      tick: (n) => task.update(n),
+      measure: async (body: () => Promise<Counts>): Promise<Measured> => {
+        const server0 = cpuSeconds(pid);
+        const client0 = process.cpuUsage();
+        const t0 = performance.now();
+        const counts = await body();
+        const wall = (performance.now() - t0) / 1000;
+        const client = process.cpuUsage(client0);
+        const server1 = cpuSeconds(pid);
+        const disk = live.target.diskBytes();
+        return {
+          ...counts,
+          seconds: wall,
+          serverCpuSeconds: server1 - server0,
+          clientCpuSeconds: counts.clientCpuSeconds ?? (client.user + client.system) / 1e6,
+          clientProcesses: counts.clientProcesses ?? 1,
+          serverRssBytes: rssBytes(pid),
+          ...(disk === undefined ? {} : { serverDiskBytes: disk }),
+        };
+      },
+    };
+    return w.run(ctx);
+  }
+
+  private record(w: Workload, kind: TargetKind, run: number, result: RunResult, label: string): void {
+    this.records.push({ workload: w.name, target: kind, run, result });
+    this.progress.line(`${label}: ${summaryLine(w, result)}`);
+  }
+
+  private fail(w: Workload, kind: TargetKind, run: number, e: unknown, label: string, live: Live | undefined): void {
+    let message = e instanceof Error ? e.message : String(e);
+    if (live !== undefined && !live.target.process.alive()) {
+      message += ` (the server exited; its last output:\n${live.target.process.output().slice(-2000)})`;
+    }
+    this.records.push({ workload: w.name, target: kind, run, error: message });
+    this.progress.line(`${label}: FAILED: ${message}`);
+  }
+
+  /** The long-lived server of a target, started and loaded with the data set on first use (or after it died). */
+  private async longLived(kind: TargetKind): Promise<Live> {
+    const existing = this.servers.get(kind);
+    if (existing !== undefined && existing.target.process.alive()) return existing;
+    if (existing !== undefined) {
+      this.warn(`${kind}: the server is gone; starting a new one and loading the data set again`);
+      this.servers.delete(kind);
+      await this.stop(existing);
+    }
+    const live = await this.start(kind);
+    try {
+      const table = await createTable(live.client, this.dataset.table);
+      const { settings } = this.options;
+      const task = this.progress.task(`  ${kind}: loading the data set (not measured)`, 'rows', settings.rows);
+      const t0 = performance.now();
+      await loadRows(table, { rows: settings.rows, valueSize: this.dataset.valueSize, batchRows: settings.loadBatchRows, inFlight: settings.loadInFlight, seed: 1, tick: (n) => task.update(n) });
+      task.finish(`${settings.rows.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      for (const t of [this.dataset.writesTable, this.dataset.countersTable, this.dataset.loadgenWritesTable]) await createTable(live.client, t);
+    } catch (e) {
+      await this.stop(live);
+      throw e;
+    }
+    this.servers.set(kind, live);
+    return live;
+  }
+
+  private async start(kind: TargetKind): Promise<Live> {
+    const target = await startTarget(kind, { repoRoot: this.repoRoot, tabletopMode: this.options.tabletopMode, warn: (m) => this.warn(m) });
+    this.targetInfo.set(kind, { kind, storage: target.storage, durable: target.durable });
+    return { target, client: nodeClient(target.address) };
+  }
+
+  private async stop(live: Live): Promise<void> {
+    try {
+      await live.client.close();
+    } finally {
+      await live.target.stop();
+    }
+  }
+
+  private warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message);
+    this.progress.line(`warning: ${message}`);
+  }
+
+  private async close(): Promise<void> {
+    for (const live of this.servers.values()) await this.stop(live);
+    this.servers.clear();
+  }
+}
+
+/** The same id for both targets in a run, so both get the same keys and seeds. */
+function runId(workloadIndex: number, run: number): number {
+  return (workloadIndex + 1) * 1000 + run;
+}

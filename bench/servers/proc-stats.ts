@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/**
+ * What the kernel says about a server process (Linux /proc): CPU time used
+ * by all its threads, and its resident set size.
+ */
+
+let ticksPerSecond: number | undefined;
+
+/** Clock ticks per second (USER_HZ), the unit of utime/stime in /proc/<pid>/stat. */
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    const out = execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim();
+    const n = Number(out);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`getconf CLK_TCK printed "${out}", not a positive integer`);
+    ticksPerSecond = n;
+  }
+  return ticksPerSecond;
+}
+
+/** utime + stime of the process, in seconds (resolution 1/CLK_TCK, usually 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Field 2 (comm) is in parentheses and may contain spaces: parse after the last ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (state); utime is field 14, stime field 15.
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`cannot parse utime/stime in /proc/${pid}/stat: ${stat}`);
+  return (utime + stime) / clockTicks();
+}
+
+/** VmRSS of the process, in bytes. */
+export function rssBytes(pid: number): number {
+  return statusField(pid, 'VmRSS');
+}
+
+/** VmHWM (peak resident set size) of the process, in bytes. */
+export function peakRssBytes(pid: number): number {
+  return statusField(pid, 'VmHWM');
+}
+
+function statusField(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
+  if (m === null) throw new Error(`/proc/${pid}/status has no ${field} line`);
+  return Number(m[1]) * 1024;
+}

@@ -1,0 +1,118 @@
+import type { Bigtable } from '@google-cloud/bigtable';
+import type { Target } from '../servers/targets.js';
+import type { TransportKind } from '../loadgen/transport.js';
+import type { Histogram } from '../stats/histogram.js';
+
+/** The contract between the runner and a workload. */
+
+/** Sizes and durations of one benchmark session (from the command line). */
+export interface Settings {
+  /** Rows in the data set and in each bulk load. */
+  readonly rows: number;
+  /** Measured runs per workload and target. */
+  readonly runs: number;
+  /** Length of one timed run, in seconds. */
+  readonly seconds: number;
+  /** Length of the unrecorded warm-up run before a workload's timed runs, in seconds (0: none). */
+  readonly warmupSeconds: number;
+  /** Rows per MutateRows request in bulk loads. */
+  readonly loadBatchRows: number;
+  /** MutateRows requests in flight during bulk loads. */
+  readonly loadInFlight: number;
+  /** Load-generator processes, calls in flight per process, connections per process. */
+  readonly loadgenProcesses: number;
+  readonly loadgenInFlight: number;
+  readonly loadgenScansInFlight: number;
+  readonly loadgenChannels: number;
+  readonly loadgenTransport: TransportKind;
+}
+
+/** What a workload counted while it was measured. */
+export interface Counts {
+  /** Operations completed (requests, or scans). */
+  readonly ops: number;
+  /** Rows read or written. */
+  readonly rows: number;
+  /** Logical bytes read or written (key + qualifier + value), or wire bytes for the load generator. */
+  readonly bytes: number;
+  /** Per-operation latency, when meaningful. */
+  readonly latency?: Histogram;
+  /** CPU seconds of load-generator processes (when the client runs outside this process). */
+  readonly clientCpuSeconds?: number;
+  /** Client processes that produced the load (1: this process). */
+  readonly clientProcesses?: number;
+}
+
+/** Counts plus the resources used while they were made. */
+export interface Measured extends Counts {
+  readonly seconds: number;
+  readonly serverCpuSeconds: number;
+  readonly clientCpuSeconds: number;
+  readonly clientProcesses: number;
+  /** The server's resident set size right after the measured part. */
+  readonly serverRssBytes: number;
+  /** Bytes under the server's data directory right after the measured part (durable tabletop only). */
+  readonly serverDiskBytes?: number;
+}
+
+/** The tables every long-lived server gets before the timed workloads run. */
+export interface Dataset {
+  /** N rows of 1 KiB values (see dataset.ts). */
+  readonly table: string;
+  readonly rows: number;
+  readonly valueSize: number;
+  /** Empty tables for write workloads. */
+  readonly writesTable: string;
+  readonly countersTable: string;
+  readonly loadgenWritesTable: string;
+}
+
+export interface RunContext {
+  readonly target: Target;
+  /** The official Node client connected to the target. */
+  readonly client: Bigtable;
+  readonly settings: Settings;
+  readonly dataset: Dataset;
+  /** How long this run lasts (the warm-up length for a warm-up run). */
+  readonly seconds: number;
+  /** Distinct per run (and per warm-up), for seeds and fresh row keys. */
+  readonly runId: number;
+  /** Progress of the measured part; `done` is cumulative, in the workload's unit. */
+  readonly tick: (done: number) => void;
+  /**
+   * Measures `body`: wall time, the server's CPU time (from /proc) and this
+   * process's CPU time around it. Set-up and verification stay outside.
+   */
+  measure(body: () => Promise<Counts>): Promise<Measured>;
+}
+
+export type WorkloadGroup = 'client' | 'loadgen';
+
+export interface Workload {
+  readonly name: string;
+  readonly title: string;
+  readonly group: WorkloadGroup;
+  /** What throughput and CPU time are counted per: operations or rows. */
+  readonly per: 'op' | 'row';
+  /** Plural noun for the unit, e.g. "reads", "rows", "increments". */
+  readonly unitName: string;
+  /** Report MB/s (scans). */
+  readonly mbps: boolean;
+  /** Report latency percentiles (per operation). */
+  readonly latency: boolean;
+  /** Each run gets a freshly started, empty server (bulk loads: RSS is measured after the load). */
+  readonly freshServer: boolean;
+  /** A published figure to compare with (Cloud Bigtable per-node throughput). */
+  readonly reference?: Reference;
+  /** Exactly what one run does, with its parameters, for the report. */
+  describe(settings: Settings): string;
+  run(ctx: RunContext): Promise<Measured>;
+}
+
+/** A published throughput to compare a workload with. */
+export interface Reference {
+  /** Which figure it compares with: throughput in the workload's unit per second, or MB/s. */
+  readonly figure: 'throughput' | 'mbps';
+  readonly value: number;
+  readonly label: string;
+}

@@ -1,0 +1,50 @@
+import { closedLoop } from './closed-loop.js';
+import { FAMILY, QUALIFIER, ValuePool, logicalRowBytes, randomBelow, rng } from './dataset.js';
+import { INSTANCE, countRows } from './node-client.js';
+import type { Workload } from './workload.js';
+
+/**
+ * Single-row writes: Table.insert of one row with a 1 KiB value (the Node
+ * client sends a MutateRows with one entry), to random new keys of an empty
+ * table, `concurrency` in flight.
+ */
+export function singleRowWrites(name: string, concurrency: number, valueSize: number): Workload {
+  return {
+    name,
+    title: `Single-row writes, concurrency ${concurrency}`,
+    group: 'client',
+    per: 'op',
+    unitName: 'writes',
+    mbps: false,
+    latency: true,
+    freshServer: false,
+    describe: (s) => `Table.insert of one row (${valueSize}-byte value) under a random new key, ${concurrency} in flight, for ${s.seconds} s`,
+    async run(ctx) {
+      const table = ctx.client.instance(INSTANCE).table(ctx.dataset.writesTable);
+      const pool = new ValuePool(valueSize);
+      const randoms = Array.from({ length: concurrency }, (_, lane) => rng(ctx.runId * 1000 + lane));
+      const keyPrefix = `w${String(ctx.runId).padStart(4, '0')}-`;
+      const written = new Set<string>();
+      const before = await countRows(table);
+      const m = await ctx.measure(() =>
+        closedLoop({
+          concurrency,
+          seconds: ctx.seconds,
+          tickPer: 'op',
+          latency: true,
+          tick: ctx.tick,
+          op: async (lane) => {
+            const i = randomBelow(randoms[lane] as () => number, 1e9);
+            const key = keyPrefix + String(i).padStart(9, '0');
+            await table.insert({ key, data: { [FAMILY]: { [QUALIFIER]: pool.value(i) } } });
+            written.add(key);
+            return { rows: 1, bytes: logicalRowBytes(valueSize, key.length) };
+          },
+        }),
+      );
+      const after = await countRows(table);
+      if (after - before !== written.size) throw new Error(`${written.size} distinct rows were written but the table grew by ${after - before} rows`);
+      return m;
+    },
+  };
+}
