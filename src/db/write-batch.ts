@@ -20,14 +20,16 @@ interface PendingBatch {
 
 /**
  * Collects the row writes of one request per tablet and hands each tablet
- * its writes in one `store.write` call (one commit-log record group for the
+ * its writes in one `store.write` call (one commit-log record for the
  * durable engine). Reads of a row this request already wrote go after a
  * flush, so a later entry sees an earlier one. The caller holds the row
- * locks of every key it adds.
+ * locks of every key it adds while it flushes; it may release them before
+ * awaiting `durable()`, and acknowledges only after.
  */
 export class WriteBatch {
   private readonly pending = new Map<Tablet, PendingBatch>();
   private readonly pendingKeys = new Set<ByteString>();
+  private readonly waits: Promise<void>[] = [];
 
   constructor(
     private readonly tablets: TabletMap,
@@ -35,11 +37,14 @@ export class WriteBatch {
     private readonly results: (TabletopError | undefined)[],
   ) {}
 
-  /** The row as stored, including this request's earlier writes. */
+  /**
+   * The row as the lock holder sees it: including writes applied but not yet
+   * durable, this request's earlier ones among them.
+   */
   read(key: ByteString): MaybePromise<Row | undefined> {
     const store = this.tablets.locate(key).store;
-    if (!this.pendingKeys.has(key)) return store.get(key);
-    return andThen(this.flush(), () => store.get(key));
+    if (this.pendingKeys.has(key)) this.flush();
+    return store.getForUpdate(key);
   }
 
   /**
@@ -76,22 +81,31 @@ export class WriteBatch {
     this.pendingKeys.add(key);
   }
 
-  /** Writes everything pending. Store failures become the errors of the entries concerned. */
-  flush(): MaybePromise<void> {
+  /**
+   * Applies everything pending (stores apply writes before returning). Their
+   * durability is awaited by `durable()`; store failures become the errors of
+   * the entries concerned.
+   */
+  flush(): void {
     if (this.pending.size === 0) return;
     const batches = [...this.pending.values()];
     this.pending.clear();
     this.pendingKeys.clear();
-    const waits: Promise<void>[] = [];
     for (const b of batches) {
       try {
         const r = b.tablet.store.write(b.writes);
-        if (r instanceof Promise) waits.push(r.catch((e: unknown) => this.fail(b, e)));
+        if (r instanceof Promise) this.waits.push(r.catch((e: unknown) => this.fail(b, e)));
       } catch (e) {
         this.fail(b, e);
       }
     }
-    if (waits.length > 0) return Promise.all(waits).then(() => undefined);
+  }
+
+  /** Resolves once every write flushed so far is durable (or failed, with its entries' errors set). */
+  durable(): MaybePromise<void> {
+    if (this.waits.length === 0) return;
+    const waits = this.waits.splice(0);
+    return Promise.all(waits).then(() => undefined);
   }
 
   private fail(batch: PendingBatch, e: unknown): void {

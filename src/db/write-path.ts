@@ -77,9 +77,10 @@ export async function applyEntries(
   try {
     const locked = table.locks.acquireAll(keyList);
     if (locked !== undefined) await locked;
+    let batch: WriteBatch | undefined;
     try {
       const schema = table.schema;
-      const batch = new WriteBatch(table.tablets, results);
+      batch = new WriteBatch(table.tablets, results);
       for (let i = 0; i < entries.length; i++) {
         if (results[i] !== undefined) continue;
         const { key, mutations } = entries[i]!;
@@ -101,11 +102,13 @@ export async function applyEntries(
           results[i] = e;
         }
       }
-      const flushed = batch.flush();
-      if (flushed instanceof Promise) await flushed;
+      batch.flush();
     } finally {
+      // Applied (visible to the next lock holder); durability is awaited without the locks.
       table.locks.releaseAll(keyList);
     }
+    const durable = batch?.durable();
+    if (durable instanceof Promise) await durable;
   } finally {
     table.gate.exitShared();
   }
@@ -227,12 +230,20 @@ async function withRow<T>(
   try {
     const locked = table.locks.acquire(key);
     if (locked !== undefined) await locked;
+    const results: (TabletopError | undefined)[] = [undefined];
+    const batch = new WriteBatch(table.tablets, results);
+    let value: T;
     try {
-      const results: (TabletopError | undefined)[] = [undefined];
-      return await fn(table.schema, new WriteBatch(table.tablets, results), results);
+      value = await fn(table.schema, batch, results);
     } finally {
+      // Applied (visible to the next lock holder); durability is awaited without the lock.
       table.locks.release(key);
     }
+    const durable = batch.durable();
+    if (durable instanceof Promise) await durable;
+    const error = results[0];
+    if (error !== undefined) throw error;
+    return value;
   } finally {
     table.gate.exitShared();
   }
@@ -242,8 +253,7 @@ async function write(batch: WriteBatch, results: (TabletopError | undefined)[], 
   const sized = batch.checkRowSize(key, ops);
   if (sized instanceof Promise) await sized;
   batch.add(0, key, ops);
-  const flushed = batch.flush();
-  if (flushed instanceof Promise) await flushed;
+  batch.flush();
   const error = results[0];
   if (error !== undefined) throw error;
 }

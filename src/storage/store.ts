@@ -61,10 +61,22 @@ export interface ScanOptions {
 export type ColumnGc = (family: string, cells: readonly Cell[], nowMicros: number) => readonly Cell[];
 
 export interface RowStore {
-  /** Applies the writes; each row's ops atomically, in order. Resolves once durable. */
+  /**
+   * Applies the writes, each row's ops atomically and in order, and returns
+   * once they are durable (a promise, or nothing when durable at once).
+   * The writes are applied before `write` returns: `getForUpdate` sees them
+   * at once, while reads (`get`, `scan`) see them only once they are durable.
+   * So a caller holding a row's lock may release it as soon as `write`
+   * returns and acknowledge the write once the promise resolves.
+   */
   write(batch: readonly RowWrite[]): MaybePromise<void>;
-  /** The row with this key (all its cells), or undefined. */
+  /** The row with this key (all its cells), or undefined: what is durable. */
   get(key: ByteString): MaybePromise<Row | undefined>;
+  /**
+   * The row including writes applied but not yet durable, for a caller
+   * holding the row's lock (read-modify-write, check-and-mutate, aggregates).
+   */
+  getForUpdate(key: ByteString): MaybePromise<Row | undefined>;
   /** Streams rows in `range`, on a snapshot taken now. */
   scan(options: ScanOptions): RowCursor;
   /** Removes every row in the range (DropRowRange): fast, not row by row when the engine can. */

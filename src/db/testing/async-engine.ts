@@ -35,9 +35,14 @@ export function createAsyncEngine(inner: StorageEngine = createMemoryEngine()): 
 
 function asyncStore(s: RowStore): RowStore {
   return {
-    write: async (batch) => {
+    // Applied at once (the contract), durable a turn later.
+    write: (batch) => {
+      const durable = s.write(batch);
+      return tick().then(() => durable);
+    },
+    getForUpdate: async (key) => {
       await tick();
-      await s.write(batch);
+      return s.getForUpdate(key);
     },
     get: async (key) => {
       await tick();

@@ -8,10 +8,11 @@
  *   1. give every op a sequence number and encode the batch once;
  *   2. append it to the commit log; group commit syncs it together with
  *      every batch that arrived meanwhile;
- *   3. once durable, insert the rows' fragments into the store's memtable,
- *      in sequence order (a chain keeps batches that complete out of order
- *      from being applied out of order), and publish the sequence to readers.
- * Reads see everything up to `visibleSeq`.
+ *   3. insert the rows' fragments into the store's memtable at once, in
+ *      sequence order, where a writer holding the row's lock can see them
+ *      (getForUpdate); once the commit log is synced, publish the sequence to
+ *      readers and acknowledge.
+ * Reads see everything up to `visibleSeq`: only durable writes.
  *
  * Background work (one job at a time, flushes before compactions, in slices
  * that yield to the event loop): flush a full memtable to an SSTable, then
@@ -95,7 +96,6 @@ export class DiskEngine implements StorageEngine {
   private oldWals: { number: number; maxSeq: number; bytes: number }[] = [];
   private rotatingWal = false;
   private readonly stores = new Map<string, DiskStore>();
-  private applyChain: Promise<void> = Promise.resolve();
   private readonly background: BackgroundQueue;
   private failure: TabletopError | undefined;
   private closed = false;
@@ -258,26 +258,30 @@ export class DiskEngine implements StorageEngine {
 
   // ---------------------------------------------------------------- writes
 
-  async write(store: DiskStore, batch: readonly RowWrite[]): Promise<void> {
+  /**
+   * Applies a batch to the store's memtable at once (visible to getForUpdate)
+   * and resolves once it is durable; readers see it from then on. A write
+   * stall (too much unflushed data) delays the acknowledgement, so clients
+   * with bounded concurrency slow down while flushes catch up.
+   */
+  write(store: DiskStore, batch: readonly RowWrite[]): Promise<void> | undefined {
     this.checkWritable();
-    if (batch.length === 0) return;
-    if (this.unflushedBytes() > 2 * this.config.totalMemtableBytes) await this.stall();
+    if (batch.length === 0) return undefined;
     const encoded = encodeBatch(store.id, batch, this.seq + 1);
     this.seq = encoded.lastSeq;
     const durable = this.wal.appendRecord(frameInPlace(encoded.record));
-    const applied = Promise.all([durable, this.applyChain]).then(() => {
-      if (!store.deleted) {
-        for (const r of encoded.rows) store.mem.add(r.key, r.fragment, r.firstSeq, r.lastSeq);
-      }
-      if (encoded.lastSeq > this.visibleSeq) this.visibleSeq = encoded.lastSeq;
-    });
-    this.applyChain = applied.catch(() => undefined);
-    try {
-      await applied;
-    } catch (e) {
-      throw this.fail(e);
-    }
+    for (const r of encoded.rows) store.mem.add(r.key, r.fragment, r.firstSeq, r.lastSeq);
     this.afterWrite(store);
+    const stalled = this.unflushedBytes() > 2 * this.config.totalMemtableBytes ? this.stall() : undefined;
+    return durable.then(
+      () => {
+        if (encoded.lastSeq > this.visibleSeq) this.visibleSeq = encoded.lastSeq;
+        return stalled;
+      },
+      (e: unknown) => {
+        throw this.fail(e);
+      },
+    );
   }
 
   private afterWrite(store: DiskStore): void {
@@ -533,7 +537,6 @@ export class DiskEngine implements StorageEngine {
     if (this.closed) return;
     this.closed = true;
     await this.background.stop();
-    await this.applyChain;
     try {
       await this.wal.flush();
     } catch {

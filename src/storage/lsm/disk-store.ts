@@ -43,7 +43,16 @@ export class DiskStore implements RowStore {
     return this.engine.write(this, batch);
   }
 
+
   get(key: ByteString): Row | undefined {
+    return this.read(key, this.engine.visibleSeq);
+  }
+
+  getForUpdate(key: ByteString): Row | undefined {
+    return this.read(key, this.engine.seq);
+  }
+
+  private read(key: ByteString, snapshot: number): Row | undefined {
     this.check();
     const frags: { buf: Buffer; where: string }[] = [];
     const fromMem = this.mem.get(key);
@@ -58,7 +67,6 @@ export class DiskStore implements RowStore {
       if (v !== undefined) frags.push({ buf: v, where: `sstable ${f.reader.path} row` });
     }
     if (frags.length === 0) return undefined;
-    const snapshot = this.engine.visibleSeq;
     const drops = this.snapshotDrops();
     if (frags.length === 1 && drops === NO_DROPS) {
       const only = frags[0]!;

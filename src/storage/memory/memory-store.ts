@@ -60,6 +60,11 @@ export class MemoryRowStore implements RowStore {
     return this.tree.get(key);
   }
 
+  /** Writes are durable (as durable as this engine gets) at once: the same as get. */
+  getForUpdate(key: ByteString): Row | undefined {
+    return this.get(key);
+  }
+
   scan(options: ScanOptions): RowCursor {
     this.checkOpen();
     this.snapshot ??= this.tree.clone();
