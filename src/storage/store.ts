@@ -109,6 +109,19 @@ export interface StorageEngine {
   openStore(id: string): MaybePromise<RowStore>;
   /** Deletes a store and its data. */
   deleteStore(id: string): MaybePromise<void>;
+  /**
+   * Splits store `parentId` at key `at` into `leftId` (keys < at) and
+   * `rightId` (keys >= at), without rewriting data where the engine can (the
+   * durable engine's children share the parent's files until compaction).
+   * REQUIRES: no write to the parent is in flight. Afterwards the parent id is
+   * gone; cursors opened on it before keep working until closed.
+   */
+  splitStore(parentId: string, at: ByteString, leftId: string, rightId: string): MaybePromise<void>;
+  /**
+   * Merges two stores holding adjacent key ranges (left below right) into
+   * `mergedId`. REQUIRES: no write to either is in flight.
+   */
+  mergeStores(leftId: string, rightId: string, mergedId: string): MaybePromise<void>;
   /** A small named blob kept by the engine (the catalog), or undefined. */
   readMeta(key: string): string | undefined;
   /** Replaces (null: removes) a named blob; durable once the promise resolves. */

@@ -122,9 +122,11 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
   for (const f of inputs) f.ref();
   const iters: SSTableIterator[] = [];
   try {
+    // Files shared with another store after a split hold keys outside this store's bounds: skip them.
+    const bounds = { lower: store.lower, ...(store.upper === undefined ? {} : { upper: store.upper }) };
     for (const f of inputs) {
-      const it = f.reader.newIterator();
-      it.first();
+      const it = f.reader.newIterator(bounds);
+      it.seekGE(store.lower);
       iters.push(it);
     }
     const { number, path, writer } = newWriter(engine);

@@ -3,6 +3,7 @@ import { FULL_RANGE } from '../../model/key-range.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
 import type { RowStore, RowWrite, StoreOp } from '../store.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
+import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { openDiskEngine, type DiskEngine } from './disk-engine.js';
 
 let counter = 0;
@@ -111,5 +112,56 @@ describe('disk engine durability', () => {
     const again = await freshEngine(fs, true);
     expect(await rows(await again.openStore('t'))).toEqual(expected);
     await again.close();
+  });
+});
+
+{
+  const fss = new WeakMap<object, MemoryFileSystem>();
+  runSplitMergeConformance(
+    'disk engine',
+    async () => {
+      const fs = new MemoryFileSystem();
+      const e = await freshEngine(fs);
+      fss.set(e, fs);
+      return e;
+    },
+    {
+      settle: async (e) => {
+        const d = e as DiskEngine;
+        await d.flushAll();
+        for (const s of d['stores'].values()) await d.compactNow(s, true);
+      },
+      reopen: async (e) => {
+        const fs = fss.get(e)!;
+        await e.close();
+        const again = await freshEngine(fs);
+        fss.set(again, fs);
+        return again;
+      },
+    },
+  );
+}
+
+describe('disk engine splits', () => {
+  it('children share the parent files until their compactions rewrite them, then the files go', async () => {
+    const fs = new MemoryFileSystem();
+    const engine = await freshEngine(fs, true);
+    const parent = await engine.openStore('p');
+    await parent.write(Array.from({ length: 100 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, ops: [put('q', 1000, 'v')] })));
+    await engine.flushAll();
+    const before = fs.list('db/sst');
+    expect(before).toHaveLength(1);
+    await engine.splitStore('p', 'k050', 'l', 'r');
+    expect(fs.list('db/sst')).toEqual(before);
+    const stores = engine['stores'];
+    expect(stores.get('l')!.files[0]).toBe(stores.get('r')!.files[0]);
+    await engine.compactNow(stores.get('l')!, true);
+    expect(fs.list('db/sst')).toContain(before[0]);
+    await engine.compactNow(stores.get('r')!, true);
+    expect(fs.list('db/sst')).not.toContain(before[0]);
+    expect(fs.list('db/sst')).toHaveLength(2);
+    expect(await rows(await engine.openStore('l'))).toHaveLength(50);
+    expect(await rows(await engine.openStore('r'))).toHaveLength(50);
+    await engine.close();
   });
 });

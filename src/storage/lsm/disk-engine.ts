@@ -29,6 +29,7 @@
  * found in a store's files fails that store only, with DataLoss.
  */
 import { resolveConfig, type Config } from '../../config.js';
+import type { ByteString } from '../../model/bytes.js';
 import { TabletopError, dataLoss } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/index.js';
@@ -60,6 +61,10 @@ export interface DiskEngineOptions {
 
 const WAL_DIR = 'wal';
 const SST_DIR = 'sst';
+
+function overlaps(meta: FileMeta, lower: ByteString, upper: ByteString | undefined): boolean {
+  return meta.largest >= lower && (upper === undefined || meta.smallest < upper);
+}
 
 export function sstName(n: number): string {
   return join(SST_DIR, `${String(n).padStart(6, '0')}.sst`);
@@ -130,14 +135,20 @@ export class DiskEngine implements StorageEngine {
     }
 
     const live = new Set<number>();
+    const opened = new Map<number, TableFile>();
     for (const [id, s] of state.stores) {
       const store = new DiskStore(id, this);
       this.stores.set(id, store);
+      store.lower = s.lower;
+      store.upper = s.upper ?? undefined;
       store.drops.update(s.familyDrops, s.rangeDrops);
       for (const meta of s.files) {
         live.add(meta.number);
         try {
-          store.files.push(this.openTableFile(meta));
+          const shared = opened.get(meta.number);
+          const file = shared === undefined ? this.openTableFile(meta) : shared.ref();
+          opened.set(meta.number, file);
+          store.files.push(file);
         } catch (e) {
           store.failure = e instanceof TabletopError && e.code === 'DataLoss' ? e : dataLoss(`store ${id}: cannot open ${sstName(meta.number)}: ${String(e)}`);
         }
@@ -394,9 +405,109 @@ export class DiskEngine implements StorageEngine {
     const gone = new Set(files);
     store.files = store.files.filter((f) => !gone.has(f));
     for (const f of files) {
-      f.obsolete = true;
+      // A file shared after a split stays until the last store that lists it lets go.
+      if (!this.listedElsewhere(f, store)) f.obsolete = true;
       f.unref();
     }
+  }
+
+  private listedElsewhere(file: TableFile, except: DiskStore): boolean {
+    for (const s of this.stores.values()) if (s !== except && s.files.includes(file)) return true;
+    return false;
+  }
+
+  // ---------------------------------------------------------------- splits and merges
+
+  /**
+   * Splits a store without rewriting data: its memtables are flushed, then
+   * one manifest edit replaces it by two stores that share its files, each
+   * owning one side of `at`. Compactions later rewrite each side on its own.
+   */
+  async splitStore(parentId: string, at: ByteString, leftId: string, rightId: string): Promise<void> {
+    this.checkWritable();
+    const parent = this.requireStore(parentId);
+    await this.background.add('flush', parentId, async () => {
+      this.rotate(parent);
+      await this.flushStore(parent);
+      const children: [DiskStore, ByteString, ByteString | undefined][] = [
+        [new DiskStore(leftId, this), parent.lower, at],
+        [new DiskStore(rightId, this), at, parent.upper],
+      ];
+      const edits: ManifestEdit[] = [{ op: 'deleteStore', id: parentId }];
+      for (const [child, lower, upper] of children) {
+        child.lower = lower;
+        child.upper = upper;
+        child.files = parent.files.filter((f) => overlaps(f.meta, lower, upper));
+        edits.push(...this.inheritEdits(child, [parent]));
+      }
+      await this.manifest.apply(edits);
+      this.replaceStores([parent], children.map(([c]) => c));
+    });
+  }
+
+  /** Merges two adjacent stores into one that lists the files of both (shared ones once). */
+  async mergeStores(leftId: string, rightId: string, mergedId: string): Promise<void> {
+    this.checkWritable();
+    const left = this.requireStore(leftId);
+    const right = this.requireStore(rightId);
+    await this.background.add('flush', leftId, async () => {
+      for (const s of [left, right]) {
+        this.rotate(s);
+        await this.flushStore(s);
+      }
+      const merged = new DiskStore(mergedId, this);
+      merged.lower = left.lower < right.lower ? left.lower : right.lower;
+      merged.upper = left.upper === undefined || right.upper === undefined ? undefined : left.upper > right.upper ? left.upper : right.upper;
+      merged.files = [...new Set([...left.files, ...right.files])].sort((a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number);
+      const edits: ManifestEdit[] = [{ op: 'deleteStore', id: leftId }, { op: 'deleteStore', id: rightId }, ...this.inheritEdits(merged, [left, right])];
+      await this.manifest.apply(edits);
+      this.replaceStores([left, right], [merged]);
+    });
+  }
+
+  /** Manifest edits creating `child` with its files and the drops and flush state of `parents`. */
+  private inheritEdits(child: DiskStore, parents: readonly DiskStore[]): ManifestEdit[] {
+    const edits: ManifestEdit[] = [{ op: 'addStore', id: child.id, lower: child.lower, upper: child.upper ?? null }];
+    if (child.files.length > 0) edits.push({ op: 'addFiles', id: child.id, files: child.files.map((f) => f.meta) });
+    let flushed = 0;
+    for (const p of parents) {
+      const st = this.manifest.state.stores.get(p.id);
+      if (st === undefined) continue;
+      flushed = Math.max(flushed, st.flushedSeq);
+      for (const [family, seq] of Object.entries(st.familyDrops)) edits.push({ op: 'familyDrop', id: child.id, family, seq });
+      for (const drop of st.rangeDrops) edits.push({ op: 'rangeDrop', id: child.id, drop });
+    }
+    if (flushed > 0) edits.push({ op: 'flushed', id: child.id, seq: flushed });
+    return edits;
+  }
+
+  /** Swaps stores in memory after the manifest recorded it: children take references on the files. */
+  private replaceStores(olds: readonly DiskStore[], news: readonly DiskStore[]): void {
+    for (const n of news) {
+      for (const f of n.files) f.ref();
+      const st = this.manifest.state.stores.get(n.id);
+      if (st !== undefined) n.drops.update(st.familyDrops, st.rangeDrops);
+      n.lastMajorCompactionMillis = Date.now();
+      this.stores.set(n.id, n);
+    }
+    for (const o of olds) {
+      this.stores.delete(o.id);
+      o.deleted = true;
+      o.closed = true;
+      for (const f of o.files) {
+        if (!this.listedElsewhere(f, o)) f.obsolete = true;
+        f.unref();
+      }
+      o.files = [];
+    }
+    for (const n of news) this.scheduleCompaction(n);
+  }
+
+  private requireStore(id: string): DiskStore {
+    const s = this.stores.get(id);
+    if (s === undefined) throw new TabletopError('NotFound', `no store ${id}`);
+    if (s.failure !== undefined) throw s.failure;
+    return s;
   }
 
   // ---------------------------------------------------------------- background work

@@ -1,7 +1,7 @@
 import type { ByteString } from '../../model/bytes.js';
 import type { Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
-import type { KeyRange } from '../../model/key-range.js';
+import { intersectRanges, type KeyRange } from '../../model/key-range.js';
 import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
 import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
 import type { DiskEngine } from './disk-engine.js';
@@ -32,11 +32,24 @@ export class DiskStore implements RowStore {
   dropsAppliedSeq = 0;
   closed = false;
   deleted = false;
+  /** The keys this store owns: [lower, upper), upper undefined = unbounded (see StoreState). */
+  lower: ByteString = '';
+  upper: ByteString | undefined = undefined;
 
   constructor(
     readonly id: string,
     private readonly engine: DiskEngine,
   ) {}
+
+  /** True when the key belongs to this store. */
+  owns(key: ByteString): boolean {
+    return key >= this.lower && (this.upper === undefined || key < this.upper);
+  }
+
+  /** The store's bounds as a range. */
+  bounds(): KeyRange {
+    return { start: this.lower, end: this.upper };
+  }
 
   write(batch: readonly RowWrite[]): MaybePromise<void> {
     this.check();
@@ -54,6 +67,7 @@ export class DiskStore implements RowStore {
 
   private read(key: ByteString, snapshot: number): Row | undefined {
     this.check();
+    if (!this.owns(key)) return undefined;
     const frags: { buf: Buffer; where: string }[] = [];
     const fromMem = this.mem.get(key);
     if (fromMem !== undefined) for (const b of fromMem.frags) frags.push({ buf: b, where: 'memtable row' });
@@ -83,7 +97,8 @@ export class DiskStore implements RowStore {
     this.check();
     const files = this.files.map((f) => f.ref());
     const mems = [this.mem.view(), ...this.imms.map((m) => m.view())];
-    const cursor = this.guard(() => new MergeCursor(mems, files, options.range, options.reverse === true, this.engine.visibleSeq, this.snapshotDrops()));
+    const range = intersectRanges(options.range, this.bounds());
+    const cursor = this.guard(() => new MergeCursor(mems, files, range, options.reverse === true, this.engine.visibleSeq, this.snapshotDrops()));
     return {
       next: () => this.guard(() => cursor.next()),
       close: () => cursor.close(),
@@ -115,10 +130,20 @@ export class DiskStore implements RowStore {
       rows += m.size;
     }
     for (const f of this.files) {
-      bytes += f.meta.size;
-      rows += f.meta.entries;
+      const share = this.shareOf(f);
+      bytes += Math.round(f.meta.size * share);
+      rows += Math.round(f.meta.entries * share);
     }
     return { bytes, rows };
+  }
+
+  /** The fraction of a file's bytes that lie within the store's bounds (1 for files it does not share). */
+  shareOf(f: TableFile): number {
+    if (f.meta.smallest >= this.lower && (this.upper === undefined || f.meta.largest < this.upper)) return 1;
+    if (f.meta.size === 0) return 0;
+    const from = this.lower === '' ? 0 : f.reader.approximateOffsetOf(this.lower);
+    const to = this.upper === undefined ? f.meta.size : f.reader.approximateOffsetOf(this.upper);
+    return Math.max(0, Math.min(1, (to - from) / f.meta.size));
   }
 
   sampleKeys(bytesPerPiece: number): readonly KeySample[] {
@@ -128,7 +153,7 @@ export class DiskStore implements RowStore {
     // key is the bytes before it, summed over files (from their indexes) and memtables.
     const candidates = new Set<ByteString>();
     const step = Math.max(1, Math.floor(bytesPerPiece / 4));
-    for (const f of this.files) for (const s of f.reader.sampleKeys(step)) candidates.add(s.key);
+    for (const f of this.files) for (const s of f.reader.sampleKeys(step)) if (this.owns(s.key) && s.key !== this.lower) candidates.add(s.key);
     const memOffsets: { keys: ByteString[]; before: number[]; total: number }[] = [];
     for (const m of [this.mem, ...this.imms]) {
       const keys: ByteString[] = [];
@@ -149,7 +174,7 @@ export class DiskStore implements RowStore {
     let last = 0;
     for (const key of sorted) {
       let offset = 0;
-      for (const f of this.files) offset += f.reader.approximateOffsetOf(key);
+      for (const f of this.files) offset += f.reader.approximateOffsetOf(key) - (this.lower === '' ? 0 : f.reader.approximateOffsetOf(this.lower));
       for (const m of memOffsets) offset += offsetBefore(m.keys, m.before, m.total, key);
       if (offset - last >= bytesPerPiece) {
         out.push({ key, offsetBytes: offset });

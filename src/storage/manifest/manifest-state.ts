@@ -22,6 +22,13 @@ export interface RangeDrop {
 }
 
 export interface StoreState {
+  /**
+   * The keys the store owns, [lower, upper) (upper null = unbounded). Files
+   * shared with other stores after a split hold keys outside them, which the
+   * store ignores and its compactions drop.
+   */
+  lower: ByteString;
+  upper: ByteString | null;
   /** Live SSTables, newest (highest maxSeq) first. */
   files: FileMeta[];
   /** Every entry with seq ≤ flushedSeq is in `files`; replay skips them. */
@@ -43,7 +50,7 @@ export interface ManifestState {
 
 /** One change; a batch of them is applied atomically. */
 export type ManifestEdit =
-  | { readonly op: 'addStore'; readonly id: string }
+  | { readonly op: 'addStore'; readonly id: string; readonly lower?: ByteString; readonly upper?: ByteString | null }
   | { readonly op: 'deleteStore'; readonly id: string }
   | { readonly op: 'addFiles'; readonly id: string; readonly files: readonly FileMeta[] }
   | { readonly op: 'removeFiles'; readonly id: string; readonly numbers: readonly number[] }
@@ -63,7 +70,7 @@ export function emptyManifestState(): ManifestState {
 function store(state: ManifestState, id: string): StoreState {
   let s = state.stores.get(id);
   if (s === undefined) {
-    s = { files: [], flushedSeq: 0, familyDrops: {}, rangeDrops: [] };
+    s = { lower: '', upper: null, files: [], flushedSeq: 0, familyDrops: {}, rangeDrops: [] };
     state.stores.set(id, s);
   }
   return s;
@@ -72,9 +79,12 @@ function store(state: ManifestState, id: string): StoreState {
 /** Applies one edit in place. */
 export function applyEdit(state: ManifestState, e: ManifestEdit): void {
   switch (e.op) {
-    case 'addStore':
-      store(state, e.id);
+    case 'addStore': {
+      const s = store(state, e.id);
+      s.lower = e.lower ?? '';
+      s.upper = e.upper ?? null;
       return;
+    }
     case 'deleteStore':
       state.stores.delete(e.id);
       return;
@@ -132,7 +142,7 @@ export function snapshotEdits(state: ManifestState): ManifestEdit[] {
   ];
   for (const [key, value] of state.meta) edits.push({ op: 'setMeta', key, value });
   for (const [id, s] of state.stores) {
-    edits.push({ op: 'addStore', id });
+    edits.push({ op: 'addStore', id, lower: s.lower, upper: s.upper });
     if (s.files.length > 0) edits.push({ op: 'addFiles', id, files: s.files });
     if (s.flushedSeq > 0) edits.push({ op: 'flushed', id, seq: s.flushedSeq });
     for (const [family, seq] of Object.entries(s.familyDrops)) edits.push({ op: 'familyDrop', id, family, seq });

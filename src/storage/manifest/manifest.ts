@@ -14,7 +14,7 @@
  * (write CURRENT.tmp, sync, rename, sync the directory). See
  * docs/format/manifest.md.
  */
-import { dataLoss } from '../../model/errors.js';
+import { TabletopError, dataLoss } from '../../model/errors.js';
 import type { FileSystem } from '../fs/file-system.js';
 import { join } from '../fs/file-system.js';
 import { replayLog } from '../wal/log-reader.js';
@@ -77,6 +77,7 @@ export class Manifest {
    */
   apply(edits: readonly ManifestEdit[]): Promise<void> {
     const run = async (): Promise<void> => {
+      if (this.writer === undefined) throw new TabletopError('Unavailable', 'the manifest is closed');
       const all: ManifestEdit[] = [...edits, { op: 'nextFileNumber', number: this.state.nextFileNumber }];
       await this.writer!.append(Buffer.from(JSON.stringify(all), 'utf8'));
       for (const e of all) applyEdit(this.state, e);

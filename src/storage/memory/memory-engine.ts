@@ -41,6 +41,30 @@ export class MemoryEngine implements StorageEngine {
     store.destroy();
   }
 
+  splitStore(parentId: string, at: string, leftId: string, rightId: string): void {
+    const parent = this.existing(parentId);
+    this.stores.set(leftId, parent.slice(leftId, '', at));
+    this.stores.set(rightId, parent.slice(rightId, at, undefined));
+    this.stores.delete(parentId);
+    parent.close();
+  }
+
+  mergeStores(leftId: string, rightId: string, mergedId: string): void {
+    const left = this.existing(leftId);
+    const right = this.existing(rightId);
+    this.stores.set(mergedId, left.concat(mergedId, right));
+    this.stores.delete(leftId);
+    this.stores.delete(rightId);
+    left.close();
+    right.close();
+  }
+
+  private existing(id: string): MemoryRowStore {
+    const s = this.stores.get(id);
+    if (s === undefined) throw new TabletopError('NotFound', `no store ${id}`);
+    return s;
+  }
+
   close(): void {
     this.closed = true;
     for (const store of this.stores.values()) store.close();

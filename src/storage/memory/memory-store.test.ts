@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
+import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { createMemoryEngine } from './index.js';
 import { MemoryRowStore } from './memory-store.js';
 
@@ -67,3 +68,5 @@ describe('memory store specifics', () => {
     expect(perWrite).toBeLessThan(0.2);
   });
 });
+
+runSplitMergeConformance('memory', () => createMemoryEngine());

@@ -50,6 +50,34 @@ export class MemoryRowStore implements RowStore {
 
   constructor(readonly id: string) {}
 
+  /** A new store holding this store's rows in [start, end) (copy-on-write: O(log n) now, copies nodes as they change). */
+  slice(id: string, start: ByteString, end: ByteString | undefined): MemoryRowStore {
+    const out = new MemoryRowStore(id);
+    const tree = this.tree.clone();
+    const max = tree.maxKey();
+    if (start !== '') tree.deleteRange('', start, false);
+    if (end !== undefined && max !== undefined) tree.deleteRange(end, max, true);
+    out.tree = tree;
+    let bytes = 0;
+    tree.forEachPair((_k, row) => {
+      bytes += row.bytes;
+    });
+    out.bytes = bytes;
+    return out;
+  }
+
+  /** A new store holding this store's rows and `other`'s (which lie after them). */
+  concat(id: string, other: MemoryRowStore): MemoryRowStore {
+    const out = new MemoryRowStore(id);
+    const tree = this.tree.clone();
+    other.tree.forEachPair((k, row) => {
+      tree.set(k, row);
+    });
+    out.tree = tree;
+    out.bytes = this.bytes + other.bytes;
+    return out;
+  }
+
   write(batch: readonly RowWrite[]): void {
     this.checkOpen();
     for (const w of batch) this.writeRow(w.key, w.ops);
