@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { balance, type TabletPlacement } from './balancer.js';
+
+function apply(tablets: TabletPlacement[], nodes: number, rounds = 20): TabletPlacement[] {
+  let current = tablets;
+  for (let r = 0; r < rounds; r++) {
+    const moves = balance(current, { nodes });
+    if (moves.length === 0) break;
+    const to = new Map(moves.map((m) => [m.id, m.to]));
+    current = current.map((t) => ({ ...t, node: to.get(t.id) ?? t.node }));
+  }
+  return current;
+}
+
+const perNode = (ts: TabletPlacement[], nodes: number, f: (t: TabletPlacement) => number): number[] => {
+  const out = new Array<number>(nodes).fill(0);
+  for (const t of ts) out[t.node!]! += f(t);
+  return out;
+};
+
+describe('balance', () => {
+  it('places new tablets and evens out stored bytes when load is negligible', () => {
+    const tablets = Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, bytes: 100, load: 0, node: i < 9 ? 0 : undefined }));
+    const placed = apply(tablets, 3);
+    // Every node within the tolerance (25%) of the average of 400 bytes.
+    for (const b of perNode(placed, 3, (t) => t.bytes)) expect(Math.abs(b - 400)).toBeLessThanOrEqual(100);
+  });
+
+  it('lets load override size, and gives a very hot tablet a node of its own', () => {
+    const tablets: TabletPlacement[] = [
+      { id: 'hot', bytes: 10, load: 900_000, node: 0 },
+      ...Array.from({ length: 8 }, (_, i) => ({ id: `cold${i}`, bytes: 1000, load: 50_000, node: 0 })),
+    ];
+    const placed = apply(tablets, 3);
+    const hotNode = placed.find((t) => t.id === 'hot')!.node;
+    expect(placed.filter((t) => t.node === hotNode)).toHaveLength(1);
+    const loads = perNode(placed, 3, (t) => t.load);
+    expect(Math.max(...loads)).toBe(900_000);
+  });
+
+  it('does nothing when placement is already even', () => {
+    const tablets = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, bytes: 100, load: 100_000, node: i % 3 }));
+    expect(balance(tablets, { nodes: 3 })).toEqual([]);
+  });
+});
