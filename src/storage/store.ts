@@ -102,6 +102,12 @@ export interface KeySample {
   readonly offsetBytes: number;
 }
 
+/** A named blob (writeMeta) to change atomically with a split or merge. */
+export interface MetaUpdate {
+  readonly key: string;
+  readonly value: string;
+}
+
 /** Creates and opens the stores of an engine. */
 export interface StorageEngine {
   readonly kind: 'memory' | 'disk';
@@ -114,14 +120,16 @@ export interface StorageEngine {
    * `rightId` (keys >= at), without rewriting data where the engine can (the
    * durable engine's children share the parent's files until compaction).
    * REQUIRES: no write to the parent is in flight. Afterwards the parent id is
-   * gone; cursors opened on it before keep working until closed.
+   * gone; cursors opened on it before keep working until closed. `meta`, when
+   * given, is written in the same atomic step (the catalog naming the new
+   * stores), so a crash never leaves a catalog naming stores that are gone.
    */
-  splitStore(parentId: string, at: ByteString, leftId: string, rightId: string): MaybePromise<void>;
+  splitStore(parentId: string, at: ByteString, leftId: string, rightId: string, meta?: MetaUpdate): MaybePromise<void>;
   /**
    * Merges two stores holding adjacent key ranges (left below right) into
    * `mergedId`. REQUIRES: no write to either is in flight.
    */
-  mergeStores(leftId: string, rightId: string, mergedId: string): MaybePromise<void>;
+  mergeStores(leftId: string, rightId: string, mergedId: string, meta?: MetaUpdate): MaybePromise<void>;
   /** A small named blob kept by the engine (the catalog), or undefined. */
   readMeta(key: string): string | undefined;
   /** Replaces (null: removes) a named blob; durable once the promise resolves. */

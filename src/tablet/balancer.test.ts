@@ -14,7 +14,7 @@ function apply(tablets: TabletPlacement[], nodes: number, rounds = 20): TabletPl
 
 const perNode = (ts: TabletPlacement[], nodes: number, f: (t: TabletPlacement) => number): number[] => {
   const out = new Array<number>(nodes).fill(0);
-  for (const t of ts) out[t.node!]! += f(t);
+  for (const t of ts) out[t.node!] = out[t.node!]! + f(t);
   return out;
 };
 

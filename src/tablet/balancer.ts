@@ -41,15 +41,15 @@ export function balance(tablets: readonly TabletPlacement[], opts: BalanceOption
   const count = new Array<number>(n).fill(0);
   const moves: Move[] = [];
   const place = (t: TabletPlacement, to: number, from: number | undefined, reason: string, record: boolean): void => {
-    if (from !== undefined) {
-      load[from] -= t.load;
-      bytes[from] -= t.bytes;
-      count[from]--;
+    if (from !== undefined && from < n) {
+      load[from] = load[from]! - t.load;
+      bytes[from] = bytes[from]! - t.bytes;
+      count[from] = count[from]! - 1;
     }
     node.set(t.id, to);
-    load[to] += t.load;
-    bytes[to] += t.bytes;
-    count[to]++;
+    load[to] = load[to]! + t.load;
+    bytes[to] = bytes[to]! + t.bytes;
+    count[to] = count[to]! + 1;
     if (record) moves.push({ id: t.id, from, to, reason });
   };
   const argmin = (a: number[]): number => a.reduce((best, v, i) => (v < a[best]! ? i : best), 0);

@@ -37,7 +37,7 @@ import { join, type FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
-import type { RowStore, RowWrite, StorageEngine } from '../store.js';
+import type { MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
 import { replayLog } from '../wal/log-reader.js';
 import { LogWriter } from '../wal/log-writer.js';
 import { frameInPlace } from '../wal/log-format.js';
@@ -423,7 +423,7 @@ export class DiskEngine implements StorageEngine {
    * one manifest edit replaces it by two stores that share its files, each
    * owning one side of `at`. Compactions later rewrite each side on its own.
    */
-  async splitStore(parentId: string, at: ByteString, leftId: string, rightId: string): Promise<void> {
+  async splitStore(parentId: string, at: ByteString, leftId: string, rightId: string, meta?: MetaUpdate): Promise<void> {
     this.checkWritable();
     const parent = this.requireStore(parentId);
     await this.background.add('flush', parentId, async () => {
@@ -440,13 +440,14 @@ export class DiskEngine implements StorageEngine {
         child.files = parent.files.filter((f) => overlaps(f.meta, lower, upper));
         edits.push(...this.inheritEdits(child, [parent]));
       }
+      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value });
       await this.manifest.apply(edits);
       this.replaceStores([parent], children.map(([c]) => c));
     });
   }
 
   /** Merges two adjacent stores into one that lists the files of both (shared ones once). */
-  async mergeStores(leftId: string, rightId: string, mergedId: string): Promise<void> {
+  async mergeStores(leftId: string, rightId: string, mergedId: string, meta?: MetaUpdate): Promise<void> {
     this.checkWritable();
     const left = this.requireStore(leftId);
     const right = this.requireStore(rightId);
@@ -460,6 +461,7 @@ export class DiskEngine implements StorageEngine {
       merged.upper = left.upper === undefined || right.upper === undefined ? undefined : left.upper > right.upper ? left.upper : right.upper;
       merged.files = [...new Set([...left.files, ...right.files])].sort((a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number);
       const edits: ManifestEdit[] = [{ op: 'deleteStore', id: leftId }, { op: 'deleteStore', id: rightId }, ...this.inheritEdits(merged, [left, right])];
+      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value });
       await this.manifest.apply(edits);
       this.replaceStores([left, right], [merged]);
     });

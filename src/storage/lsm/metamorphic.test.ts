@@ -8,15 +8,19 @@
  * happen along the way. Every result must be the same everywhere.
  *
  * Environment, for long runs:
- *   METAMORPHIC_RUNS  runs per property (default 25)
+ *   METAMORPHIC_RUNS  runs per property (default 60)
  *   METAMORPHIC_SEED  fast-check seed (default fixed)
  *   METAMORPHIC_OPS   maximum random ops per log (default 60)
- *   METAMORPHIC_PATH  replay one counterexample (with its seed)
+ *   METAMORPHIC_PATH  replay one counterexample: the seed and path fast-check prints
+ *                     (with the same METAMORPHIC_OPS and METAMORPHIC_EXCLUDE)
+ *   METAMORPHIC_EXCLUDE  op kinds to leave out, comma-separated (`during:kind`, `burst:kind`:
+ *                        only inside scanWhile, burst)
  * e.g. METAMORPHIC_RUNS=2000 METAMORPHIC_SEED=$RANDOM npx vitest run src/storage/lsm/metamorphic.test.ts
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ColumnGc, KeySample, RowCursor, RowStore, RowWrite, ScanOptions, StorageEngine, StoreStats } from '../store.js';
+import type { Mutation } from '../../model/mutation.js';
+import type { RowStore, StorageEngine } from '../store.js';
 import { createMemoryEngine } from '../memory/index.js';
 import { checkLog, firstDifference } from './testing/check-log.js';
 import { DISK_CONFIGS } from './testing/configs.js';
@@ -30,10 +34,12 @@ const env = (name: string): number | undefined => {
   const v = process.env[name];
   return v === undefined || v === '' ? undefined : Number(v);
 };
-const RUNS = env('METAMORPHIC_RUNS') ?? 25;
+const RUNS = env('METAMORPHIC_RUNS') ?? 60;
 const SEED = env('METAMORPHIC_SEED') ?? 0x7ab1e70;
 const MAX_OPS = env('METAMORPHIC_OPS') ?? 60;
 const PATH = process.env.METAMORPHIC_PATH;
+/** Op kinds to leave out, comma-separated, to look past a known failure: METAMORPHIC_EXCLUDE=deleteInstance,during:dropRowRange */
+const EXCLUDE = new Set((process.env.METAMORPHIC_EXCLUDE ?? '').split(',').filter((k) => k !== ''));
 /** Generous: a long run is asked for by raising METAMORPHIC_RUNS. */
 const TIMEOUT = 60_000 + RUNS * 3_000;
 
@@ -44,21 +50,90 @@ describe('metamorphic: the disk engine answers exactly as the memory engine', ()
     const what = physicalGc ? 'with GC sweeps (physical collection)' : 'with GC-rule updates and any deletes (no physical collection)';
     it(`random op logs ${what}`, async () => {
       await fc.assert(
-        fc.asyncProperty(opLog(physicalGc, MAX_OPS), (log) => checkLog(log, () => openMemorySystem(), disks)),
-        { seed: SEED + (physicalGc ? 1 : 0), numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) },
+        fc.asyncProperty(opLog({ physicalGc, maxOps: MAX_OPS, exclude: EXCLUDE }), (log) => checkLog(log, () => openMemorySystem(), disks)),
+        { seed: SEED, numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) },
       );
     }, TIMEOUT);
   }
 });
 
-// ---------------------------------------------------------------- the harness itself
+// ---------------------------------------------------------------- counterexamples found so far
 
-const set = (family: string, qualifier: string, timestamp: number, value: string): Op & { kind: 'mutateRow' } => ({
+const ALL_ROWS = { keys: [], ranges: [] };
+
+const setCell = (family: string, qualifier: string, timestamp: number, value: string): Mutation => ({
+  kind: 'setCell',
+  family,
+  qualifier,
+  timestamp,
+  value: new Uint8Array(Buffer.from(value, 'latin1')),
+});
+
+const set = (family: string, qualifier: string, timestamp: number, value: string): Op => ({
   kind: 'mutateRow',
   table: 't0',
   key: 'k',
-  mutations: [{ kind: 'setCell', family, qualifier, timestamp, value: new Uint8Array(Buffer.from(value, 'latin1')) }],
+  mutations: [setCell(family, qualifier, timestamp, value)],
 });
+
+/**
+ * Minimal counterexamples the random search found (seed and path in the
+ * comments), kept as fixed regression logs.
+ */
+const COUNTEREXAMPLES: readonly { readonly name: string; readonly log: OpLog }[] = [
+  {
+    // seed 1, path "11:0:0:0:1:2:8:9:0:8" (and seed 2 with a crash instead of a restart).
+    // DeleteInstance drops the tables' stores in the background, the restart closes the engine
+    // meanwhile, and the second deleteStore reaches the closed manifest: a TypeError, and the
+    // store stays in the manifest for good.
+    name: 'DeleteInstance, then a restart before its stores are dropped',
+    log: {
+      physicalGc: false,
+      ops: [
+        { kind: 'createTable', table: 't0', families: ['min'], splits: [] },
+        { kind: 'createTable', table: 't1', families: ['v1'], splits: [] },
+        { kind: 'deleteInstance' },
+        { kind: 'restart' },
+      ],
+    },
+  },
+  {
+    // seed 104, path "909:0:0:1:1:0:3:6:6:6:10:11:11:11:11:11:11:14:14:14:16:21:22:22:22".
+    // A scan open across a DropRowRange loses rows of its snapshot once the store has had any
+    // earlier drop (here of a family).
+    name: 'a scan keeps its snapshot across a DropRowRange after an earlier family drop',
+    log: {
+      physicalGc: true,
+      ops: [
+        { kind: 'createTable', table: 't0', families: ['plain', 'uni'], splits: [] },
+        { kind: 'createTable', table: 't1', families: ['plain'], splits: [] },
+        { kind: 'mutateRows', table: 't0', entries: [{ key: 'c', mutations: [setCell('plain', '', T0, 'c')] }] },
+        { kind: 'mutateRows', table: 't0', entries: [{ key: 'a', mutations: [setCell('plain', '', 1000, '')] }] },
+        { kind: 'modifyFamilies', table: 't0', mods: [{ kind: 'drop', family: 'uni' }] },
+        {
+          kind: 'scanWhile',
+          table: 't0',
+          rows: ALL_ROWS,
+          filter: undefined,
+          limit: 0,
+          reversed: false,
+          first: 1,
+          during: [{ kind: 'dropRowRange', table: 't0', prefix: undefined }],
+        },
+      ],
+    },
+  },
+];
+
+describe('metamorphic counterexamples', () => {
+  for (const { name, log } of COUNTEREXAMPLES) {
+    it(name, async () => {
+      await checkLog(log, () => openMemorySystem(), disks);
+    });
+  }
+});
+
+// ---------------------------------------------------------------- the harness itself
 
 const FIXED: OpLog = {
   physicalGc: false,
@@ -79,28 +154,26 @@ const FIXED: OpLog = {
 /** A memory engine whose stores ignore DropRowRange: a planted bug the comparison must catch. */
 function engineIgnoringDrops(): StorageEngine {
   const inner = createMemoryEngine();
-  const wrap = (store: RowStore): RowStore => ({
-    write: (batch: readonly RowWrite[]) => store.write(batch),
-    get: (key: string) => store.get(key),
-    scan: (options: ScanOptions): RowCursor => store.scan(options),
-    dropRange: () => undefined,
-    dropFamily: (family: string) => store.dropFamily(family),
-    collectGarbage: (gc: ColumnGc, now: number) => store.collectGarbage(gc, now),
-    stats: (): StoreStats => store.stats(),
-    sampleKeys: (n: number): readonly KeySample[] | Promise<readonly KeySample[]> => store.sampleKeys(n),
-    close: () => store.close(),
-  });
-  return {
-    kind: 'memory',
-    openStore: (id) => {
-      const s = inner.openStore(id);
-      return s instanceof Promise ? s.then(wrap) : wrap(s);
+  const wrap = (store: RowStore): RowStore =>
+    new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'dropRange') return () => undefined;
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'openStore') {
+        return (id: string) => {
+          const s = target.openStore(id);
+          return s instanceof Promise ? s.then(wrap) : wrap(s);
+        };
+      }
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
-    deleteStore: (id) => inner.deleteStore(id),
-    readMeta: (key) => inner.readMeta(key),
-    writeMeta: (key, value) => inner.writeMeta(key, value),
-    close: () => inner.close(),
-  };
+  });
 }
 
 describe('metamorphic harness', () => {
@@ -110,8 +183,8 @@ describe('metamorphic harness', () => {
     await system.close();
     const read = transcript.filter((l) => l.includes(' read: '));
     expect(read).toHaveLength(2);
-    expect(read[0]).toContain('"k": plain:"q"@T0+0ms="one" v1:"q"@T0+1ms="new"]');
-    expect(read[0]).not.toContain('"old"');
+    expect(read[0]).toContain("['k': plain:'q'@T0+0ms='one' v1:'q'@T0+1ms='new']");
+    expect(read[0]).not.toContain("'old'");
     expect(read[1]).toMatch(/read: \[\] seen 0 rows/);
   });
 

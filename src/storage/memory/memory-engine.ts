@@ -1,5 +1,5 @@
 import { TabletopError } from '../../model/errors.js';
-import type { RowStore, StorageEngine } from '../store.js';
+import type { MetaUpdate, RowStore, StorageEngine } from '../store.js';
 import { MemoryRowStore } from './memory-store.js';
 
 /**
@@ -41,15 +41,16 @@ export class MemoryEngine implements StorageEngine {
     store.destroy();
   }
 
-  splitStore(parentId: string, at: string, leftId: string, rightId: string): void {
+  splitStore(parentId: string, at: string, leftId: string, rightId: string, meta?: MetaUpdate): void {
     const parent = this.existing(parentId);
     this.stores.set(leftId, parent.slice(leftId, '', at));
     this.stores.set(rightId, parent.slice(rightId, at, undefined));
     this.stores.delete(parentId);
     parent.close();
+    if (meta !== undefined) this.writeMeta(meta.key, meta.value);
   }
 
-  mergeStores(leftId: string, rightId: string, mergedId: string): void {
+  mergeStores(leftId: string, rightId: string, mergedId: string, meta?: MetaUpdate): void {
     const left = this.existing(leftId);
     const right = this.existing(rightId);
     this.stores.set(mergedId, left.concat(mergedId, right));
@@ -57,6 +58,7 @@ export class MemoryEngine implements StorageEngine {
     this.stores.delete(rightId);
     left.close();
     right.close();
+    if (meta !== undefined) this.writeMeta(meta.key, meta.value);
   }
 
   private existing(id: string): MemoryRowStore {

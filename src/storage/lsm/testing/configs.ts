@@ -9,13 +9,15 @@ import type { DiskConfig } from './systems.js';
 export const DISK_CONFIGS: readonly DiskConfig[] = [
   {
     // Everything tiny and automatic: a flush every few writes, a compaction every few flushes,
-    // commit-log rotation, and a GC sweep that always runs a major compaction.
+    // commit-log rotation, write stalls, a block cache that keeps evicting, and a GC sweep that
+    // always runs a major compaction.
     name: 'auto-tiny',
     manualCompaction: false,
     config: {
       memtableBytes: 256,
       totalMemtableBytes: 2048,
       blockBytes: 64,
+      blockCacheBytes: 4096,
       walFileBytes: 512,
       maxWalBytes: 2048,
       compactionTrigger: 2,
@@ -33,10 +35,10 @@ export const DISK_CONFIGS: readonly DiskConfig[] = [
   },
   {
     // Manual: full memtables are set aside but wait for an explicit flush, so reads merge
-    // many immutable memtables; compactions only when the log asks.
+    // many immutable memtables; compactions only when the log asks; no block cache.
     name: 'manual-tiny-memtables',
     manualCompaction: true,
-    config: { memtableBytes: 256, blockBytes: 64 },
+    config: { memtableBytes: 256, blockBytes: 64, blockCacheBytes: 0 },
   },
   {
     // Manual with default sizes: data moves to SSTables only on flush ops, then on compactions.

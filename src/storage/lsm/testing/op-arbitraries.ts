@@ -7,6 +7,7 @@ import { type FamilyMod, type Op, showOp } from './ops.js';
 import {
   AGGREGATE_FAMILIES,
   BOUND_KEYS,
+  BULK_ROWS,
   BYTE_FAMILIES,
   FAMILIES,
   FAMILY_NAMES,
@@ -42,8 +43,12 @@ import {
  *    only over ranges starting at 0: those delete a column's oldest versions,
  *    which never changes how many versions are newer than a surviving one.
  *    (A max-age rule judges each version alone, so any delete is fine there.)
+ *    And no clock tick inside a scanWhile (see duringScan).
  * With no rule updates, a family's name fixes its rule (universe.ts), so the
  * generator knows which families are count-sensitive.
+ *
+ * Nothing else is excluded: operations on missing tables or families, and
+ * invalid ones, fail identically everywhere and are compared like results.
  */
 
 export interface OpLog {
@@ -165,7 +170,11 @@ function createTable(t: fc.Arbitrary<TableId>): fc.Arbitrary<Op> {
   return fc
     .record({
       table: t,
-      families: fc.shuffledSubarray([...FAMILY_NAMES], { minLength: 1 }),
+      // Mostly every family (in a random creation order), so that most mutations find theirs.
+      families: fc.oneof(
+        { weight: 3, arbitrary: fc.shuffledSubarray([...FAMILY_NAMES], { minLength: FAMILY_NAMES.length }) },
+        { weight: 1, arbitrary: fc.shuffledSubarray([...FAMILY_NAMES], { minLength: 1 }) },
+      ),
       splits: fc.subarray([...BOUND_KEYS], { maxLength: 3 }),
     })
     .map((r): Op => ({ kind: 'createTable', ...r }));
@@ -182,19 +191,54 @@ function familyMod(physicalGc: boolean): fc.Arbitrary<FamilyMod> {
   return fc.oneof(...mods);
 }
 
-function op(physicalGc: boolean): fc.Arbitrary<Op> {
-  const arbs: { weight: number; arbitrary: fc.Arbitrary<Op> }[] = [
-    { weight: 10, arbitrary: fc.record({ table, key, mutations: mutations(physicalGc, 1) }).map((r): Op => ({ kind: 'mutateRow', ...r })) },
-    { weight: 6, arbitrary: fc.record({ table, entries: fc.array(entry(physicalGc), { minLength: 1, maxLength: 4 }) }).map((r): Op => ({ kind: 'mutateRows', ...r })) },
-    {
-      weight: 2,
-      arbitrary: fc
+type Weighted = readonly [kind: Op['kind'], weight: number, arbitrary: fc.Arbitrary<Op>];
+
+/**
+ * Operations that may run while a scan holds its snapshot (none closes the
+ * database or a table). With physical GC, no clock tick: a reader judges
+ * max age by the time its request started, while a sweep after a tick
+ * collects by the later time, and a range the reader opens after the sweep
+ * then lacks cells that the other engine, not having collected them yet,
+ * still shows (physical GC timing again).
+ */
+function duringScan(physicalGc: boolean, exclude: ReadonlySet<string>): Weighted[] {
+  const all = weightedOps(physicalGc, new Set());
+  const allowed = new Set<Op['kind']>(['mutateRow', 'mutateRows', 'bulkLoad', 'checkAndMutate', 'readModifyWrite', 'dropRowRange', 'modifyFamilies', 'gcSweep', 'flush', 'compact']);
+  if (!physicalGc) allowed.add('tick');
+  return all.filter(([kind]) => allowed.has(kind) && !exclude.has(kind) && !exclude.has(`during:${kind}`));
+}
+
+function weightedOps(physicalGc: boolean, exclude: ReadonlySet<string>): Weighted[] {
+  const ops: Weighted[] = [
+    ['mutateRow', 20, fc.record({ table, key, mutations: mutations(physicalGc, 1) }).map((r): Op => ({ kind: 'mutateRow', ...r }))],
+    [
+      'bulkLoad',
+      3,
+      fc
+        .record({
+          table,
+          start: fc.integer({ min: 0, max: BULK_ROWS - 1 }),
+          count: fc.integer({ min: 1, max: BULK_ROWS }),
+          family: fc.constantFrom(...BYTE_FAMILIES),
+          timestamp: timestamp,
+          load: fc.nat(999),
+          size: fc.constantFrom(1, 40, 300, 3000),
+          delete: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+        })
+        .map((r): Op => ({ kind: 'bulkLoad', ...r, count: Math.min(r.count, BULK_ROWS - r.start) })),
+    ],
+    ['mutateRows', 12, fc.record({ table, entries: fc.array(entry(physicalGc), { minLength: 1, maxLength: 4 }) }).map((r): Op => ({ kind: 'mutateRows', ...r }))],
+    [
+      'concurrentMutations',
+      4,
+      fc
         .record({ table, entries: fc.uniqueArray(entry(physicalGc), { minLength: 2, maxLength: 4, selector: (e) => e.key }) })
         .map((r): Op => ({ kind: 'concurrentMutations', ...r })),
-    },
-    {
-      weight: 3,
-      arbitrary: fc
+    ],
+    [
+      'checkAndMutate',
+      6,
+      fc
         .record({
           table,
           key,
@@ -203,21 +247,57 @@ function op(physicalGc: boolean): fc.Arbitrary<Op> {
           falseMutations: mutations(physicalGc, 0),
         })
         .map((r): Op => ({ kind: 'checkAndMutate', ...r })),
-    },
-    { weight: 3, arbitrary: fc.record({ table, key, rules: fc.array(rmwRule, { minLength: 1, maxLength: 3 }) }).map((r): Op => ({ kind: 'readModifyWrite', ...r })) },
-    { weight: 10, arbitrary: read },
-    { weight: 1, arbitrary: fc.record({ table, prefix: fc.option(fc.constantFrom(...PREFIXES), { nil: undefined, freq: 4 }) }).map((r): Op => ({ kind: 'dropRowRange', ...r })) },
-    { weight: 1, arbitrary: fc.record({ table, mods: fc.array(familyMod(physicalGc), { minLength: 1, maxLength: 2 }) }).map((r): Op => ({ kind: 'modifyFamilies', ...r })) },
-    { weight: 1, arbitrary: createTable(table) },
-    { weight: 1, arbitrary: table.map((t): Op => ({ kind: 'deleteTable', table: t })) },
-    { weight: 2, arbitrary: fc.integer({ min: 1, max: 8 }).map((n): Op => ({ kind: 'tick', millis: n * 500 })) },
-    { weight: 2, arbitrary: fc.constant<Op>({ kind: 'flush' }) },
-    { weight: 2, arbitrary: fc.boolean().map((major): Op => ({ kind: 'compact', major })) },
-    { weight: 1, arbitrary: fc.constant<Op>({ kind: 'restart' }) },
-    { weight: 1, arbitrary: fc.option(fc.nat(), { nil: undefined }).map((tornSeed): Op => ({ kind: 'crash', tornSeed })) },
+    ],
+    ['readModifyWrite', 6, fc.record({ table, key, rules: fc.array(rmwRule, { minLength: 1, maxLength: 3 }) }).map((r): Op => ({ kind: 'readModifyWrite', ...r }))],
+    ['read', 20, read],
+    ['dropRowRange', 2, fc.record({ table, prefix: fc.option(fc.constantFrom(...PREFIXES), { nil: undefined, freq: 4 }) }).map((r): Op => ({ kind: 'dropRowRange', ...r }))],
+    ['modifyFamilies', 2, fc.record({ table, mods: fc.array(familyMod(physicalGc), { minLength: 1, maxLength: 2 }) }).map((r): Op => ({ kind: 'modifyFamilies', ...r }))],
+    // Frequent, so that a deleted table soon exists again (most attempts find it exists: AlreadyExists).
+    ['createTable', 6, createTable(table)],
+    ['deleteTable', 1, table.map((t): Op => ({ kind: 'deleteTable', table: t }))],
+    ['deleteInstance', 1, fc.constant<Op>({ kind: 'deleteInstance' })],
+    ['tick', 4, fc.integer({ min: 1, max: 8 }).map((n): Op => ({ kind: 'tick', millis: n * 500 }))],
+    ['flush', 4, fc.constant<Op>({ kind: 'flush' })],
+    ['compact', 4, fc.boolean().map((major): Op => ({ kind: 'compact', major }))],
+    ['restart', 2, fc.constant<Op>({ kind: 'restart' })],
+    ['crash', 2, fc.option(fc.nat(), { nil: undefined }).map((tornSeed): Op => ({ kind: 'crash', tornSeed }))],
   ];
-  if (physicalGc) arbs.push({ weight: 2, arbitrary: fc.constant<Op>({ kind: 'gcSweep' }) });
-  return fc.oneof(...arbs);
+  if (physicalGc) ops.push(['gcSweep', 4, fc.constant<Op>({ kind: 'gcSweep' })]);
+  return ops.filter(([kind]) => !exclude.has(kind));
+}
+
+/** Row writes issued together, mostly on one row of one table. */
+function burst(physicalGc: boolean, exclude: ReadonlySet<string>): fc.Arbitrary<Op> {
+  const writes = new Set<Op['kind']>(['mutateRow', 'checkAndMutate', 'readModifyWrite']);
+  const kinds = weightedOps(physicalGc, new Set()).filter(([kind]) => writes.has(kind) && !exclude.has(`burst:${kind}`));
+  const write = fc.oneof(...kinds.map(([, weight, arbitrary]) => ({ weight, arbitrary })));
+  return fc
+    .tuple(table, key, fc.array(fc.tuple(write, fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })), { minLength: 2, maxLength: 5 }))
+    .map(([t, k, list]): Op => ({
+      kind: 'burst',
+      ops: list.map(([o, sameRow]) => ({ ...o, table: t, ...(sameRow && 'key' in o ? { key: k } : {}) }) as Op),
+    }));
+}
+
+function op(physicalGc: boolean, exclude: ReadonlySet<string>): fc.Arbitrary<Op> {
+  const ops = weightedOps(physicalGc, exclude);
+  if (!exclude.has('burst')) ops.push(['burst', 4, burst(physicalGc, exclude)]);
+  if (!exclude.has('scanWhile')) {
+    const during = duringScan(physicalGc, exclude);
+    const scanWhile = fc
+      .record({
+        table,
+        rows: rowSet,
+        filter: fc.option(readFilter, { nil: undefined, freq: 3 }),
+        limit: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
+        reversed: fc.boolean(),
+        first: fc.integer({ min: 0, max: 2 }),
+        during: fc.array(fc.oneof(...during.map(([, weight, arbitrary]) => ({ weight, arbitrary }))), { minLength: 1, maxLength: 3 }),
+      })
+      .map((r): Op => ({ kind: 'scanWhile', ...r }));
+    ops.push(['scanWhile', 4, scanWhile]);
+  }
+  return fc.oneof(...ops.map(([, weight, arbitrary]) => ({ weight, arbitrary })));
 }
 
 /** Shows an op log one operation a line, numbered as the transcripts number them. */
@@ -226,10 +306,22 @@ export function showOpLog(log: OpLog): string {
   return `OpLog(physicalGc=${log.physicalGc}, ${log.ops.length} ops)\n${lines.join('\n')}`;
 }
 
-/** An op log: both tables created first, then `maxOps` random operations at most. */
-export function opLog(physicalGc: boolean, maxOps: number): fc.Arbitrary<OpLog> {
+export interface OpLogOptions {
+  readonly physicalGc: boolean;
+  /** At most this many random operations after the two CreateTables. */
+  readonly maxOps: number;
+  /**
+   * Operation kinds never generated, to explore past a known failure: a kind
+   * (`deleteInstance`), or `during:kind` / `burst:kind` for only inside
+   * scanWhile / burst.
+   */
+  readonly exclude?: ReadonlySet<string>;
+}
+
+/** An op log: both tables created first, then up to `maxOps` random operations. */
+export function opLog({ physicalGc, maxOps, exclude = new Set() }: OpLogOptions): fc.Arbitrary<OpLog> {
   return fc
-    .tuple(createTable(fc.constant('t0')), createTable(fc.constant('t1')), fc.array(op(physicalGc), { maxLength: maxOps }))
+    .tuple(createTable(fc.constant('t0')), createTable(fc.constant('t1')), fc.array(op(physicalGc, exclude), { maxLength: maxOps, size: 'max' }))
     .map(([c0, c1, rest]) => {
       const log: OpLog = { physicalGc, ops: [c0, c1, ...rest] };
       return Object.assign(log, { [fc.toStringMethod]: () => showOpLog(log) });

@@ -4,7 +4,7 @@ import type { GcRule } from '../../../model/gc-rule.js';
 import { describeGcRule } from '../../../model/gc.js';
 import type { RangeBound, RowSet } from '../../../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../../../model/mutation.js';
-import { type FamilyName, T0, type TableId } from './universe.js';
+import { type FamilyName, T0, type TableId, bulkKey } from './universe.js';
 
 /**
  * One operation of a metamorphic op log. Every system (the memory engine
@@ -17,12 +17,35 @@ import { type FamilyName, T0, type TableId } from './universe.js';
 export type Op =
   | { readonly kind: 'createTable'; readonly table: TableId; readonly families: readonly FamilyName[]; readonly splits: readonly ByteString[] }
   | { readonly kind: 'deleteTable'; readonly table: TableId }
+  /** Deletes the instance and with it both tables (their stores are dropped in the background). */
+  | { readonly kind: 'deleteInstance' }
   | { readonly kind: 'modifyFamilies'; readonly table: TableId; readonly mods: readonly FamilyMod[] }
   | { readonly kind: 'dropRowRange'; readonly table: TableId; readonly prefix: ByteString | undefined }
   | { readonly kind: 'mutateRow'; readonly table: TableId; readonly key: ByteString; readonly mutations: readonly Mutation[] }
   | { readonly kind: 'mutateRows'; readonly table: TableId; readonly entries: readonly RowMutation[] }
+  /**
+   * One MutateRows of `count` rows bulkKey(start..), each a SetCell of
+   * bulkValue(key, load, size) (or, with `delete`, a DeleteFromRow).
+   */
+  | {
+      readonly kind: 'bulkLoad';
+      readonly table: TableId;
+      readonly start: number;
+      readonly count: number;
+      readonly family: FamilyName;
+      readonly timestamp: number;
+      readonly load: number;
+      readonly size: number;
+      readonly delete: boolean;
+    }
   /** MutateRow calls on distinct keys, all in flight at once (group commit on the disk engine). */
   | { readonly kind: 'concurrentMutations'; readonly table: TableId; readonly entries: readonly RowMutation[] }
+  /**
+   * Writes issued all at once and awaited together (mutateRow, checkAndMutate,
+   * readModifyWrite, mostly on one row): row locks serve them in call order,
+   * so each must see the ones before it, whatever the engine's sync timing.
+   */
+  | { readonly kind: 'burst'; readonly ops: readonly Op[] }
   | {
       readonly kind: 'checkAndMutate';
       readonly table: TableId;
@@ -39,6 +62,22 @@ export type Op =
       readonly filter: RowFilter | undefined;
       readonly limit: number;
       readonly reversed: boolean;
+    }
+  /**
+   * A read that pulls `first` rows, lets the `during` operations run, then
+   * pulls the rest: each row range is read as of the moment the reader
+   * reached it, so writes, drops, flushes and compactions in between must
+   * not show in a range already open.
+   */
+  | {
+      readonly kind: 'scanWhile';
+      readonly table: TableId;
+      readonly rows: RowSet;
+      readonly filter: RowFilter | undefined;
+      readonly limit: number;
+      readonly reversed: boolean;
+      readonly first: number;
+      readonly during: readonly Op[];
     }
   | { readonly kind: 'tick'; readonly millis: number }
   /** The database's GC sweep: physical garbage collection (only in logs that allow it). */
@@ -67,7 +106,8 @@ export function showTimestamp(ts: number): string {
   return `${ts / 1000}ms`;
 }
 
-const q = (s: ByteString): string => JSON.stringify(printable(s));
+/** Byte strings in single quotes, non-printable bytes as \\xNN. */
+const q = (s: ByteString): string => `'${printable(s)}'`;
 const bytes = (b: Uint8Array): string => q(fromBytes(b));
 
 export function showMutation(m: Mutation): string {
@@ -169,8 +209,15 @@ export function showOp(op: Op): string {
       return `mutateRow ${op.table} ${showEntries([op])}`;
     case 'mutateRows':
       return `mutateRows ${op.table} ${showEntries(op.entries)}`;
+    case 'bulkLoad':
+      return (
+        `bulkLoad ${op.table} ${bulkKey(op.start)}..${bulkKey(op.start + op.count - 1)} ` +
+        (op.delete ? 'delrow' : `set ${op.family}:'b'@${showTimestamp(op.timestamp)} load ${op.load}, ${op.size} bytes`)
+      );
     case 'concurrentMutations':
       return `concurrentMutations ${op.table} ${showEntries(op.entries)}`;
+    case 'burst':
+      return `burst {${op.ops.map(showOp).join('; ')}}`;
     case 'checkAndMutate':
       return (
         `checkAndMutate ${op.table} ${q(op.key)} if ${op.predicate === undefined ? 'any cell' : showFilter(op.predicate)} ` +
@@ -183,8 +230,14 @@ export function showOp(op: Op): string {
         `read ${op.table} ${showRowSet(op.rows)}${op.filter === undefined ? '' : ` filter ${showFilter(op.filter)}`}` +
         `${op.limit > 0 ? ` limit ${op.limit}` : ''}${op.reversed ? ' reversed' : ''}`
       );
+    case 'scanWhile':
+      return (
+        `scanWhile ${op.table} ${showRowSet(op.rows)}${op.filter === undefined ? '' : ` filter ${showFilter(op.filter)}`}` +
+        `${op.limit > 0 ? ` limit ${op.limit}` : ''}${op.reversed ? ' reversed' : ''}: ${op.first} rows, then {${op.during.map(showOp).join('; ')}}, then the rest`
+      );
     case 'tick':
       return `tick ${op.millis}ms`;
+    case 'deleteInstance':
     case 'gcSweep':
     case 'flush':
     case 'restart':

@@ -4,10 +4,12 @@ import type { Cell, Row } from '../../../model/cell.js';
 import { isTabletopError } from '../../../model/errors.js';
 import { describeGcRule } from '../../../model/gc.js';
 import type { FamilyModification } from '../../../db/api.js';
+import type { Mutation, RowMutation } from '../../../model/mutation.js';
+import { createHash } from 'node:crypto';
 import type { OpLog } from './op-arbitraries.js';
 import { type FamilyMod, type Op, showOp, showTimestamp } from './ops.js';
 import type { System } from './systems.js';
-import { FAMILIES, TABLES, type TableId, tableName } from './universe.js';
+import { FAMILIES, INSTANCE, TABLES, type TableId, bulkKey, bulkValue, tableName } from './universe.js';
 
 /**
  * Runs an op log on one system and returns its transcript: one entry per
@@ -65,6 +67,9 @@ async function apply(system: System, op: Op, exactReadStats: boolean): Promise<s
     case 'deleteTable':
       await db.deleteTable(tableName(op.table));
       return 'ok';
+    case 'deleteInstance':
+      await db.deleteInstance(INSTANCE);
+      return 'ok';
     case 'modifyFamilies':
       return `ok ${showTable(await db.modifyColumnFamilies(tableName(op.table), op.mods.map(modification), false))}`;
     case 'dropRowRange':
@@ -77,9 +82,26 @@ async function apply(system: System, op: Op, exactReadStats: boolean): Promise<s
       const results = await db.mutateRows(tableName(op.table), op.entries);
       return results.map((r, i) => `[${i}] ${r === undefined ? 'ok' : `${r.code}: ${r.message}`}`).join(' ');
     }
+    case 'bulkLoad': {
+      const entries: RowMutation[] = [];
+      for (let i = op.start; i < op.start + op.count; i++) {
+        const key = bulkKey(i);
+        const mutation: Mutation = op.delete
+          ? { kind: 'deleteFromRow' }
+          : { kind: 'setCell', family: op.family, qualifier: 'b', timestamp: op.timestamp, value: bulkValue(key, op.load, op.size) };
+        entries.push({ key, mutations: [mutation] });
+      }
+      const results = await db.mutateRows(tableName(op.table), entries);
+      const failed = results.flatMap((r, i) => (r === undefined ? [] : [`[${i}] ${r.code}: ${r.message}`]));
+      return failed.length === 0 ? 'ok' : failed.join(' ');
+    }
     case 'concurrentMutations': {
       const name = tableName(op.table);
       const results = await Promise.all(op.entries.map((e) => outcome(async () => (await db.mutateRow(name, e.key, e.mutations), 'ok'))));
+      return results.map((r, i) => `[${i}] ${r}`).join(' ');
+    }
+    case 'burst': {
+      const results = await Promise.all(op.ops.map((o) => outcome(() => apply(system, o, exactReadStats))));
       return results.map((r, i) => `[${i}] ${r}`).join(' ');
     }
     case 'checkAndMutate': {
@@ -96,6 +118,24 @@ async function apply(system: System, op: Op, exactReadStats: boolean): Promise<s
       const s = reader.stats;
       const last = reader.lastScannedKey === undefined ? '-' : quote(reader.lastScannedKey);
       return `[${shown}] seen ${s.rowsSeen} rows/${s.cellsSeen} cells, returned ${s.rowsReturned}/${s.cellsReturned}, last scanned ${last}`;
+    }
+    case 'scanWhile': {
+      const reader = db.readRows(tableName(op.table), { rows: op.rows, filter: op.filter, limit: op.limit, reversed: op.reversed });
+      const before: Row[] = [];
+      const during: string[] = [];
+      try {
+        for (let i = 0; i < op.first; i++) {
+          const r = await reader.next();
+          if (r === undefined) break;
+          before.push(r);
+        }
+        for (const d of op.during) during.push(await outcome(() => apply(system, d, exactReadStats)));
+      } catch (e) {
+        reader.close();
+        throw e;
+      }
+      const after = await drain(reader);
+      return `[${before.map(showRow).join(' | ')}] then {${during.join('; ')}} then [${after.map(showRow).join(' | ')}]`;
     }
     case 'tick':
       system.clock.advanceMillis(op.millis);
@@ -157,11 +197,18 @@ function showTable(info: TableInfo): string {
   return `{${families.join(', ')}}`;
 }
 
-const quote = (s: ByteString): string => JSON.stringify(printable(s));
+const quote = (s: ByteString): string => `'${printable(s)}'`;
+
+/** A value; a long one as its start, length and a digest of all of it (transcripts stay readable, comparisons exact). */
+function showValue(v: Uint8Array): string {
+  if (v.byteLength <= 32) return quote(fromBytes(v));
+  const digest = createHash('sha256').update(v).digest('hex').slice(0, 16);
+  return `${quote(fromBytes(v.subarray(0, 12)))}…(${v.byteLength} bytes, sha256 ${digest})`;
+}
 
 function showCell(c: Cell): string {
   const labels = c.labels.length > 0 ? `[${c.labels.join(',')}]` : '';
-  return `${c.family}:${quote(c.qualifier)}@${showTimestamp(c.timestamp)}=${quote(fromBytes(c.value))}${labels}`;
+  return `${c.family}:${quote(c.qualifier)}@${showTimestamp(c.timestamp)}=${showValue(c.value)}${labels}`;
 }
 
 function showRow(r: Row): string {

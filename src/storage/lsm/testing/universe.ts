@@ -1,6 +1,6 @@
 import type { ByteString } from '../../../model/bytes.js';
 import type { GcRule } from '../../../model/gc-rule.js';
-import type { TableName } from '../../../model/names.js';
+import type { InstanceName, TableName } from '../../../model/names.js';
 import { BYTES_TYPE, type ValueType } from '../../../model/value-type.js';
 
 /**
@@ -17,16 +17,36 @@ const S = 1_000_000;
 export const TABLES = ['t0', 't1'] as const;
 export type TableId = (typeof TABLES)[number];
 
+export const INSTANCE: InstanceName = { project: 'p', instance: 'i' };
+
 export function tableName(table: TableId): TableName {
-  return { project: 'p', instance: 'i', table };
+  return { ...INSTANCE, table };
 }
 
 export const ROW_KEYS: readonly ByteString[] = ['a', 'a\x00', 'ab', 'abc', 'b', 'ba', 'b\xff', 'c', 'cd', '\xff', '\xff\xff'];
 /** Keys and prefixes for ranges, splits and prefix drops: row keys plus keys between them. */
-export const BOUND_KEYS: readonly ByteString[] = [...ROW_KEYS, 'aa', 'abd', 'bz', 'c\x00', 'z'];
-export const PREFIXES: readonly ByteString[] = ['a', 'ab', 'b', 'c', '\xff', 'z'];
+export const BOUND_KEYS: readonly ByteString[] = [...ROW_KEYS, 'aa', 'abd', 'bz', 'c\x00', 'm', 'm03', 'm050', 'm1', 'z'];
+export const PREFIXES: readonly ByteString[] = ['a', 'ab', 'b', 'c', 'm', 'm0', 'm1', '\xff', 'z'];
+
+/**
+ * Bulk loads write rows `m000`..`m199` (BULK_ROWS of them), enough to fill
+ * many SSTable blocks and memtables, so that seeks, block boundaries and
+ * merges of larger files are exercised too.
+ */
+export const BULK_ROWS = 200;
+export function bulkKey(i: number): ByteString {
+  return `m${String(i).padStart(3, '0')}`;
+}
+/** A bulk value: `size` bytes that differ per row and per load. */
+export function bulkValue(key: ByteString, load: number, size: number): Uint8Array {
+  const unit = Buffer.from(`${key}/${load};`, 'latin1');
+  const out = Buffer.alloc(size);
+  for (let i = 0; i < size; i += unit.length) unit.copy(out, i, 0, Math.min(unit.length, size - i));
+  return new Uint8Array(out);
+}
 export const QUALIFIERS: readonly ByteString[] = ['', 'q', 'q\x00', 'r', '\xe9'];
-export const VALUES: readonly ByteString[] = ['', 'v', 'w', 'vw', '\x00', '\xff\n', '\x00\x00\x00\x00\x00\x00\x00\x05'];
+/** Cell values: short ones that filters pick apart, an 8-byte counter, and one that fills SSTable blocks. */
+export const VALUES: readonly ByteString[] = ['', 'v', 'w', 'vw', '\x00', '\xff\n', '\x00\x00\x00\x00\x00\x00\x00\x05', 'L'.repeat(150)];
 
 /**
  * Explicit cell timestamps (microseconds, whole milliseconds), ascending:
