@@ -59,8 +59,26 @@ export interface Config {
   readonly blockBytes: number;
   /** Shared cache of decompressed blocks across all tablets. */
   readonly blockCacheBytes: number;
-  /** Tablet size above which it is split (and below a quarter of which cold neighbours merge). */
+  /** Tablet size above which it is split at its median key (and below a quarter of which cold neighbours merge). */
   readonly tabletSplitBytes: number;
+
+  // ---- tablets and nodes ----
+
+  /** Serving nodes of the modelled cluster; tablets are placed on them (and moved) by the balancer. */
+  readonly nodes: number;
+  /** How often tablets are checked for size and load splits and merges. 0 disables the checks. */
+  readonly tabletCheckIntervalMillis: number;
+  /** How often the balancer evens out nodes. */
+  readonly balanceIntervalMillis: number;
+  /** A tablet whose requests per second stay above this for `loadSplitWindowMillis` splits by load. */
+  readonly loadSplitRequestsPerSec: number;
+  /** Likewise for bytes read plus written per second. */
+  readonly loadSplitBytesPerSec: number;
+  /** How long load must stay above the thresholds before a load split (at most 110 s). */
+  readonly loadSplitWindowMillis: number;
+  /** Neighbours below this many requests per second for `mergeColdMillis`, and small together, merge. */
+  readonly mergeColdRequestsPerSec: number;
+  readonly mergeColdMillis: number;
 }
 
 const KiB = 1024;
@@ -88,8 +106,17 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   // Small on purpose: the OS page cache keeps the compressed files, and RSS must stay
   // a small fraction of the data as it grows past memory.
   blockCacheBytes: 128 * MiB,
-  // Cloud Bigtable splits tablets in the low hundreds of MiB; 512 MiB keeps tablet counts modest.
-  tabletSplitBytes: 512 * MiB,
+  // Small enough that a local dataset shows realistic tablet behaviour; --split-size 1MiB shows more.
+  tabletSplitBytes: 64 * MiB,
+  nodes: 3,
+  tabletCheckIntervalMillis: 1000,
+  balanceIntervalMillis: 5000,
+  // A few thousand requests per second is what makes a Cloud Bigtable node's tablet hot.
+  loadSplitRequestsPerSec: 2000,
+  loadSplitBytesPerSec: 32 * MiB,
+  loadSplitWindowMillis: 30_000,
+  mergeColdRequestsPerSec: 5,
+  mergeColdMillis: 5 * 60_000,
 });
 
 /** The defaults with `overrides` applied; rejects values that make no sense. */

@@ -65,8 +65,19 @@ export interface Database {
   /** Returns exactly the cells the rules modified (new values, new timestamps). */
   readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[]): Promise<Row>;
 
+  // ---- tablets and nodes (Key Visualizer-style insight; ListHotTablets) ----
+  /** The tablets of a table in key order, with size, node and recent load. */
+  listTablets(name: TableName): TabletInfo[];
+  /** The modelled serving nodes of the instance's cluster, with what they hold and serve. */
+  listNodes(instance: InstanceName): NodeInfo[];
+  /** Tablets by the share of their node's serving time over the window, hottest first. */
+  listHotTablets(instance: InstanceName, windowSeconds?: number): HotTabletInfo[];
+
   close(): Promise<void>;
 }
+
+export type { HotTabletInfo, NodeInfo, TabletInfo } from './tablet-manager.js';
+import type { HotTabletInfo, NodeInfo, TabletInfo } from './tablet-manager.js';
 
 export interface InstanceSpec {
   readonly displayName: string;

@@ -35,6 +35,7 @@ import { TableRowReader } from './row-reader.js';
 import { type RowKeySample, sampleRowKeys } from './sample-row-keys.js';
 import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
+import { type HotTabletInfo, type NodeInfo, TabletManager, type TabletInfo } from './tablet-manager.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries, validateEntry } from './write-path.js';
 
@@ -48,6 +49,8 @@ export interface DatabaseParts {
   readonly catalog?: CatalogState;
   readonly random?: () => number;
   readonly onBackgroundError: (error: unknown) => void;
+  /** Info-level events: tablet splits, merges and moves with their reasons. */
+  readonly log?: (message: string) => void;
 }
 
 /**
@@ -60,6 +63,7 @@ export class LocalDatabase implements Database {
   private readonly instances: InstanceAdmin;
   private readonly tables: TableAdmin;
   private readonly sweeper: GcSweeper;
+  private readonly tabletManager: TabletManager;
   private readonly clock: Clock;
   private readonly config: Config;
   private readonly filterOptions: CompileOptions;
@@ -70,18 +74,29 @@ export class LocalDatabase implements Database {
     this.config = parts.config;
     this.filterOptions = parts.random === undefined ? {} : { random: parts.random };
     this.catalog = new Catalog(parts.catalog);
-    this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => {
-      const dropped = this.tables.dropTables(tables);
-      if (dropped instanceof Promise) dropped.catch(parts.onBackgroundError);
-    });
+    this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => this.tables.dropTables(tables));
     this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock);
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
+    this.tabletManager = new TabletManager({
+      tables: this.tables,
+      catalog: this.catalog,
+      engine: parts.engine,
+      clock: parts.clock,
+      config: parts.config,
+      catalogJson: () => JSON.stringify(this.catalog.toState()),
+      catalogKey: CATALOG_META_KEY,
+      log: parts.log ?? (() => undefined),
+      onError: parts.onBackgroundError,
+    });
   }
 
   /** Opens the tables of the catalog and starts background work. */
   open(): MaybePromise<void> {
     const opened = this.tables.openExisting();
-    const start = (): void => this.sweeper.start();
+    const start = (): void => {
+      this.sweeper.start();
+      this.tabletManager.start();
+    };
     if (opened instanceof Promise) return opened.then(start);
     start();
   }
@@ -180,6 +195,7 @@ export class LocalDatabase implements Database {
       schema: table.schema,
       tablets: table.tablets,
       nowMicros: this.clock.nowMicros(),
+      usage: table,
     });
   }
 
@@ -243,6 +259,27 @@ export class LocalDatabase implements Database {
     return result instanceof Promise ? result.then(store) : store(result);
   }
 
+  // ---- tablets and nodes ----
+
+  listTablets(name: TableName): TabletInfo[] {
+    return this.tabletManager.tablets(this.tables.runtime(name));
+  }
+
+  listNodes(instance: InstanceName): NodeInfo[] {
+    this.instances.getInstance(instance);
+    return this.tabletManager.nodes(instance);
+  }
+
+  listHotTablets(instance: InstanceName, windowSeconds?: number): HotTabletInfo[] {
+    this.instances.getInstance(instance);
+    return this.tabletManager.hotTablets(instance, windowSeconds);
+  }
+
+  /** Runs one round of tablet checks (splits, merges) and balancing now. */
+  runTabletChecks(): Promise<void> {
+    return this.tabletManager.runOnce();
+  }
+
   /** Runs a GC sweep now (the timer runs one every `gcSweepIntervalMillis`). */
   runGcSweep(): Promise<void> {
     return this.sweeper.runOnce();
@@ -257,6 +294,7 @@ export class LocalDatabase implements Database {
     if (this.closed) return;
     this.closed = true;
     await this.sweeper.stop();
+    await this.tabletManager.stop();
     for (const table of this.tables.liveTables()) {
       for (const tablet of table.tablets.tablets) await tablet.store.close();
     }

@@ -22,6 +22,8 @@ export interface CreateDatabaseOptions {
    * deleted instance). Defaults to printing them on stderr.
    */
   readonly onBackgroundError?: (error: unknown) => void;
+  /** Info-level events (tablet splits, merges, moves); silent by default. */
+  readonly log?: (message: string) => void;
 }
 
 /** A Database that also exposes maintenance hooks for tools and tests. */
@@ -30,6 +32,8 @@ export interface TabletopDatabase extends Database {
   runGcSweep(): Promise<void>;
   /** The catalog in its persisted, JSON-serialisable form. */
   catalogState(): CatalogState;
+  /** Runs one round of tablet checks (size and load splits, merges) and node balancing now. */
+  runTabletChecks(): Promise<void>;
 }
 
 /** Opens a database over `engine`. */
@@ -43,6 +47,7 @@ export async function createDatabase(options: CreateDatabaseOptions): Promise<Ta
     ...(catalog === undefined ? {} : { catalog }),
     ...(options.random === undefined ? {} : { random: options.random }),
     onBackgroundError: options.onBackgroundError ?? reportBackgroundError,
+    ...(options.log === undefined ? {} : { log: options.log }),
   });
   await db.open();
   return db;

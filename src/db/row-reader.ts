@@ -8,6 +8,7 @@ import type { TabletMap } from '../tablet/tablet-map.js';
 import type { ReadStats, RowReader } from './api.js';
 import { visibleCells } from './row-assembly.js';
 import type { Schema } from './schema.js';
+import type { UsageSink } from './write-batch.js';
 
 /** Rows filtered out in a row before `next()` yields to the event loop. */
 const YIELD_AFTER_SKIPPED_ROWS = 1000;
@@ -17,7 +18,9 @@ const END = Symbol('end');
 /** Marks a stored row that produced no output. */
 const SKIP = Symbol('skip');
 
-type Piece = { readonly kind: 'point'; readonly tablet: Tablet; readonly key: ByteString } | { readonly kind: 'scan'; readonly cursor: RowCursor };
+type Piece =
+  | { readonly kind: 'point'; readonly tablet: Tablet; readonly key: ByteString }
+  | { readonly kind: 'scan'; readonly tabletId: string; readonly cursor: RowCursor };
 
 export interface ReadPlan {
   /** Sorted, disjoint ranges (normalizeRowSet). */
@@ -31,6 +34,8 @@ export interface ReadPlan {
   readonly tablets: TabletMap;
   /** Read time for GC (max age). */
   readonly nowMicros: number;
+  /** Where the work done on each tablet is counted. */
+  readonly usage?: UsageSink;
 }
 
 /**
@@ -52,6 +57,8 @@ export class TableRowReader implements RowReader {
   private rangeIndex: number;
   /** Pieces of the current range not read yet, in reading order (their cursors already open). */
   private readonly pieces: Piece[] = [];
+  /** The tablet the current rows come from. */
+  private servingTablet: string | undefined;
   private cursor: RowCursor | undefined;
   private finished = false;
 
@@ -60,6 +67,16 @@ export class TableRowReader implements RowReader {
   }
 
   next(): MaybePromise<Row | undefined> {
+    const usage = this.plan.usage;
+    if (usage === undefined) return this.step();
+    const t0 = performance.now();
+    const out = this.step();
+    // Time spent serving (the synchronous part) goes to the tablet being read.
+    if (this.servingTablet !== undefined) usage.recordUsage(this.servingTablet, { requests: 0, cpuMicros: (performance.now() - t0) * 1000 });
+    return out;
+  }
+
+  private step(): MaybePromise<Row | undefined> {
     let skipped = 0;
     for (;;) {
       if (this.finished) return undefined;
@@ -69,7 +86,7 @@ export class TableRowReader implements RowReader {
       if (out !== SKIP) return out;
       // A long stretch of filtered-out rows yields to the event loop, so that other
       // requests (and this read's heartbeats) keep moving.
-      if (++skipped >= YIELD_AFTER_SKIPPED_ROWS) return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.next());
+      if (++skipped >= YIELD_AFTER_SKIPPED_ROWS) return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.step());
     }
   }
 
@@ -81,7 +98,7 @@ export class TableRowReader implements RowReader {
 
   private afterPull(raw: Row | typeof END): MaybePromise<Row | undefined> {
     const out = this.process(raw);
-    return out === SKIP ? this.next() : out;
+    return out === SKIP ? this.step() : out;
   }
 
   /** Output for one stored row, SKIP when it produces none, undefined at the end. */
@@ -90,7 +107,12 @@ export class TableRowReader implements RowReader {
       this.close();
       return undefined;
     }
-    const { schema, filter, nowMicros } = this.plan;
+    const { schema, filter, nowMicros, usage } = this.plan;
+    if (usage !== undefined && this.servingTablet !== undefined) {
+      let bytes = raw.key.length;
+      for (const c of raw.cells) bytes += c.value.byteLength + c.qualifier.length;
+      usage.recordUsage(this.servingTablet, { requests: 0, rowsRead: 1, bytesRead: bytes }, raw.key);
+    }
     this.stats.rowsSeen++;
     this.stats.cellsSeen += raw.cells.length;
     this.lastScannedKey = raw.key;
@@ -119,6 +141,8 @@ export class TableRowReader implements RowReader {
       }
       const piece = this.nextPiece();
       if (piece === undefined) return END;
+      this.servingTablet = piece.kind === 'point' ? piece.tablet.id : piece.tabletId;
+      this.plan.usage?.recordUsage(this.servingTablet, { requests: 1 });
       if (piece.kind === 'point') {
         const r = piece.tablet.store.get(piece.key);
         if (r instanceof Promise) return r.then((row) => row ?? this.pull());
@@ -153,7 +177,7 @@ export class TableRowReader implements RowReader {
       for (const tablet of ordered) {
         const piece = intersectRanges(range, tablet.range);
         if (isPoint(piece)) this.pieces.push({ kind: 'point', tablet, key: piece.start });
-        else this.pieces.push({ kind: 'scan', cursor: tablet.store.scan({ range: piece, reverse: reversed }) });
+        else this.pieces.push({ kind: 'scan', tabletId: tablet.id, cursor: tablet.store.scan({ range: piece, reverse: reversed }) });
       }
     }
   }

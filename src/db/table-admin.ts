@@ -39,11 +39,15 @@ export class TableAdmin {
   /** Opens the stores of the tables already in the catalog (a catalog loaded from disk). */
   openExisting(): MaybePromise<void> {
     const tables = [...this.catalog.allTables()];
-    return forEachInOrder(tables, ({ name, table }) =>
+    // Stores no table names any more (a deletion cut short by a crash or shutdown) are dropped now.
+    const named = new Set(tables.flatMap(({ table }) => table.tablets.map((t) => t.id)));
+    const orphans = this.engine.storeIds().filter((id) => !named.has(id));
+    const dropped = forEachInOrder(orphans, (id) => this.engine.deleteStore(id));
+    return andThen(dropped, () => forEachInOrder(tables, ({ name, table }) =>
       andThen(TabletMap.open(table.tablets, (id) => this.engine.openStore(id)), (map) => {
-        this.runtimes.set(table.uid, new TableRuntime(name, table.uid, new Schema(table.families, tableNameString(name)), map));
+        this.runtimes.set(table.uid, new TableRuntime(name, table.uid, new Schema(table.families, tableNameString(name)), map, () => this.clock.nowMicros()));
       }),
-    );
+    ));
   }
 
   /** The live table, or NotFound. */
@@ -93,11 +97,12 @@ export class TableAdmin {
         deletionProtection: spec.deletionProtection,
         createTimeMillis: Math.floor(this.clock.nowMicros() / 1000),
         tablets,
+        initialSplits: splits,
         tokensIssued: 0,
       };
       // The instance may have been deleted while the stores opened: use (and re-materialise) it again.
       this.instances.use(name).tables.set(name.table, record);
-      this.runtimes.set(uid, new TableRuntime(name, uid, new Schema(record.families, tableNameString(name)), map));
+      this.runtimes.set(uid, new TableRuntime(name, uid, new Schema(record.families, tableNameString(name)), map, () => this.clock.nowMicros()));
       return tableInfo(name, record);
     };
     if (opened instanceof Promise) {
@@ -236,6 +241,16 @@ export class TableAdmin {
     const entry = this.catalog.instance(name);
     if (entry === undefined) throw notFound(`Instance projects/${name.project}/instances/${name.instance} not found`);
     return entry;
+  }
+
+  /** The catalog record of a live table. */
+  tableRecord(name: TableName): TableRecord {
+    return this.record(name);
+  }
+
+  /** Replaces the tablets of a table's record (a split or merge about to be committed). */
+  setTablets(name: TableName, tablets: TableRecord['tablets']): void {
+    this.setRecord(name, { ...this.record(name), tablets });
   }
 
   private setRecord(name: TableName, record: TableRecord): void {

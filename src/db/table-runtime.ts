@@ -1,4 +1,6 @@
 import type { TableName } from '../model/names.js';
+import type { ByteString } from '../model/bytes.js';
+import { LoadMeter, type LoadTotals } from '../tablet/load-meter.js';
 import type { TabletMap } from '../tablet/tablet-map.js';
 import { RowLocks } from './row-locks.js';
 import type { Schema } from './schema.js';
@@ -14,11 +16,28 @@ export class TableRuntime {
   readonly gate = new WriteGate();
   /** Set when the table is being deleted: writes that were waiting fail with NotFound. */
   deleted = false;
+  /** Load on each tablet, by tablet id. */
+  readonly meters = new Map<string, LoadMeter>();
 
   constructor(
     readonly name: TableName,
     readonly uid: string,
     public schema: Schema,
     public tablets: TabletMap,
+    private readonly now: () => number = () => Date.now() * 1000,
   ) {}
+
+  meter(tabletId: string): LoadMeter {
+    let m = this.meters.get(tabletId);
+    if (m === undefined) {
+      m = new LoadMeter();
+      this.meters.set(tabletId, m);
+    }
+    return m;
+  }
+
+  /** Attributes work to a tablet (the request count defaults to 1); `key` feeds the load-split sample. */
+  recordUsage(tabletId: string, work: Partial<LoadTotals>, key?: ByteString): void {
+    this.meter(tabletId).record(this.now(), work, key);
+  }
 }

@@ -5,9 +5,15 @@ import { TabletopError, invalidArgument, isTabletopError } from '../model/errors
 import { LIMITS } from '../model/limits.js';
 import { applyStoreOps, rowBytes } from '../storage/row-ops.js';
 import type { MaybePromise, RowWrite, StoreOp } from '../storage/store.js';
+import type { LoadTotals } from '../tablet/load-meter.js';
 import type { Tablet } from '../tablet/tablet.js';
 import type { TabletMap } from '../tablet/tablet-map.js';
 import { andThen } from './maybe.js';
+
+/** Receives the work done per tablet. */
+export interface UsageSink {
+  recordUsage(tabletId: string, work: Partial<LoadTotals>, key?: ByteString): void;
+}
 
 interface PendingBatch {
   readonly tablet: Tablet;
@@ -35,6 +41,8 @@ export class WriteBatch {
     private readonly tablets: TabletMap,
     /** Per-entry outcome; a failed store write sets the error of each of its entries. */
     private readonly results: (TabletopError | undefined)[],
+    /** Where the work done on each tablet is counted (load-based splits, hot tablets). */
+    private readonly usage?: UsageSink,
   ) {}
 
   /**
@@ -92,11 +100,17 @@ export class WriteBatch {
     this.pending.clear();
     this.pendingKeys.clear();
     for (const b of batches) {
+      const t0 = performance.now();
       try {
         const r = b.tablet.store.write(b.writes);
         if (r instanceof Promise) this.waits.push(r.catch((e: unknown) => this.fail(b, e)));
       } catch (e) {
         this.fail(b, e);
+      }
+      if (this.usage !== undefined) {
+        const id = b.tablet.id;
+        this.usage.recordUsage(id, { requests: 1, rowsWritten: b.writes.length, bytesWritten: b.bytes, cpuMicros: (performance.now() - t0) * 1000 });
+        for (const w of b.writes) this.usage.recordUsage(id, { requests: 0 }, w.key);
       }
     }
   }

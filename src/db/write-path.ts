@@ -80,7 +80,7 @@ export async function applyEntries(
     let batch: WriteBatch | undefined;
     try {
       const schema = table.schema;
-      batch = new WriteBatch(table.tablets, results);
+      batch = new WriteBatch(table.tablets, results, table);
       for (let i = 0; i < entries.length; i++) {
         if (results[i] !== undefined) continue;
         const { key, mutations } = entries[i]!;
@@ -231,7 +231,7 @@ async function withRow<T>(
     const locked = table.locks.acquire(key);
     if (locked !== undefined) await locked;
     const results: (TabletopError | undefined)[] = [undefined];
-    const batch = new WriteBatch(table.tablets, results);
+    const batch = new WriteBatch(table.tablets, results, table);
     let value: T;
     try {
       value = await fn(table.schema, batch, results);

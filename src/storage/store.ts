@@ -130,6 +130,8 @@ export interface StorageEngine {
    * `mergedId`. REQUIRES: no write to either is in flight.
    */
   mergeStores(leftId: string, rightId: string, mergedId: string, meta?: MetaUpdate): MaybePromise<void>;
+  /** The ids of every store the engine holds. */
+  storeIds(): string[];
   /** A small named blob kept by the engine (the catalog), or undefined. */
   readMeta(key: string): string | undefined;
   /** Replaces (null: removes) a named blob; durable once the promise resolves. */

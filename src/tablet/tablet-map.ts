@@ -42,6 +42,18 @@ export class TabletMap {
     return this.tablets.length;
   }
 
+  /** A new map with the tablets from index `from` to `to` (inclusive) replaced by `replacements`, which must cover the same keys. */
+  replace(from: number, to: number, replacements: readonly Tablet[]): TabletMap {
+    const tablets = [...this.tablets.slice(0, from), ...replacements, ...this.tablets.slice(to + 1)];
+    checkCoverage(tablets.map((t) => ({ id: t.id, start: t.range.start, end: t.range.end })));
+    return new TabletMap(tablets);
+  }
+
+  /** Index of the tablet with this id, or -1. */
+  indexOfId(id: string): number {
+    return this.tablets.findIndex((t) => t.id === id);
+  }
+
   records(): TabletRecord[] {
     return this.tablets.map((t) => ({ id: t.id, start: t.range.start, end: t.range.end }));
   }

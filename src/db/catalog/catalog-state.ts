@@ -1,3 +1,4 @@
+import type { ByteString } from '../../model/bytes.js';
 import type { ColumnFamily } from '../../model/family.js';
 import type { TabletRecord } from '../../tablet/tablet.js';
 import type { AppProfileSpec, ClusterSpec, InstanceSpec } from '../api.js';
@@ -45,6 +46,8 @@ export interface TableRecord {
   readonly deletionProtection: boolean;
   readonly createTimeMillis: number;
   readonly tablets: readonly TabletRecord[];
+  /** The boundaries CreateTable asked for: merges never remove them. */
+  readonly initialSplits?: readonly ByteString[];
   /** Consistency tokens issued so far (tokens 1..n are valid). */
   readonly tokensIssued: number;
 }

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../../storage/store.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../model/clock.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../model/errors.js';
@@ -40,7 +41,7 @@ export class InstanceAdmin {
     private readonly clock: Clock,
     private readonly config: Config,
     /** Drops the data of tables removed with their instance. */
-    private readonly dropTables: (instance: InstanceName, tables: readonly TableRecord[]) => void,
+    private readonly dropTables: (instance: InstanceName, tables: readonly TableRecord[]) => MaybePromise<void>,
   ) {}
 
   /** The instance, materialising it implicitly when it does not exist yet. */
@@ -89,7 +90,8 @@ export class InstanceAdmin {
     return instanceInfo(entry);
   }
 
-  deleteInstance(name: InstanceName): void {
+  /** Deletes the instance; resolves once its tables' data is gone too. */
+  deleteInstance(name: InstanceName): MaybePromise<void> {
     // An instance that was never used still exists implicitly: deleting it succeeds.
     const entry = this.use(name);
     const protectedTables = [...entry.tables.values()].filter((t) => t.deletionProtection).map((t) => t.id);
@@ -100,7 +102,7 @@ export class InstanceAdmin {
     }
     const tables = [...entry.tables.values()];
     this.catalog.deleteInstance(name);
-    this.dropTables(name, tables);
+    return this.dropTables(name, tables);
   }
 
   createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): ClusterInfo {

@@ -22,6 +22,7 @@ export function createAsyncEngine(inner: StorageEngine = createMemoryEngine()): 
       await inner.deleteStore(id);
     },
     readMeta: (key) => inner.readMeta(key),
+    storeIds: () => inner.storeIds(),
     splitStore: (parentId, at, leftId, rightId, meta) => inner.splitStore(parentId, at, leftId, rightId, meta),
     mergeStores: (leftId, rightId, mergedId, meta) => inner.mergeStores(leftId, rightId, mergedId, meta),
     writeMeta: async (key, value) => {

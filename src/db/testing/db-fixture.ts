@@ -28,13 +28,17 @@ export interface Fixture {
   readonly engine: StorageEngine;
 }
 
-export async function openDb(options: { config?: Partial<Config>; random?: () => number; engine?: StorageEngine } = {}): Promise<Fixture> {
+export async function openDb(
+  options: { config?: Partial<Config>; random?: () => number; engine?: StorageEngine; log?: (m: string) => void } = {},
+): Promise<Fixture> {
   const clock = new ManualClock(T0);
   const engine = options.engine ?? createMemoryEngine();
   const db = await createDatabase({
     engine,
     clock,
-    config: { gcSweepIntervalMillis: 0, ...options.config },
+    // Background timers off: tests run GC sweeps and tablet checks when they mean to.
+    config: { gcSweepIntervalMillis: 0, tabletCheckIntervalMillis: 0, balanceIntervalMillis: 0, ...options.config },
+    ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.random === undefined ? {} : { random: options.random }),
   });
   return { db, clock, engine };

@@ -242,6 +242,7 @@ export class DiskEngine implements StorageEngine {
   }
 
   async deleteStore(id: string): Promise<void> {
+    this.checkWritable();
     const store = this.stores.get(id);
     if (store === undefined) return;
     this.stores.delete(id);
@@ -256,6 +257,10 @@ export class DiskEngine implements StorageEngine {
     store.imms = [];
     store.mem = new Memtable();
     void this.dropObsoleteWals();
+  }
+
+  storeIds(): string[] {
+    return [...this.stores.keys()];
   }
 
   readMeta(key: string): string | undefined {

@@ -81,7 +81,7 @@ export class DiskStore implements RowStore {
       if (v !== undefined) frags.push({ buf: v, where: `sstable ${f.reader.path} row` });
     }
     if (frags.length === 0) return undefined;
-    const drops = this.snapshotDrops();
+    const drops = this.snapshotDrops(snapshot);
     if (frags.length === 1 && drops === NO_DROPS) {
       const only = frags[0]!;
       const fast = this.guard(() => decodePutsOnly(only.buf, snapshot, only.where));
@@ -98,7 +98,8 @@ export class DiskStore implements RowStore {
     const files = this.files.map((f) => f.ref());
     const mems = [this.mem.view(), ...this.imms.map((m) => m.view())];
     const range = intersectRanges(options.range, this.bounds());
-    const cursor = this.guard(() => new MergeCursor(mems, files, range, options.reverse === true, this.engine.visibleSeq, this.snapshotDrops()));
+    const snapshot = this.engine.visibleSeq;
+    const cursor = this.guard(() => new MergeCursor(mems, files, range, options.reverse === true, snapshot, this.snapshotDrops(snapshot)));
     return {
       next: () => this.guard(() => cursor.next()),
       close: () => cursor.close(),
@@ -189,8 +190,10 @@ export class DiskStore implements RowStore {
   }
 
   /** The drops as of now, frozen for one read. */
-  private snapshotDrops(): StoreDrops {
-    return this.drops.empty ? NO_DROPS : this.drops.frozen();
+  private snapshotDrops(snapshotSeq: number): StoreDrops {
+    if (this.drops.empty) return NO_DROPS;
+    const frozen = this.drops.frozen(snapshotSeq);
+    return frozen.empty ? NO_DROPS : frozen;
   }
 
   check(): void {

@@ -1,11 +1,16 @@
 /**
  * Metamorphic test of the durable engine, in the style of Pebble's: one
- * seeded random op log (tables with GC rules and aggregate families, every
- * mutation kind, conditional and read-modify-write operations, filtered
- * reads, drops, schema changes, clock ticks, GC sweeps) runs on a database
- * over the memory engine and on databases over the disk engine under several
- * configurations, where flushes, compactions, restarts and power losses
- * happen along the way. Every result must be the same everywhere.
+ * seeded random op log (tables with initial splits, GC rules and aggregate
+ * families; every mutation kind; CheckAndMutateRow and ReadModifyWriteRow;
+ * bulk loads; bursts of concurrent writes to one row; filtered, ranged,
+ * reversed and limited reads, and scans held open while writes, drops,
+ * flushes and compactions happen; DropRowRange, family changes, table and
+ * instance deletion; clock ticks; GC sweeps) runs on a database over the
+ * memory engine and on databases over the disk engine under several
+ * configurations (testing/configs.ts), where flushes, compactions, restarts
+ * and power losses happen along the way. Every result must be the same
+ * everywhere (testing/run-log.ts says what is compared; op-arbitraries.ts
+ * how the generator avoids the one legitimate difference, physical GC).
  *
  * Environment, for long runs:
  *   METAMORPHIC_RUNS  runs per property (default 60)

@@ -20,9 +20,11 @@ export class DropSet implements StoreDrops {
     return m;
   }
 
-  /** An unchanging copy, for a read that must not see later drops. */
-  frozen(): DropSet {
-    return new DropSet(this.families, this.ranges);
+  /** An unchanging copy holding only the drops up to `snapshotSeq`, for a read as of that sequence. */
+  frozen(snapshotSeq: number): DropSet {
+    const families: Record<string, number> = {};
+    for (const [f, seq] of Object.entries(this.families)) if (seq <= snapshotSeq) families[f] = seq;
+    return new DropSet(families, this.ranges.filter((r) => r.seq <= snapshotSeq));
   }
 
   update(families: Readonly<Record<string, number>>, ranges: readonly RangeDrop[]): void {

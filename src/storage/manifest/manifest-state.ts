@@ -109,9 +109,12 @@ export function applyEdit(state: ManifestState, e: ManifestEdit): void {
       s.familyDrops = { ...s.familyDrops, [e.family]: Math.max(s.familyDrops[e.family] ?? 0, e.seq) };
       return;
     }
-    case 'rangeDrop':
-      store(state, e.id).rangeDrops.push(e.drop);
+    case 'rangeDrop': {
+      // Replaced, never changed in place: readers hold on to the arrays they were given.
+      const s = store(state, e.id);
+      s.rangeDrops = [...s.rangeDrops, e.drop];
       return;
+    }
     case 'clearRangeDrops': {
       const s = store(state, e.id);
       s.rangeDrops = s.rangeDrops.filter((d) => d.seq > e.upToSeq);

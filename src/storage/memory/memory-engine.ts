@@ -61,6 +61,10 @@ export class MemoryEngine implements StorageEngine {
     if (meta !== undefined) this.writeMeta(meta.key, meta.value);
   }
 
+  storeIds(): string[] {
+    return [...this.stores.keys()];
+  }
+
   private existing(id: string): MemoryRowStore {
     const s = this.stores.get(id);
     if (s === undefined) throw new TabletopError('NotFound', `no store ${id}`);

@@ -1,11 +1,10 @@
-import type { RowReader, TableInfo } from '../../../db/api.js';
+import { createHash } from 'node:crypto';
+import type { FamilyModification, RowReader, TableInfo } from '../../../db/api.js';
 import { type ByteString, fromBytes, printable } from '../../../model/bytes.js';
 import type { Cell, Row } from '../../../model/cell.js';
 import { isTabletopError } from '../../../model/errors.js';
 import { describeGcRule } from '../../../model/gc.js';
-import type { FamilyModification } from '../../../db/api.js';
 import type { Mutation, RowMutation } from '../../../model/mutation.js';
-import { createHash } from 'node:crypto';
 import type { OpLog } from './op-arbitraries.js';
 import { type FamilyMod, type Op, showOp, showTimestamp } from './ops.js';
 import type { System } from './systems.js';

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Mutation } from '../model/mutation.js';
+import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
+import { openDiskEngine } from '../storage/lsm/disk-engine.js';
+import type { StorageEngine } from '../storage/store.js';
+import { ALL, createTable, drain, family, type Fixture, INSTANCE, openDb } from './testing/db-fixture.js';
+
+/** Incompressible, so sizes on disk match sizes in memory. */
+const value = (n: number): Uint8Array => new Uint8Array(randomBytes(n));
+const setCell = (v: Uint8Array): Mutation => ({ kind: 'setCell', family: 'cf', qualifier: 'q', timestamp: 1000, value: v });
+
+const engines: [string, () => Promise<StorageEngine | undefined>][] = [
+  ['memory', async () => undefined],
+  ['disk', async () => openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', config: { memtableBytes: 16 * 1024, blockBytes: 1024 } })],
+];
+
+async function keysOf(f: Fixture, name: Parameters<Fixture['db']['readRows']>[0]): Promise<string[]> {
+  return (await drain(f.db.readRows(name, ALL))).map((r) => r.key);
+}
+
+/** Reads each key `times` times, advancing the clock one second per round. */
+async function readLoad(f: Fixture, name: Parameters<Fixture['db']['readRows']>[0], keys: string[], seconds: number, perSecond: number): Promise<void> {
+  for (let s = 0; s < seconds; s++) {
+    for (let i = 0; i < perSecond; i++) {
+      const key = keys[i % keys.length]!;
+      await drain(f.db.readRows(name, { ...ALL, rows: { keys: [key], ranges: [] } }));
+    }
+    f.clock.advanceMillis(1000);
+    await f.db.runTabletChecks();
+  }
+}
+
+describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
+  async function open(config: Record<string, number> = {}, log?: (m: string) => void): Promise<Fixture> {
+    const engine = await makeEngine();
+    return openDb({ ...(engine === undefined ? {} : { engine }), config: { tabletSplitBytes: 8 * 1024, ...config }, ...(log === undefined ? {} : { log }) });
+  }
+
+  it('splits a tablet that grows past the split size, at its median, and logs why', async () => {
+    const logs: string[] = [];
+    const f = await open({}, (m) => logs.push(m));
+    const name = await createTable(f, [family('cf')]);
+    const keys = Array.from({ length: 200 }, (_, i) => `row${String(i).padStart(4, '0')}`);
+    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(200))] })));
+    for (let i = 0; i < 10; i++) await f.db.runTabletChecks();
+    const tablets = f.db.listTablets(name);
+    expect(tablets.length).toBeGreaterThan(2);
+    expect(logs.some((l) => /split tablet .* at "row\d+": size .* > split size/.test(l))).toBe(true);
+    expect(await keysOf(f, name)).toEqual(keys);
+    // SampleRowKeys reports the tablet boundaries.
+    const samples = (await f.db.sampleRowKeys(name)).map((s) => s.key);
+    for (const t of tablets.slice(1)) expect(samples).toContain(t.start);
+    expect(samples[samples.length - 1]).toBe('');
+    await f.db.close();
+  });
+
+  it('splits a tablet that stays hot where the sampled load divides, and reports a single hot row instead of splitting it', async () => {
+    const logs: string[] = [];
+    const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000 }, (m) => logs.push(m));
+    const name = await createTable(f, [family('cf')]);
+    const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
+    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(10))] })));
+    await readLoad(f, name, keys, 6, 100);
+    const tablets = f.db.listTablets(name);
+    expect(tablets).toHaveLength(2);
+    expect(tablets[1]!.start > 'k030' && tablets[1]!.start < 'k070').toBe(true);
+    expect(logs.some((l) => l.includes('load '))).toBe(true);
+
+    // One hot row: recognised, not split, however long it lasts.
+    const hot = tablets[1]!.start;
+    await readLoad(f, name, [hot], 12, 100);
+    const after = f.db.listTablets(name);
+    expect(after).toHaveLength(2);
+    expect(after[1]!.singleRowHotspot).toMatchObject({ key: hot });
+    expect(logs.filter((l) => l.includes('single-row hotspot'))).toHaveLength(1);
+    await f.db.close();
+  });
+
+  it('merges small cold neighbours, but never removes initial split boundaries', async () => {
+    const logs: string[] = [];
+    const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000, mergeColdMillis: 10_000 }, (m) => logs.push(m));
+    const name = await createTable(f, [family('cf')], { splits: ['m'] });
+    const keys = Array.from({ length: 60 }, (_, i) => `a${String(i).padStart(3, '0')}`);
+    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(10))] })));
+    await readLoad(f, name, keys, 6, 100);
+    expect(f.db.listTablets(name).length).toBe(3);
+    // Cold for longer than mergeColdMillis.
+    for (let s = 0; s < 25; s++) {
+      f.clock.advanceMillis(1000);
+      await f.db.runTabletChecks();
+    }
+    const tablets = f.db.listTablets(name);
+    expect(tablets.map((t) => t.start)).toEqual(['', 'm']);
+    expect(logs.some((l) => l.startsWith('merged tablets'))).toBe(true);
+    expect(await keysOf(f, name)).toEqual(keys);
+    await f.db.close();
+  });
+
+  it('keeps every row through splits and merges under concurrent reads and writes', async () => {
+    const f = await open({ tabletSplitBytes: 4 * 1024 });
+    const name = await createTable(f, [family('cf')]);
+    const written = new Set<string>();
+    let stop = false;
+    const writer = (async () => {
+      for (let i = 0; !stop; i++) {
+        if (i % 20 === 0) await new Promise((r) => setImmediate(r));
+        const key = `w${String(i).padStart(5, '0')}`;
+        await f.db.mutateRow(name, key, [setCell(value(100))]);
+        written.add(key);
+      }
+    })();
+    const reader = (async () => {
+      while (!stop) {
+        await new Promise((r) => setImmediate(r));
+        const keys = await keysOf(f, name);
+        // Every read is a consistent prefix of what was written: sorted, no gaps from a split.
+        expect([...keys].sort()).toEqual(keys);
+      }
+    })();
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      await f.db.runTabletChecks();
+    }
+    stop = true;
+    await Promise.all([writer, reader]);
+    expect(f.db.listTablets(name).length).toBeGreaterThan(3);
+    expect(new Set(await keysOf(f, name))).toEqual(written);
+    await f.db.close();
+  });
+});
+
+describe('nodes', () => {
+  async function loadShares(keyOf: (i: number) => string): Promise<number[]> {
+    const f = await openDb({ config: { nodes: 3, tabletSplitBytes: 1 << 30 } });
+    const splits = ['1', '2', '3', '4', '5', '6', '7', '8', '9'];
+    const name = await createTable(f, [family('cf')], { splits });
+    for (let s = 0; s < 5; s++) {
+      for (let i = 0; i < 300; i++) await f.db.mutateRow(name, keyOf(s * 300 + i), [setCell(value(50))]);
+      f.clock.advanceMillis(1000);
+    }
+    await f.db.runTabletChecks();
+    // Shares of the requests each node served (CPU-time shares follow them but are noisier).
+    const nodes = f.db.listNodes(INSTANCE);
+    const total = nodes.reduce((n, x) => n + x.requestsPerSec, 0);
+    const shares = nodes.map((n) => n.requestsPerSec / total);
+    await f.db.close();
+    return shares;
+  }
+
+  it('a sequential (timestamp-leading) key funnels all writes to one tablet and node; salting spreads them', async () => {
+    const t0 = 1_700_000_000_000;
+    const sequential = await loadShares((i) => `${t0 + i}#sensor`);
+    expect(Math.max(...sequential)).toBeGreaterThan(0.95);
+    const salted = await loadShares((i) => `${i % 10}#${t0 + i}#sensor`);
+    expect(Math.max(...salted)).toBeLessThan(0.6);
+    expect(Math.min(...salted)).toBeGreaterThan(0.15);
+  });
+});

@@ -1,0 +1,401 @@
+import type { Config } from '../config.js';
+import { type ByteString, printable } from '../model/bytes.js';
+import type { Clock } from '../model/clock.js';
+import { instanceNameString, type InstanceName, type TableName, tableNameString } from '../model/names.js';
+import type { StorageEngine } from '../storage/store.js';
+import { balance } from '../tablet/balancer.js';
+import { chooseLoadSplit } from '../tablet/load-split.js';
+import type { LoadRates } from '../tablet/load-meter.js';
+import type { Tablet, TabletRecord } from '../tablet/tablet.js';
+import type { Catalog } from './catalog/catalog.js';
+import type { TableAdmin } from './table-admin.js';
+import type { TableRuntime } from './table-runtime.js';
+
+/** A tablet as users see it (JSON API, CLI, ListHotTablets). */
+export interface TabletInfo {
+  readonly table: TableName;
+  readonly id: string;
+  readonly start: ByteString;
+  /** Exclusive end; undefined for the last tablet. */
+  readonly end: ByteString | undefined;
+  readonly bytes: number;
+  readonly rows: number;
+  readonly node: number;
+  /** Over the last `windowSeconds`. */
+  readonly rates: LoadRates;
+  readonly windowSeconds: number;
+  /** Set when one row takes most of the tablet's load: no split can help. */
+  readonly singleRowHotspot: { readonly key: ByteString; readonly share: number } | undefined;
+}
+
+export interface NodeInfo {
+  readonly node: number;
+  readonly bytes: number;
+  readonly tablets: number;
+  /** Serving time per second (µs/s) over the window, summed over its tablets. */
+  readonly cpuMicrosPerSec: number;
+  readonly requestsPerSec: number;
+  /** Share (0..1) of the instance's serving time spent on this node. */
+  readonly loadShare: number;
+  readonly tabletIds: readonly string[];
+}
+
+export interface HotTabletInfo extends TabletInfo {
+  readonly startMicros: number;
+  readonly endMicros: number;
+  /** Share (percent) of its node's serving time this tablet used. */
+  readonly nodeCpuUsagePercent: number;
+}
+
+export interface TabletManagerDeps {
+  readonly tables: TableAdmin;
+  readonly catalog: Catalog;
+  readonly engine: StorageEngine;
+  readonly clock: Clock;
+  readonly config: Config;
+  /** The catalog as it would be persisted (written atomically with each split or merge). */
+  readonly catalogJson: () => string;
+  readonly catalogKey: string;
+  readonly log: (message: string) => void;
+  readonly onError: (e: unknown) => void;
+}
+
+/** The window of recent load that tablet views and decisions use. */
+const VIEW_WINDOW_SECONDS = 10;
+
+/**
+ * Tablets over time: splits a tablet that grows past the split size (at its
+ * median key) or stays hot (at the key that divides its sampled load), merges
+ * small cold neighbours, recognises single-row hotspots instead of splitting
+ * them forever, and places tablets on the modelled serving nodes (balancer.ts).
+ * Splits and merges run with the table's writes held back for the moment it
+ * takes to swap the tablet map; reads keep going on the snapshot they hold.
+ */
+export class TabletManager {
+  /** Node of each tablet, by tablet id. */
+  private readonly nodeOf = new Map<string, number>();
+  /** Since when each tablet's load has been above the split thresholds (µs). */
+  private readonly hotSince = new Map<string, number>();
+  private readonly coldSince = new Map<string, number>();
+  private readonly hotspots = new Map<string, { key: ByteString; share: number }>();
+  private timers: NodeJS.Timeout[] = [];
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: TabletManagerDeps) {}
+
+  start(): void {
+    const { config } = this.deps;
+    if (config.tabletCheckIntervalMillis > 0) {
+      const t = setInterval(() => void this.runExclusive(() => this.checkTablets()), config.tabletCheckIntervalMillis);
+      t.unref();
+      this.timers.push(t);
+    }
+    if (config.balanceIntervalMillis > 0) {
+      const t = setInterval(() => void this.runExclusive(async () => this.balanceNodes()), config.balanceIntervalMillis);
+      t.unref();
+      this.timers.push(t);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.running;
+  }
+
+  /** One round of checks and balancing now (tests and tools). */
+  async runOnce(): Promise<void> {
+    await this.runExclusive(async () => {
+      await this.checkTablets();
+      this.balanceNodes();
+    });
+  }
+
+  private async runExclusive(fn: () => Promise<void> | void): Promise<void> {
+    if (this.running !== undefined || this.stopped) return;
+    const run = (async () => {
+      try {
+        await fn();
+      } catch (e) {
+        this.deps.onError(e);
+      }
+    })();
+    this.running = run;
+    await run;
+    this.running = undefined;
+  }
+
+  // ---- views ----
+
+  tablets(runtime: TableRuntime): TabletInfo[] {
+    const now = this.deps.clock.nowMicros();
+    this.placeNew(runtime.name);
+    return runtime.tablets.tablets.map((t) => this.info(runtime, t, now));
+  }
+
+  nodes(instance: InstanceName): NodeInfo[] {
+    const nodes = Array.from({ length: Math.max(1, this.deps.config.nodes) }, (_, node) => ({
+      node,
+      bytes: 0,
+      tablets: 0,
+      cpuMicrosPerSec: 0,
+      requestsPerSec: 0,
+      loadShare: 0,
+      tabletIds: [] as string[],
+    }));
+    let total = 0;
+    for (const runtime of this.runtimesOf(instance)) {
+      for (const t of this.tablets(runtime)) {
+        const n = nodes[t.node]!;
+        n.bytes += t.bytes;
+        n.tablets++;
+        n.cpuMicrosPerSec += t.rates.cpuMicrosPerSec;
+        n.requestsPerSec += t.rates.requestsPerSec;
+        n.tabletIds.push(t.id);
+        total += t.rates.cpuMicrosPerSec;
+      }
+    }
+    return nodes.map((n) => ({ ...n, loadShare: total > 0 ? n.cpuMicrosPerSec / total : 0 }));
+  }
+
+  /** Tablets of the instance by share of their node's serving time, hottest first. */
+  hotTablets(instance: InstanceName, windowSeconds = 60): HotTabletInfo[] {
+    const now = this.deps.clock.nowMicros();
+    const perNode = new Map<number, number>();
+    const all: TabletInfo[] = [];
+    for (const runtime of this.runtimesOf(instance)) {
+      this.placeNew(runtime.name);
+      for (const t of runtime.tablets.tablets) {
+        const info = this.info(runtime, t, now, windowSeconds);
+        all.push(info);
+        perNode.set(info.node, (perNode.get(info.node) ?? 0) + info.rates.cpuMicrosPerSec);
+      }
+    }
+    return all
+      .filter((t) => t.rates.cpuMicrosPerSec > 0)
+      .map((t) => ({
+        ...t,
+        startMicros: now - windowSeconds * 1e6,
+        endMicros: now,
+        nodeCpuUsagePercent: (100 * t.rates.cpuMicrosPerSec) / Math.max(1, perNode.get(t.node) ?? 0),
+      }))
+      .sort((a, b) => b.rates.cpuMicrosPerSec - a.rates.cpuMicrosPerSec);
+  }
+
+  private info(runtime: TableRuntime, t: Tablet, now: number, windowSeconds = VIEW_WINDOW_SECONDS): TabletInfo {
+    const stats = t.store.stats();
+    return {
+      table: runtime.name,
+      id: t.id,
+      start: t.range.start,
+      end: t.range.end,
+      bytes: stats.bytes,
+      rows: stats.rows,
+      node: this.nodeOf.get(t.id) ?? 0,
+      rates: runtime.meter(t.id).rates(now, windowSeconds),
+      windowSeconds,
+      singleRowHotspot: this.hotspots.get(t.id),
+    };
+  }
+
+  private *runtimesOf(instance: InstanceName): Iterable<TableRuntime> {
+    for (const r of this.deps.tables.liveTables()) {
+      if (r.name.project === instance.project && r.name.instance === instance.instance && !r.deleted) yield r;
+    }
+  }
+
+  // ---- placement ----
+
+  /** Places tablets that have no node yet (new tables, children of a split). */
+  private placeNew(table: TableName): void {
+    const instance = { project: table.project, instance: table.instance };
+    const placements = this.placements(instance);
+    if (placements.every((p) => p.node !== undefined)) return;
+    for (const m of balance(placements, { nodes: this.deps.config.nodes, maxMoves: 0 })) this.nodeOf.set(m.id, m.to);
+  }
+
+  private placements(instance: InstanceName) {
+    const now = this.deps.clock.nowMicros();
+    const out: { id: string; bytes: number; load: number; node: number | undefined }[] = [];
+    for (const runtime of this.runtimesOf(instance)) {
+      for (const t of runtime.tablets.tablets) {
+        out.push({ id: t.id, bytes: t.store.stats().bytes, load: runtime.meter(t.id).rates(now, VIEW_WINDOW_SECONDS).cpuMicrosPerSec, node: this.nodeOf.get(t.id) });
+      }
+    }
+    return out;
+  }
+
+  /** One balancer round for every instance: moves are logged with their reason. */
+  balanceNodes(): void {
+    const instances = new Map<string, InstanceName>();
+    for (const r of this.deps.tables.liveTables()) instances.set(instanceNameString(r.name), { project: r.name.project, instance: r.name.instance });
+    for (const instance of instances.values()) {
+      for (const m of balance(this.placements(instance), { nodes: this.deps.config.nodes })) {
+        this.nodeOf.set(m.id, m.to);
+        if (m.from !== undefined) this.deps.log(`moved tablet ${m.id} of ${instanceNameString(instance)} from node ${m.from} to node ${m.to}: ${m.reason}`);
+      }
+    }
+  }
+
+  // ---- splits and merges ----
+
+  private async checkTablets(): Promise<void> {
+    for (const runtime of this.deps.tables.liveTables()) {
+      if (this.stopped) return;
+      if (runtime.deleted) continue;
+      await this.checkTable(runtime);
+    }
+  }
+
+  private async checkTable(runtime: TableRuntime): Promise<void> {
+    const { config, clock } = this.deps;
+    const now = clock.nowMicros();
+    const windowSeconds = Math.max(1, Math.min(110, Math.round(config.loadSplitWindowMillis / 1000)));
+    for (const tablet of runtime.tablets.tablets) {
+      // Size: split at the median key by bytes.
+      const bytes = tablet.store.stats().bytes;
+      if (bytes > config.tabletSplitBytes) {
+        let samples = tablet.store.sampleKeys(Math.max(1, Math.floor(bytes / 2)));
+        if (samples instanceof Promise) samples = await samples;
+        const at = samples.find((s) => s.key > tablet.range.start && (tablet.range.end === undefined || s.key < tablet.range.end))?.key;
+        if (at !== undefined) {
+          await this.split(runtime, tablet, at, `size ${formatBytes(bytes)} > split size ${formatBytes(config.tabletSplitBytes)}`);
+          return; // The tablet map changed: look again next round.
+        }
+      }
+      // Load: split where the sampled requests divide, once the load has lasted the window.
+      const meter = runtime.meter(tablet.id);
+      const rates = meter.rates(now, 1);
+      const hot = rates.requestsPerSec > config.loadSplitRequestsPerSec || rates.bytesReadPerSec + rates.bytesWrittenPerSec > config.loadSplitBytesPerSec;
+      if (!hot) {
+        this.hotSince.delete(tablet.id);
+        continue;
+      }
+      const since = this.hotSince.get(tablet.id) ?? now;
+      this.hotSince.set(tablet.id, since);
+      if (now - since < config.loadSplitWindowMillis * 1000) continue;
+      const sustained = meter.rates(now, windowSeconds);
+      const decision = chooseLoadSplit(meter.sampledKeys(), tablet.range);
+      const load = `${Math.round(sustained.requestsPerSec)} requests/s, ${formatBytes(sustained.bytesReadPerSec + sustained.bytesWrittenPerSec)}/s over ${windowSeconds} s`;
+      if (decision.kind === 'split' && (tablet.range.end === undefined || decision.at < tablet.range.end)) {
+        this.hotspots.delete(tablet.id);
+        await this.split(runtime, tablet, decision.at, `load ${load}; the split divides sampled requests ${Math.round((1 - decision.balance) * 100)}/${Math.round(decision.balance * 100)}`);
+        return;
+      }
+      if (decision.kind === 'single-row-hotspot' && !this.hotspots.has(tablet.id)) {
+        this.hotspots.set(tablet.id, { key: decision.key, share: decision.share });
+        this.deps.log(
+          `tablet ${tablet.id} of ${tableNameString(runtime.name)} is hot (${load}) but ${Math.round(decision.share * 100)}% of its requests go to the single row "${printable(decision.key.slice(0, 80))}": a single-row hotspot that no split can fix; change the row key design`,
+        );
+      }
+    }
+    await this.checkMerges(runtime, now);
+  }
+
+  private async checkMerges(runtime: TableRuntime, now: number): Promise<void> {
+    const { config } = this.deps;
+    const tablets = runtime.tablets.tablets;
+    const windowSeconds = Math.max(1, Math.min(110, Math.round(config.mergeColdMillis / 1000)));
+    const cold = tablets.map((t) => {
+      const rates = runtime.meter(t.id).rates(now, windowSeconds);
+      const isCold = rates.requestsPerSec < config.mergeColdRequestsPerSec;
+      if (!isCold) this.coldSince.delete(t.id);
+      else if (!this.coldSince.has(t.id)) this.coldSince.set(t.id, now);
+      return isCold && now - this.coldSince.get(t.id)! >= config.mergeColdMillis * 1000;
+    });
+    const record = this.deps.tables.tableRecord(runtime.name);
+    const keep = new Set(record.initialSplits ?? []);
+    for (let i = 0; i + 1 < tablets.length; i++) {
+      const a = tablets[i]!;
+      const b = tablets[i + 1]!;
+      if (!cold[i] || !cold[i + 1] || keep.has(b.range.start)) continue;
+      const bytes = a.store.stats().bytes + b.store.stats().bytes;
+      if (bytes >= config.tabletSplitBytes / 4) continue;
+      await this.merge(runtime, a, b, `both cold (< ${config.mergeColdRequestsPerSec} requests/s for ${Math.round(config.mergeColdMillis / 1000)} s) and small together (${formatBytes(bytes)})`);
+      return;
+    }
+  }
+
+  /** Splits a tablet at `at`: the children share the parent's data until compaction. */
+  async split(runtime: TableRuntime, tablet: Tablet, at: ByteString, reason: string): Promise<void> {
+    const { tables, catalog, engine } = this.deps;
+    await runtime.gate.exclusive(async () => {
+      const map = runtime.tablets;
+      const index = map.indexOfId(tablet.id);
+      if (index < 0 || runtime.deleted) return;
+      const leftId = `${runtime.uid}.${catalog.newId('')}`;
+      const rightId = `${runtime.uid}.${catalog.newId('')}`;
+      const records: TabletRecord[] = map.records();
+      records.splice(index, 1, { id: leftId, start: tablet.range.start, end: at }, { id: rightId, start: at, end: tablet.range.end });
+      const before = tables.tableRecord(runtime.name).tablets;
+      tables.setTablets(runtime.name, records);
+      try {
+        await engine.splitStore(tablet.id, at, leftId, rightId, { key: this.deps.catalogKey, value: this.deps.catalogJson() });
+      } catch (e) {
+        tables.setTablets(runtime.name, before);
+        throw e;
+      }
+      const [left, right] = await Promise.all([engine.openStore(leftId), engine.openStore(rightId)]);
+      runtime.tablets = map.replace(index, index, [
+        { id: leftId, range: { start: tablet.range.start, end: at }, store: left },
+        { id: rightId, range: { start: at, end: tablet.range.end }, store: right },
+      ]);
+      const node = this.nodeOf.get(tablet.id);
+      if (node !== undefined) {
+        this.nodeOf.set(leftId, node);
+        this.nodeOf.set(rightId, node);
+      }
+      this.forget(runtime, tablet.id);
+    });
+    this.deps.log(`split tablet ${tablet.id} of ${tableNameString(runtime.name)} at "${printable(at.slice(0, 80))}": ${reason}`);
+  }
+
+  /** Merges two neighbouring tablets. */
+  async merge(runtime: TableRuntime, a: Tablet, b: Tablet, reason: string): Promise<void> {
+    const { tables, catalog, engine } = this.deps;
+    let mergedId = '';
+    await runtime.gate.exclusive(async () => {
+      const map = runtime.tablets;
+      const index = map.indexOfId(a.id);
+      if (index < 0 || map.tablets[index + 1]?.id !== b.id || runtime.deleted) return;
+      mergedId = `${runtime.uid}.${catalog.newId('')}`;
+      const records = map.records();
+      records.splice(index, 2, { id: mergedId, start: a.range.start, end: b.range.end });
+      const before = tables.tableRecord(runtime.name).tablets;
+      tables.setTablets(runtime.name, records);
+      try {
+        await engine.mergeStores(a.id, b.id, mergedId, { key: this.deps.catalogKey, value: this.deps.catalogJson() });
+      } catch (e) {
+        tables.setTablets(runtime.name, before);
+        throw e;
+      }
+      const store = await engine.openStore(mergedId);
+      runtime.tablets = map.replace(index, index + 1, [{ id: mergedId, range: { start: a.range.start, end: b.range.end }, store }]);
+      const node = this.nodeOf.get(a.id);
+      if (node !== undefined) this.nodeOf.set(mergedId, node);
+      const meter = runtime.meter(mergedId);
+      meter.absorb(runtime.meter(a.id));
+      meter.absorb(runtime.meter(b.id));
+      this.forget(runtime, a.id);
+      this.forget(runtime, b.id);
+    });
+    if (mergedId !== '') this.deps.log(`merged tablets ${a.id} and ${b.id} of ${tableNameString(runtime.name)} into ${mergedId}: ${reason}`);
+  }
+
+  private forget(runtime: TableRuntime, id: string): void {
+    runtime.meters.delete(id);
+    this.nodeOf.delete(id);
+    this.hotSince.delete(id);
+    this.coldSince.delete(id);
+    this.hotspots.delete(id);
+  }
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GiB`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${Math.round(n)} B`;
+}
