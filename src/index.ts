@@ -113,7 +113,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const opened = await openEngine(options);
   let db;
   try {
-    db = await createDatabase({ engine: opened.engine, ...(options.config === undefined ? {} : { config: options.config }) });
+    const logger = options.logger ?? consoleLogger;
+    db = await createDatabase({ engine: opened.engine, log: (m) => logger.info(m), ...(options.config === undefined ? {} : { config: options.config }) });
   } catch (e) {
     await opened.engine.close();
     opened.release();

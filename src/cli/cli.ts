@@ -3,6 +3,7 @@ import { type RunningServer, VERSION, startServer } from '../index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../server/logger.js';
 import { parseSize } from './parse-size.js';
+import { tabletsCommand } from './tablets-command.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
@@ -27,7 +28,14 @@ Options of serve:
   --data-dir DIR     where durable data lives (default ./data)
   --memtable-size S  memtable size at which a tablet flushes to an SSTable (default 32MiB)
   --cache-size S     block cache for SSTable reads (default 128MiB)
+  --split-size S     tablet size at which it splits at its median key (default 64MiB;
+                     1MiB shows realistic tablet behaviour on small local datasets)
+  --nodes N          serving nodes of the modelled cluster (default 3)
                      Sizes take a KiB/MiB/GiB suffix.
+
+  tabletop tablets TABLE [--instance I] [--project P] [--server HOST:PORT]
+                     Print the tablets of a table: key range, size, node, load.
+                     Asks the HTTP JSON API of a running server (default localhost:8087).
 
   -h, --help         show this help
   -v, --version      show the version
@@ -61,6 +69,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'data-dir': { type: 'string' },
         'memtable-size': { type: 'string' },
         'cache-size': { type: 'string' },
+        'split-size': { type: 'string' },
+        nodes: { type: 'string' },
+        instance: { type: 'string' },
+        project: { type: 'string' },
+        server: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -84,6 +97,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr(USAGE);
     return 2;
   }
+  if (command === 'tablets') {
+    return tabletsCommand(extra, { instance: values.instance, project: values.project, server: values.server }, io);
+  }
   if (command !== 'serve') {
     io.stderr(`tabletop: unknown command "${command}". Run "tabletop --help" for usage.`);
     return 2;
@@ -100,6 +116,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     httpPort = parsePort(values['http-port'], 8087, '--http-port');
     if (values['memtable-size'] !== undefined) config.memtableBytes = parseSize(values['memtable-size'], '--memtable-size');
     if (values['cache-size'] !== undefined) config.blockCacheBytes = parseSize(values['cache-size'], '--cache-size');
+    if (values['split-size'] !== undefined) config.tabletSplitBytes = parseSize(values['split-size'], '--split-size');
+    if (values.nodes !== undefined) {
+      if (!/^\d+$/.test(values.nodes) || Number(values.nodes) < 1 || Number(values.nodes) > 1000) throw new Error(`--nodes must be a whole number from 1 to 1000 (got "${values.nodes}")`);
+      config.nodes = Number(values.nodes);
+    }
   } catch (e) {
     io.stderr(`tabletop serve: ${e instanceof Error ? e.message : String(e)}`);
     return 2;

@@ -1,6 +1,6 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { ClusterSpec, Database } from '../../db/api.js';
-import { invalidArgument, unimplemented } from '../../model/errors.js';
+import { invalidArgument } from '../../model/errors.js';
 import { type InstanceName, childNameString, instanceNameString, parseChildName, parseInstanceName, parseProjectName } from '../../model/names.js';
 import {
   appProfileSpecFromProto,
@@ -27,7 +27,9 @@ import type {
   PPartialUpdateClusterRequest,
   PPartialUpdateInstanceRequest,
   PUpdateAppProfileRequest,
+  PListHotTabletsRequest,
 } from '../convert/proto-types.js';
+import { hotTabletToProto, timestampToMillis } from '../convert/hot-tablet.js';
 import type { AnyMethod } from '../protos.js';
 import { type RpcEnv, unary, unimplementedHandler } from '../rpc.js';
 import { type IamPolicies, iamMethods } from './iam.js';
@@ -167,8 +169,22 @@ export function instanceAdminService(
       return {};
     }),
 
-    ListHotTablets: unary<object, object>(env, 'ListHotTablets', () => {
-      throw unimplemented('ListHotTablets is not implemented by tabletop yet (hot tablets come with the Key Visualizer work)');
+    ListHotTablets: unary<PListHotTabletsRequest, { hotTablets: object[]; nextPageToken: string }>(env, 'ListHotTablets', (req) => {
+      // parent: projects/{p}/instances/{i}/clusters/{c}; "-" as the cluster means all clusters.
+      const parent = parseChildName(required(req.parent, 'ListHotTablets', 'parent'), 'clusters');
+      const instance = { project: parent.project, instance: parent.instance };
+      const clusterId = parent.id === '-' ? (db.listClusters(instance)[0]?.id ?? '-') : db.getCluster(instance, parent.id).id;
+      const nowMillis = Date.now();
+      const start = timestampToMillis(req.startTime, 'start_time');
+      const end = timestampToMillis(req.endTime, 'end_time') ?? nowMillis;
+      if (start !== undefined && start > end) throw invalidArgument('ListHotTablets: start_time must not be after end_time');
+      // tabletop keeps the last two minutes of load per tablet: the window is clamped to that.
+      const windowSeconds = Math.max(1, Math.min(110, Math.round((end - (start ?? end - 60_000)) / 1000)));
+      const hot = db.listHotTablets(instance, windowSeconds);
+      const clusterName = childNameString(instance, 'clusters', clusterId);
+      const ranked = hot.map((h, i) => ({ rank: String(i).padStart(8, '0'), h }));
+      const { items, nextPageToken } = page(ranked, (r) => r.rank, req.pageSize, req.pageToken);
+      return { hotTablets: items.map((r) => hotTabletToProto(clusterName, r.h)), nextPageToken };
     }),
 
     ...iamMethods(db, env, policies),

@@ -270,3 +270,11 @@ export interface POperation {
   response?: PAny;
 }
 export interface PListOperationsRequest { name?: Opt<string>; filter?: Opt<string>; pageSize?: Opt<number>; pageToken?: Opt<string> }
+
+export interface PListHotTabletsRequest {
+  parent?: Opt<string>;
+  startTime?: Opt<PTimestamp>;
+  endTime?: Opt<PTimestamp>;
+  pageSize?: Opt<number>;
+  pageToken?: Opt<string>;
+}

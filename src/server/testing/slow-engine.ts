@@ -11,6 +11,7 @@ export function slowEngine(inner: StorageEngine): StorageEngine {
     openStore: async (id) => slowStore(await inner.openStore(id)),
     deleteStore: (id) => inner.deleteStore(id),
     readMeta: (key) => inner.readMeta(key),
+    storeIds: () => inner.storeIds(),
     splitStore: (parentId, at, leftId, rightId, meta) => inner.splitStore(parentId, at, leftId, rightId, meta),
     mergeStores: (leftId, rightId, mergedId, meta) => inner.mergeStores(leftId, rightId, mergedId, meta),
     writeMeta: (key, value) => inner.writeMeta(key, value),

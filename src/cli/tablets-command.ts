@@ -1,0 +1,100 @@
+import { parseTableName } from '../model/names.js';
+import type { CliIo } from './cli.js';
+
+interface TabletJson {
+  tabletId: string;
+  startKey: { printable: string } | null;
+  endKey: { printable: string } | null;
+  sizeBytes: number;
+  rowCount: number;
+  node: number;
+  rates: { requestsPerSec: number; rowsReadPerSec: number; rowsWrittenPerSec: number; cpuShare: number };
+  singleRowHotspot: { key: { printable: string }; share: number } | null;
+}
+
+/**
+ * `tabletop tablets TABLE`: the tablets of a table as a terminal table, read
+ * from the JSON API of a running server. TABLE is a table id (with --project
+ * and --instance) or a full name projects/P/instances/I/tables/T.
+ */
+export async function tabletsCommand(
+  args: readonly string[],
+  opts: { instance?: string | undefined; project?: string | undefined; server?: string | undefined },
+  io: CliIo,
+): Promise<number> {
+  const [table, ...rest] = args;
+  if (table === undefined || rest.length > 0) {
+    io.stderr('Usage: tabletop tablets TABLE [--instance I] [--project P] [--server HOST:PORT]');
+    return 2;
+  }
+  let project = opts.project;
+  let instance = opts.instance;
+  let tableId = table;
+  if (table.startsWith('projects/')) {
+    try {
+      const n = parseTableName(table);
+      ({ project, instance } = n);
+      tableId = n.table;
+    } catch (e) {
+      io.stderr(`tabletop tablets: ${e instanceof Error ? e.message : String(e)}`);
+      return 2;
+    }
+  }
+  if (project === undefined || instance === undefined) {
+    io.stderr('tabletop tablets: give --project and --instance, or the full table name projects/P/instances/I/tables/T');
+    return 2;
+  }
+  const server = opts.server ?? 'localhost:8087';
+  const url = `http://${server}/api/v1/projects/${encodeURIComponent(project)}/instances/${encodeURIComponent(instance)}/tables/${encodeURIComponent(tableId)}/tablets`;
+  let body: { tablets?: TabletJson[]; error?: { message?: string } };
+  try {
+    const res = await fetch(url);
+    body = (await res.json()) as typeof body;
+    if (!res.ok) {
+      io.stderr(`tabletop tablets: ${body.error?.message ?? `HTTP ${res.status}`}`);
+      return 1;
+    }
+  } catch (e) {
+    io.stderr(`tabletop tablets: cannot reach the tabletop HTTP server at ${server} (${e instanceof Error ? e.message : String(e)}); is \`tabletop serve\` running, and is --server its HTTP address?`);
+    return 1;
+  }
+  const tablets = body.tablets ?? [];
+  io.stdout(renderTablets(tablets));
+  const hot = tablets.filter((t) => t.singleRowHotspot !== null);
+  for (const t of hot) {
+    io.stdout(
+      `! tablet ${t.tabletId}: ${Math.round(t.singleRowHotspot!.share * 100)}% of its requests hit the single row "${t.singleRowHotspot!.key.printable}" (a single-row hotspot: no split can spread it)`,
+    );
+  }
+  return 0;
+}
+
+export function renderTablets(tablets: readonly TabletJson[]): string {
+  const header = ['TABLET', 'START KEY', 'END KEY', 'SIZE', 'ROWS', 'NODE', 'REQ/S', 'ROWS READ/S', 'ROWS WRITTEN/S', 'CPU'];
+  const rows = tablets.map((t) => [
+    t.tabletId,
+    t.startKey === null || t.startKey.printable === '' ? '(start)' : t.startKey.printable,
+    t.endKey === null ? '(end)' : t.endKey.printable,
+    size(t.sizeBytes),
+    String(t.rowCount),
+    String(t.node),
+    num(t.rates.requestsPerSec),
+    num(t.rates.rowsReadPerSec),
+    num(t.rates.rowsWrittenPerSec),
+    `${(t.rates.cpuShare * 100).toFixed(1)}%`,
+  ]);
+  const all = [header, ...rows].map((r) => r.map((c) => (c.length > 40 ? `${c.slice(0, 37)}...` : c)));
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+function size(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GiB`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+}
+
+function num(n: number): string {
+  return n >= 100 ? String(Math.round(n)) : n.toFixed(1);
+}
