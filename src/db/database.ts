@@ -193,7 +193,7 @@ export class LocalDatabase implements Database {
       limit,
       filter,
       schema: table.schema,
-      tablets: table.tablets,
+      tablets: () => table.tablets,
       nowMicros: this.clock.nowMicros(),
       usage: table,
     });

@@ -29,9 +29,10 @@ export interface ReadPlan {
   /** 0 for no limit. */
   readonly limit: number;
   readonly filter: CompiledFilter | undefined;
-  /** Schema and tablets as of the start of the request. */
+  /** Schema as of the start of the request. */
   readonly schema: Schema;
-  readonly tablets: TabletMap;
+  /** The table's tablets now: splits and merges replace the map while a read runs. */
+  readonly tablets: () => TabletMap;
   /** Read time for GC (max age). */
   readonly nowMicros: number;
   /** Where the work done on each tablet is counted. */
@@ -144,7 +145,8 @@ export class TableRowReader implements RowReader {
       this.servingTablet = piece.kind === 'point' ? piece.tablet.id : piece.tabletId;
       this.plan.usage?.recordUsage(this.servingTablet, { requests: 1 });
       if (piece.kind === 'point') {
-        const r = piece.tablet.store.get(piece.key);
+        // Looked up now: a split since the range started may have replaced the tablet.
+        const r = this.plan.tablets().locate(piece.key).store.get(piece.key);
         if (r instanceof Promise) return r.then((row) => row ?? this.pull());
         if (r !== undefined) return r;
         continue;
@@ -172,7 +174,7 @@ export class TableRowReader implements RowReader {
       if (this.rangeIndex < 0 || this.rangeIndex >= ranges.length) return undefined;
       const range = ranges[this.rangeIndex]!;
       this.rangeIndex += reversed ? -1 : 1;
-      const touched = tablets.overlapping(range);
+      const touched = tablets().overlapping(range);
       const ordered = reversed ? [...touched].reverse() : touched;
       for (const tablet of ordered) {
         const piece = intersectRanges(range, tablet.range);
