@@ -1,15 +1,17 @@
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
-import * as grpc from '@grpc/grpc-js';
 
 /**
- * The gRPC server's listening sockets, owned by tabletop rather than grpc-js,
- * so that connections can be vetted before grpc-js sees them:
- *  - a connection that sends nothing within `prefaceTimeoutMillis` is reset
- *    (grpc-js alone keeps silent sockets open forever: a slowloris gap);
+ * The gRPC server's listening sockets, owned by tabletop rather than by the
+ * HTTP/2 server, so that connections can be vetted before it sees them:
+ *  - a connection must send the HTTP/2 client preface
+ *    ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") within `prefaceTimeoutMillis`, or it is
+ *    reset (otherwise silent or trickling sockets stay open forever: a
+ *    slowloris gap); bytes that cannot begin the preface (HTTP/1, TLS, noise)
+ *    are reset at once;
  *  - at most `maxConnections` connections per listening address.
- * Accepted connections are handed to grpc-js through its connection injector,
- * with the bytes already read put back first.
+ * Accepted connections are handed to `accept` paused, with the bytes already
+ * read put back first.
  *
  * Every address the host resolves to is bound (e.g. 127.0.0.1 and ::1 for
  * "localhost"), all on the same port; addresses the machine cannot bind (no
@@ -22,18 +24,26 @@ export interface GuardOptions {
 
 export interface GuardedListener {
   readonly port: number;
-  /** Stops accepting and drops connections that were never handed to grpc-js. */
+  /** Stops accepting and drops connections that were never handed over. */
   close(): Promise<void>;
 }
 
-export async function listenGuarded(server: grpc.Server, host: string, port: number, opts: GuardOptions): Promise<GuardedListener> {
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+
+/** Whether `got` is a prefix of the preface (or starts with all of it). */
+function prefaceSoFar(got: Buffer): boolean {
+  const n = Math.min(got.length, PREFACE.length);
+  return got.compare(PREFACE, 0, n, 0, n) === 0;
+}
+
+export async function listenGuarded(accept: (socket: net.Socket) => void, host: string, port: number, opts: GuardOptions): Promise<GuardedListener> {
   const addresses = await resolve(host);
-  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const pending = new Set<net.Socket>();
   const listeners: net.Server[] = [];
 
   const onConnection = (socket: net.Socket): void => {
     pending.add(socket);
+    let got: Buffer | undefined;
     const timer = setTimeout(() => {
       pending.delete(socket);
       socket.resetAndDestroy();
@@ -42,17 +52,26 @@ export async function listenGuarded(server: grpc.Server, host: string, port: num
     const forget = (): void => {
       clearTimeout(timer);
       pending.delete(socket);
+      socket.off('data', onData);
+      socket.off('close', forget);
+      socket.off('error', forget);
+    };
+    const onData = (chunk: Buffer): void => {
+      got = got === undefined ? chunk : Buffer.concat([got, chunk]);
+      if (!prefaceSoFar(got)) {
+        forget();
+        socket.resetAndDestroy();
+        return;
+      }
+      if (got.length < PREFACE.length) return;
+      forget();
+      socket.pause();
+      socket.unshift(got);
+      accept(socket);
     };
     socket.once('close', forget);
     socket.once('error', forget);
-    socket.once('data', (chunk: Buffer) => {
-      forget();
-      socket.off('close', forget);
-      socket.off('error', forget);
-      socket.pause();
-      socket.unshift(chunk);
-      injector.injectConnection(socket);
-    });
+    socket.on('data', onData);
   };
 
   let bound = port;
@@ -76,10 +95,7 @@ export async function listenGuarded(server: grpc.Server, host: string, port: num
       if (listeners.length === 0 && (e as NodeJS.ErrnoException).code === 'EADDRINUSE') break;
     }
   }
-  if (listeners.length === 0) {
-    injector.destroy();
-    throw firstError ?? new Error(`no address to listen on for host "${host}"`);
-  }
+  if (listeners.length === 0) throw firstError ?? new Error(`no address to listen on for host "${host}"`);
 
   return {
     port: bound,

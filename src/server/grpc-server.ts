@@ -1,4 +1,6 @@
+import type net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../db/api.js';
 import { decodeMutateRowRequest, decodeMutateRowsRequest } from './convert/mutate-decoder.js';
 import { encodeMutateRowsResponse } from './convert/mutate-rows-encoder.js';
@@ -15,6 +17,8 @@ import { type AnyMethod, SERVICES, type ServiceKey, serviceDefinition } from './
 import { type GuardedListener, listenGuarded } from './connection-guard.js';
 import { safeDeserializer } from './rpc.js';
 import type { ServerTuning } from './server-config.js';
+import { createH2Transport } from './transport/h2-server.js';
+import { RouteTable } from './transport/routes.js';
 
 export interface GrpcServerOptions {
   readonly db: Database;
@@ -40,16 +44,31 @@ export function hostPort(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+const EMPTY_MESSAGE = Buffer.alloc(0);
+
+/** True for `{}` (no own enumerable keys): a message with no field set, which encodes to no bytes. */
+function isEmptyObject(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  for (const _ in v) return false;
+  return true;
+}
+
+/** The loader's serializer, with `{}` (MutateRow's, PingAndWarm's and many admin responses) encoded without it. */
+function emptyFastPath(serialize: (v: unknown) => Buffer): (v: unknown) => Buffer {
+  return (v) => (isEmptyObject(v) ? EMPTY_MESSAGE : serialize(v));
+}
+
 /**
  * The method definitions with tabletop's codecs: the hand-written hot-path
- * codecs for ReadRows responses and MutateRow(s) requests, and every other
- * request decoded by the loader but with decoding failures reported as
- * INVALID_ARGUMENT instead of INTERNAL.
+ * codecs for ReadRows responses and MutateRow(s) requests, empty responses
+ * encoded without the loader, and every other request decoded by the loader
+ * but with decoding failures reported as INVALID_ARGUMENT instead of INTERNAL.
  */
 export function definitionsWithCodecs(key: ServiceKey, tuning: ServerTuning): Record<string, AnyMethod> {
   const def = serviceDefinition(key);
   for (const [name, method] of Object.entries(def)) {
     method.requestDeserialize = safeDeserializer(name, method.requestDeserialize);
+    method.responseSerialize = emptyFastPath(method.responseSerialize);
   }
   if (key === 'data') {
     const readRows = def['ReadRows'];
@@ -64,8 +83,65 @@ export function definitionsWithCodecs(key: ServiceKey, tuning: ServerTuning): Re
   return def;
 }
 
-export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServerHandle> {
+interface ServiceTable {
+  readonly name: string;
+  readonly methods: Record<string, AnyMethod>;
+  readonly impl: UntypedServiceImplementation;
+}
+
+/** Every service tabletop serves, with its codecs and handlers. */
+function services(opts: GrpcServerOptions): ServiceTable[] {
   const { db, logger, metrics, tuning } = opts;
+  const operations = new OperationStore(tuning.operationsKept);
+  const policies = new IamPolicies();
+  const env = (key: ServiceKey) => ({ service: SERVICES[key], metrics, logger });
+  const data = definitionsWithCodecs('data', tuning);
+  const tables = definitionsWithCodecs('tableAdmin', tuning);
+  const instances = definitionsWithCodecs('instanceAdmin', tuning);
+  const ops = definitionsWithCodecs('operations', tuning);
+  return [
+    { name: SERVICES.data, methods: data, impl: dataService(db, env('data'), tuning, data) },
+    { name: SERVICES.tableAdmin, methods: tables, impl: tableAdminService(db, env('tableAdmin'), operations, policies, tables) },
+    { name: SERVICES.instanceAdmin, methods: instances, impl: instanceAdminService(db, env('instanceAdmin'), operations, policies, instances) },
+    { name: SERVICES.operations, methods: ops, impl: operationsService(env('operations'), operations, ops) },
+  ];
+}
+
+/** A transport's part of the server: where accepted connections go, and how it stops. */
+interface Transport {
+  accept(socket: net.Socket): void;
+  /** Lets calls in flight finish (up to the grace period), then cancels the rest. */
+  shutdown(): Promise<void>;
+  /** Releases everything at once (the listener could not be opened). */
+  abort(): void;
+}
+
+function h2Transport(opts: GrpcServerOptions, tables: ServiceTable[]): Transport {
+  const { tuning } = opts;
+  const routes = new RouteTable();
+  for (const t of tables) routes.addService(t.name, t.methods, t.impl);
+  const h2 = createH2Transport({
+    routes,
+    logger: opts.logger,
+    maxMessageBytes: tuning.maxMessageBytes,
+    maxConcurrentStreams: tuning.maxConcurrentStreams,
+    maxSessionMemoryMiB: tuning.maxSessionMemoryMiB,
+    keepaliveTimeMillis: tuning.keepaliveTimeMillis,
+    keepaliveTimeoutMillis: tuning.keepaliveTimeoutMillis,
+    maxConnectionIdleMillis: tuning.maxConnectionIdleMillis,
+    streamWindowBytes: tuning.streamWindowBytes,
+    connectionWindowBytes: tuning.connectionWindowBytes,
+    highWaterBytes: tuning.writeHighWaterBytes,
+  });
+  return {
+    accept: (socket) => h2.accept(socket),
+    shutdown: () => h2.shutdown(tuning.shutdownGraceMillis),
+    abort: () => void h2.shutdown(0),
+  };
+}
+
+function grpcJsTransport(opts: GrpcServerOptions, tables: ServiceTable[]): Transport {
+  const { logger, tuning } = opts;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': tuning.maxMessageBytes,
     'grpc.max_send_message_length': tuning.maxMessageBytes,
@@ -75,24 +151,44 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
     'grpc.max_connection_idle_ms': tuning.maxConnectionIdleMillis,
     'grpc-node.max_session_memory': tuning.maxSessionMemoryMiB,
   });
-  const operations = new OperationStore(tuning.operationsKept);
-  const policies = new IamPolicies();
-  const env = (key: ServiceKey) => ({ service: SERVICES[key], metrics, logger });
+  for (const t of tables) server.addService(t.methods, t.impl);
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  return {
+    accept: (socket) => injector.injectConnection(socket),
+    shutdown: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.warn(`calls still running after ${tuning.shutdownGraceMillis} ms; cancelling them`);
+          server.forceShutdown();
+          resolve();
+        }, tuning.shutdownGraceMillis);
+        timer.unref();
+        server.tryShutdown((err) => {
+          clearTimeout(timer);
+          if (err) {
+            logger.warn(`graceful shutdown failed (${err.message}); forcing it`);
+            server.forceShutdown();
+          }
+          resolve();
+        });
+      }),
+    abort: () => {
+      injector.destroy();
+      server.forceShutdown();
+    },
+  };
+}
 
-  const data = definitionsWithCodecs('data', tuning);
-  server.addService(data, dataService(db, env('data'), tuning, data));
-  const tables = definitionsWithCodecs('tableAdmin', tuning);
-  server.addService(tables, tableAdminService(db, env('tableAdmin'), operations, policies, tables));
-  const instances = definitionsWithCodecs('instanceAdmin', tuning);
-  server.addService(instances, instanceAdminService(db, env('instanceAdmin'), operations, policies, instances));
-  const ops = definitionsWithCodecs('operations', tuning);
-  server.addService(ops, operationsService(env('operations'), operations, ops));
+export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServerHandle> {
+  const { tuning } = opts;
+  const tables = services(opts);
+  const transport = tuning.transport === 'grpc-js' ? grpcJsTransport(opts, tables) : h2Transport(opts, tables);
 
   let listener: GuardedListener;
   try {
-    listener = await listenGuarded(server, opts.host, opts.port, { prefaceTimeoutMillis: tuning.prefaceTimeoutMillis, maxConnections: tuning.maxConnections });
+    listener = await listenGuarded(transport.accept, opts.host, opts.port, { prefaceTimeoutMillis: tuning.prefaceTimeoutMillis, maxConnections: tuning.maxConnections });
   } catch (e) {
-    server.forceShutdown();
+    transport.abort();
     const reason = e instanceof Error ? e.message : String(e);
     throw new Error(`cannot listen on ${hostPort(opts.host, opts.port)} (is the port already in use, or the host not local?): ${reason}`, { cause: e });
   }
@@ -106,22 +202,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
     stop(): Promise<void> {
       stopping ??= (async () => {
         const closed = listener.close();
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            logger.warn(`calls still running after ${tuning.shutdownGraceMillis} ms; cancelling them`);
-            server.forceShutdown();
-            resolve();
-          }, tuning.shutdownGraceMillis);
-          timer.unref();
-          server.tryShutdown((err) => {
-            clearTimeout(timer);
-            if (err) {
-              logger.warn(`graceful shutdown failed (${err.message}); forcing it`);
-              server.forceShutdown();
-            }
-            resolve();
-          });
-        });
+        await transport.shutdown();
         await closed;
       })();
       return stopping;

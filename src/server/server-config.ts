@@ -3,6 +3,11 @@
  * database tunables live in src/config.ts.)
  */
 export interface ServerTuning {
+  /**
+   * What serves gRPC: 'h2' is tabletop's own transport on node:http2 (src/server/transport),
+   * 'grpc-js' the @grpc/grpc-js server. Both run the same handlers.
+   */
+  readonly transport: 'h2' | 'grpc-js';
   /** A ReadRows response message is sent once its rows reach this many bytes (whole rows only). */
   readonly readRowsFrameBytes: number;
   /** Cell values longer than this are split into several chunks of at most this size. */
@@ -30,6 +35,14 @@ export interface ServerTuning {
   readonly maxSessionMemoryMiB: number;
   /** Connections idle this long are closed (clients reconnect transparently). */
   readonly maxConnectionIdleMillis: number;
+  /**
+   * HTTP/2 receive windows of the h2 transport: per stream (SETTINGS_INITIAL_WINDOW_SIZE) and
+   * per connection. Large enough that a 256 MiB request uploads without flow-control stalls.
+   */
+  readonly streamWindowBytes: number;
+  readonly connectionWindowBytes: number;
+  /** The h2 transport reports backpressure to a streaming handler once this many bytes are queued on its stream. */
+  readonly writeHighWaterBytes: number;
   /** How long shutdown waits for calls in flight before cancelling them. */
   readonly shutdownGraceMillis: number;
   /** Finished long-running operations kept for GetOperation. */
@@ -37,6 +50,7 @@ export interface ServerTuning {
 }
 
 export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
+  transport: 'h2',
   readRowsFrameBytes: 1024 * 1024,
   valueChunkBytes: 1024 * 1024,
   heartbeatRows: 1000,
@@ -52,6 +66,9 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   // Must exceed the largest message with room to spare: a 256 MiB MutateRows is legal.
   maxSessionMemoryMiB: 1024,
   maxConnectionIdleMillis: 6 * 60 * 60 * 1000,
+  streamWindowBytes: 4 * 1024 * 1024,
+  connectionWindowBytes: 16 * 1024 * 1024,
+  writeHighWaterBytes: 1024 * 1024,
   shutdownGraceMillis: 5_000,
   operationsKept: 1000,
 });

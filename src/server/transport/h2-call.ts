@@ -1,0 +1,363 @@
+import { status as Status } from '@grpc/grpc-js';
+import http2, { type OutgoingHttpHeaders, type ServerHttp2Stream, type ServerStreamResponseOptions } from 'node:http2';
+import type { Logger } from '../logger.js';
+import type { CallBase, RequestMetadata, ServerStreamCall, UnaryCall } from '../rpc.js';
+import { ACCEPTED_ENCODINGS, type MessageEncoding, decompress } from './decompress.js';
+import { FramingError, MessageDecoder, type RawMessage, framedMessage, messageHeader } from './message-framing.js';
+import type { Route } from './routes.js';
+import { percentEncodeStatusMessage } from './status-message.js';
+
+/**
+ * One gRPC call on one HTTP/2 stream: reads the request message, runs the
+ * route's handler, and writes the response (PROTOCOL-HTTP2.md):
+ *
+ *   response := HEADERS(:status 200, content-type) DATA(message)* HEADERS(grpc-status, grpc-message, END_STREAM)
+ *             | HEADERS(:status 200, content-type, grpc-status, grpc-message, END_STREAM)   (trailers-only)
+ *
+ * Trailers-only is used whenever the call ends before its first message (early
+ * errors, an empty stream). When the call ends while the client is still
+ * sending, the stream is then reset with NO_ERROR ("early server closure").
+ *
+ * Cancellation: the stream closing before the status went out (client
+ * RST_STREAM, connection lost, server shutdown) or the grpc-timeout deadline
+ * passing sets `cancelled`, and pending drained() promises settle false. At
+ * the deadline the client gets DEADLINE_EXCEEDED if nothing was sent yet;
+ * otherwise the stream is reset with CANCEL (the client has given up anyway
+ * and buffered messages are dropped).
+ *
+ * Backpressure: write() reports false once more than `highWaterBytes` are
+ * queued on the stream; drained() settles when the queue empties.
+ */
+
+export interface CallOptions {
+  readonly maxMessageBytes: number;
+  /** write() returns false once this many bytes are queued. */
+  readonly highWaterBytes: number;
+  readonly logger: Logger;
+}
+
+/** Messages up to this size are copied behind their header; larger ones go out as two writes. */
+const COPY_BELOW = 64 * 1024;
+
+const RESPONSE_HEADERS: OutgoingHttpHeaders = {
+  ':status': 200,
+  'content-type': 'application/grpc+proto',
+  'grpc-accept-encoding': ACCEPTED_ENCODINGS,
+};
+const WITH_TRAILERS: ServerStreamResponseOptions & { sendDate: boolean } = { waitForTrailers: true, sendDate: false };
+const END_STREAM: ServerStreamResponseOptions & { sendDate: boolean } = { endStream: true, sendDate: false };
+const OK_TRAILERS: OutgoingHttpHeaders = { 'grpc-status': '0' };
+const OK_TRAILERS_ONLY: OutgoingHttpHeaders = { ...RESPONSE_HEADERS, 'grpc-status': '0' };
+
+function sendOkTrailers(this: ServerHttp2Stream): void {
+  this.sendTrailers(OK_TRAILERS);
+}
+
+/**
+ * The stream's listeners are shared functions that find their call on the
+ * stream, rather than closures made for every call.
+ */
+const CALL = Symbol('tabletop.h2Call');
+type CallStream = ServerHttp2Stream & { [CALL]: H2Call };
+
+function onStreamData(this: CallStream, chunk: Buffer): void {
+  this[CALL].data(chunk);
+}
+function onStreamEnd(this: CallStream): void {
+  this[CALL].requestEnded();
+}
+function onStreamClose(this: CallStream): void {
+  this[CALL].streamClosed();
+}
+function onStreamDrain(this: CallStream): void {
+  this[CALL].drain();
+}
+
+/** The status headers of a non-OK end. */
+function statusHeaders(code: number, details: string): OutgoingHttpHeaders {
+  return { 'grpc-status': String(code), 'grpc-message': percentEncodeStatusMessage(details) };
+}
+
+/**
+ * Ends a stream at once with a trailers-only status (before any call object
+ * exists: bad route, bad headers), resetting it if the client is still sending.
+ */
+export function rejectStream(stream: ServerHttp2Stream, code: number, details: string, extra?: OutgoingHttpHeaders): void {
+  if (stream.closed || stream.destroyed) return;
+  stream.respond({ ...RESPONSE_HEADERS, ...statusHeaders(code, details), ...extra }, END_STREAM);
+  if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+}
+
+function deadlinePassed(call: H2Call): void {
+  call.deadlinePassed();
+}
+
+export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unknown, unknown>, CallBase {
+  request: unknown = undefined;
+  cancelled = false;
+  /** Status sent (or being sent), or the stream is gone: nothing more may be written. */
+  ended = false;
+  private headersSent = false;
+  private deadline: NodeJS.Timeout | undefined;
+  /** Only once a message spans chunks (the common single-chunk request needs none). */
+  private decoder: MessageDecoder | undefined;
+  private received: RawMessage | undefined;
+  private messages = 0;
+  private waiters: ((ok: boolean) => void)[] | undefined;
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    readonly metadata: RequestMetadata,
+    private readonly route: Route,
+    private readonly encoding: MessageEncoding,
+    private readonly opts: CallOptions,
+    /** Called once when the stream closes. */
+    private readonly onStreamClosed: () => void,
+  ) {}
+
+  /** Starts reading the request; `timeoutMillis` is the grpc-timeout, if any. */
+  start(timeoutMillis: number | undefined): void {
+    const stream = this.stream as CallStream;
+    stream[CALL] = this;
+    stream.on('close', onStreamClose);
+    if (timeoutMillis !== undefined) {
+      if (timeoutMillis <= 0) {
+        this.deadlinePassed();
+        return;
+      }
+      // Past setTimeout's range (about 24.8 days) the deadline is as good as none.
+      if (timeoutMillis < 2 ** 31 - 1) this.deadline = setTimeout(deadlinePassed, timeoutMillis, this);
+    }
+    const handler = this.route.handler;
+    if (handler.kind === 'reject') {
+      this.runHandler();
+      return;
+    }
+    stream.on('data', onStreamData);
+    stream.on('end', onStreamEnd);
+  }
+
+  // --- reading the request (data and requestEnded are called by the stream's listeners) ---
+
+  /** A DATA chunk of the request. */
+  data(chunk: Buffer): void {
+    if (this.ended) return;
+    if (this.decoder === undefined) {
+      // Fast path: the chunk is exactly one whole message.
+      const n = chunk.length;
+      if (this.messages === 0 && n >= 5 && chunk[0]! <= 1) {
+        const length = chunk.readUInt32BE(1);
+        if (length + 5 === n && length <= this.opts.maxMessageBytes) {
+          this.messages = 1;
+          this.received = { compressed: chunk[0] === 1, bytes: chunk.subarray(5) };
+          return;
+        }
+      }
+      this.decoder = new MessageDecoder(this.opts.maxMessageBytes);
+    }
+    let messages: RawMessage[];
+    try {
+      messages = this.decoder.push(chunk);
+    } catch (e) {
+      this.failFraming(e);
+      return;
+    }
+    for (const m of messages) {
+      if (++this.messages > 1) {
+        this.fail(Status.INTERNAL, `${this.route.name} takes exactly one request message; the client sent more`);
+        return;
+      }
+      this.received = m;
+    }
+  }
+
+  /** The client half-closed: the request is complete. */
+  requestEnded(): void {
+    if (this.ended) return;
+    const m = this.received;
+    if (this.decoder?.partial === true) {
+      this.fail(Status.INTERNAL, `Truncated request: the stream ended inside a message (${this.route.name})`);
+    } else if (m === undefined) {
+      this.fail(Status.INTERNAL, `${this.route.name} takes exactly one request message; the client sent none`);
+    } else if (!m.compressed) {
+      this.dispatch(m.bytes);
+    } else if (this.encoding === 'identity') {
+      this.fail(Status.INTERNAL, 'Request message has the compressed flag set, but the call declared no grpc-encoding');
+    } else {
+      decompress(this.encoding, m.bytes, this.opts.maxMessageBytes).then(
+        (bytes) => this.dispatch(bytes),
+        (e: unknown) => this.failFraming(e),
+      );
+    }
+  }
+
+  private failFraming(e: unknown): void {
+    if (e instanceof FramingError) this.fail(e.code, e.message);
+    else this.internalError('reading the request', e);
+  }
+
+  private dispatch(bytes: Buffer): void {
+    if (this.ended) return;
+    this.received = undefined;
+    try {
+      this.request = this.route.method.requestDeserialize(bytes);
+    } catch (e) {
+      // The services' deserializers report malformed requests themselves; a throw is a tabletop bug.
+      this.internalError('decoding the request', e);
+      return;
+    }
+    this.runHandler();
+  }
+
+  private runHandler(): void {
+    try {
+      this.route.handler.run(this);
+    } catch (e) {
+      this.internalError('running the handler', e);
+    }
+  }
+
+  private internalError(what: string, e: unknown): void {
+    const message = e instanceof Error ? e.message : String(e);
+    this.opts.logger.error(`internal error in ${this.route.name} while ${what}: ${e instanceof Error && e.stack ? e.stack : message}`);
+    this.fail(Status.INTERNAL, `Internal error in ${this.route.name} while ${what}: ${message}`);
+  }
+
+  // --- writing the response ---
+
+  /** The serialized response, or undefined after failing the call (serializer bug, message too large). */
+  private serialize(message: unknown): Buffer | undefined {
+    let payload: Buffer;
+    try {
+      payload = this.route.method.responseSerialize(message) as Buffer;
+    } catch (e) {
+      this.internalError('encoding the response', e);
+      return undefined;
+    }
+    if (payload.length > this.opts.maxMessageBytes) {
+      this.fail(Status.RESOURCE_EXHAUSTED, `${this.route.name} response message of ${payload.length} bytes is larger than the maximum of ${this.opts.maxMessageBytes}`);
+      return undefined;
+    }
+    return payload;
+  }
+
+  respond(response: unknown): void {
+    if (this.ended) return;
+    const payload = this.serialize(response);
+    if (payload === undefined) return;
+    if (!this.finishing()) return;
+    const stream = this.stream;
+    stream.respond(RESPONSE_HEADERS, WITH_TRAILERS);
+    stream.on('wantTrailers', sendOkTrailers);
+    stream.end(framedMessage(payload));
+  }
+
+  write(message: unknown): boolean {
+    if (this.ended) return false;
+    const payload = this.serialize(message);
+    if (payload === undefined) return false;
+    const stream = this.stream;
+    if (!this.headersSent) {
+      if (stream.closed || stream.destroyed) return false;
+      this.headersSent = true;
+      stream.respond(RESPONSE_HEADERS, WITH_TRAILERS);
+    }
+    let ok: boolean;
+    if (payload.length < COPY_BELOW) {
+      ok = stream.write(framedMessage(payload));
+    } else {
+      stream.cork();
+      stream.write(messageHeader(payload.length));
+      ok = stream.write(payload);
+      stream.uncork();
+    }
+    return ok || stream.writableLength < this.opts.highWaterBytes;
+  }
+
+  drained(): Promise<boolean> {
+    if (this.ended) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      if (this.waiters === undefined) {
+        this.waiters = [];
+        this.stream.once('drain', onStreamDrain);
+      }
+      this.waiters.push(resolve);
+    });
+  }
+
+  end(): void {
+    if (!this.finishing()) return;
+    const stream = this.stream;
+    if (!this.headersSent) {
+      stream.respond(OK_TRAILERS_ONLY, END_STREAM);
+      return;
+    }
+    stream.on('wantTrailers', sendOkTrailers);
+    stream.end();
+  }
+
+  fail(code: number, details: string): void {
+    if (!this.finishing()) return;
+    const stream = this.stream;
+    if (!this.headersSent) {
+      rejectStream(stream, code, details);
+      return;
+    }
+    const trailers = statusHeaders(code, details);
+    stream.on('wantTrailers', () => stream.sendTrailers(trailers));
+    stream.end();
+  }
+
+  /** Marks the call ended; false when it already was or the stream can no longer carry a status. */
+  private finishing(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    this.clearDeadline();
+    this.settleWaiters(false);
+    const stream = this.stream;
+    return !(stream.closed || stream.destroyed);
+  }
+
+  // --- cancellation (called by the deadline timer and the stream's listeners) ---
+
+  deadlinePassed(): void {
+    this.deadline = undefined;
+    if (this.ended) return;
+    this.cancelled = true;
+    if (this.headersSent) {
+      this.ended = true;
+      this.settleWaiters(false);
+      this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    } else {
+      this.fail(Status.DEADLINE_EXCEEDED, 'Deadline exceeded');
+    }
+  }
+
+  streamClosed(): void {
+    this.clearDeadline();
+    if (!this.ended) {
+      this.ended = true;
+      this.cancelled = true;
+    }
+    this.settleWaiters(false);
+    this.onStreamClosed();
+  }
+
+  drain(): void {
+    this.settleWaiters(!this.ended);
+  }
+
+  private settleWaiters(ok: boolean): void {
+    const w = this.waiters;
+    if (w === undefined) return;
+    this.waiters = undefined;
+    for (const resolve of w) resolve(ok);
+  }
+
+  private clearDeadline(): void {
+    if (this.deadline !== undefined) {
+      clearTimeout(this.deadline);
+      this.deadline = undefined;
+    }
+  }
+}
