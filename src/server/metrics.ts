@@ -6,10 +6,18 @@
  *   tabletop_grpc_in_flight{service,method}           gauge
  *   tabletop_read_rows_returned_total, tabletop_read_cells_returned_total, tabletop_mutations_total
  */
+/** Everything counted for one method; its label strings are built once. */
+interface MethodSeries {
+  readonly labels: string;
+  inFlight: number;
+  sum: number;
+  count: number;
+  /** Requests by status name, with their label strings. */
+  readonly codes: Map<string, { readonly labels: string; n: number }>;
+}
+
 export class Metrics {
-  private readonly requests = new Map<string, number>();
-  private readonly seconds = new Map<string, { sum: number; count: number }>();
-  private readonly inFlight = new Map<string, number>();
+  private readonly methods = new Map<string, MethodSeries>();
   rowsReturned = 0;
   cellsReturned = 0;
   mutations = 0;
@@ -17,42 +25,57 @@ export class Metrics {
 
   /** Marks a call as started; returns the function that records its end with a status name. */
   start(service: string, method: string): (code: string) => void {
-    const key = labels({ service, method });
-    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    const m = this.series(service, method);
+    m.inFlight++;
     const began = performance.now();
     let ended = false;
     return (code: string) => {
       if (ended) return;
       ended = true;
-      this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
-      const ck = labels({ service, method, code });
-      this.requests.set(ck, (this.requests.get(ck) ?? 0) + 1);
-      const s = this.seconds.get(key) ?? { sum: 0, count: 0 };
-      s.sum += (performance.now() - began) / 1000;
-      s.count++;
-      this.seconds.set(key, s);
+      m.inFlight--;
+      let c = m.codes.get(code);
+      if (c === undefined) {
+        c = { labels: labels({ service, method, code }), n: 0 };
+        m.codes.set(code, c);
+      }
+      c.n++;
+      m.sum += (performance.now() - began) / 1000;
+      m.count++;
     };
   }
 
   /** Requests counted so far for a method and status name (for tests and the UI). */
   count(service: string, method: string, code: string): number {
-    return this.requests.get(labels({ service, method, code })) ?? 0;
+    return this.methods.get(`${service}/${method}`)?.codes.get(code)?.n ?? 0;
+  }
+
+  private series(service: string, method: string): MethodSeries {
+    const key = `${service}/${method}`;
+    let m = this.methods.get(key);
+    if (m === undefined) {
+      m = { labels: labels({ service, method }), inFlight: 0, sum: 0, count: 0, codes: new Map() };
+      this.methods.set(key, m);
+    }
+    return m;
   }
 
   render(): string {
+    const methods = [...this.methods.values()].sort((a, b) => (a.labels < b.labels ? -1 : a.labels > b.labels ? 1 : 0));
     const out: string[] = [];
     out.push('# HELP tabletop_grpc_requests_total gRPC requests by service, method and status code.');
     out.push('# TYPE tabletop_grpc_requests_total counter');
-    for (const [k, v] of sorted(this.requests)) out.push(`tabletop_grpc_requests_total{${k}} ${v}`);
+    const codes = methods.flatMap((m) => [...m.codes.values()]).sort((a, b) => (a.labels < b.labels ? -1 : a.labels > b.labels ? 1 : 0));
+    for (const c of codes) out.push(`tabletop_grpc_requests_total{${c.labels}} ${c.n}`);
     out.push('# HELP tabletop_grpc_request_seconds Time spent serving gRPC requests.');
     out.push('# TYPE tabletop_grpc_request_seconds summary');
-    for (const [k, v] of sorted(this.seconds)) {
-      out.push(`tabletop_grpc_request_seconds_sum{${k}} ${v.sum}`);
-      out.push(`tabletop_grpc_request_seconds_count{${k}} ${v.count}`);
+    for (const m of methods) {
+      if (m.count === 0) continue;
+      out.push(`tabletop_grpc_request_seconds_sum{${m.labels}} ${m.sum}`);
+      out.push(`tabletop_grpc_request_seconds_count{${m.labels}} ${m.count}`);
     }
     out.push('# HELP tabletop_grpc_in_flight gRPC requests being served.');
     out.push('# TYPE tabletop_grpc_in_flight gauge');
-    for (const [k, v] of sorted(this.inFlight)) out.push(`tabletop_grpc_in_flight{${k}} ${v}`);
+    for (const m of methods) out.push(`tabletop_grpc_in_flight{${m.labels}} ${m.inFlight}`);
     out.push('# HELP tabletop_read_rows_returned_total Rows returned by ReadRows.');
     out.push('# TYPE tabletop_read_rows_returned_total counter');
     out.push(`tabletop_read_rows_returned_total ${this.rowsReturned}`);
@@ -75,6 +98,3 @@ function labels(l: Record<string, string>): string {
     .join(',');
 }
 
-function sorted<V>(m: Map<string, V>): [string, V][] {
-  return [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-}
