@@ -92,7 +92,8 @@ describe('tablets through the official client and the tools', () => {
     expect(code).toBe(0);
     const lines = out.join('\n').split('\n');
     expect(lines[0]).toMatch(/^TABLET\s+START KEY\s+END KEY\s+SIZE\s+ROWS\s+NODE/);
-    expect(lines).toHaveLength(tablets.length + 1);
+    // Splits may still be going on: at least the tablets seen a moment ago.
+    expect(lines.length - 1).toBeGreaterThanOrEqual(tablets.length);
     expect(lines[1]).toContain('(start)');
     await bigtable.close();
   });
