@@ -39,12 +39,39 @@ class Slicer {
   }
 }
 
-function newWriter(engine: DiskEngine): { number: number; path: string; writer: SSTableWriter } {
+/**
+ * Writes one new SSTable: `fill` adds its entries (and may throw Abandoned).
+ * Returns the file's manifest entry once it is written, synced and its
+ * directory synced, or undefined when it ended up empty or was abandoned
+ * (the file is removed then).
+ */
+async function writeTable(
+  engine: DiskEngine,
+  seqs: { readonly minSeq: number; readonly maxSeq: number },
+  fill: (writer: SSTableWriter) => Promise<void>,
+): Promise<FileMeta | undefined | typeof ABANDONED> {
   const number = engine.newFileNumber();
   const path = engine.path(sstName(number));
   const writer = createSSTableWriter(engine.fs.create(path), { blockSize: engine.config.blockBytes });
-  return { number, path, writer };
+  try {
+    await fill(writer);
+  } catch (e) {
+    writer.abandon();
+    engine.fs.remove(path);
+    if (e instanceof Abandoned) return ABANDONED;
+    throw e;
+  }
+  if (writer.entries === 0) {
+    writer.abandon();
+    engine.fs.remove(path);
+    return undefined;
+  }
+  const info = await writer.finish();
+  await engine.fs.syncDir(engine.path('sst'));
+  return { number, size: info.size, entries: info.entries, smallest: info.smallestKey ?? '', largest: info.largestKey ?? '', minSeq: seqs.minSeq, maxSeq: seqs.maxSeq };
 }
+
+const ABANDONED = Symbol('abandoned');
 
 /** Flushes the store's oldest waiting memtable to an SSTable and records it. */
 export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<void> {
@@ -53,10 +80,9 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
   const edits: ManifestEdit[] = [{ op: 'flushed', id: store.id, seq: imm.maxSeq }];
   let meta: FileMeta | undefined;
   if (!imm.empty) {
-    const { number, path, writer } = newWriter(engine);
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
     const w = new ByteWriter(1024);
-    try {
+    const written = await writeTable(engine, imm, async (writer) => {
       for (const row of imm.view().entries()) {
         const key = row.key;
         if (store.deleted) throw new Abandoned();
@@ -72,21 +98,10 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
         writer.add(key, value);
         await slicer.maybeYield();
       }
-    } catch (e) {
-      writer.abandon();
-      engine.fs.remove(path);
-      if (e instanceof Abandoned) return;
-      throw e;
-    }
-    if (writer.entries > 0) {
-      const info = await writer.finish();
-      await engine.fs.syncDir(engine.path('sst'));
-      meta = { number, size: info.size, entries: info.entries, smallest: info.smallestKey ?? '', largest: info.largestKey ?? '', minSeq: imm.minSeq, maxSeq: imm.maxSeq };
-      edits.push({ op: 'addFiles', id: store.id, files: [meta] });
-    } else {
-      writer.abandon();
-      engine.fs.remove(path);
-    }
+    });
+    if (written === ABANDONED) return;
+    meta = written;
+    if (meta !== undefined) edits.push({ op: 'addFiles', id: store.id, files: [meta] });
   }
   if (store.deleted) return;
   edits.push({ op: 'lastSeq', seq: engine.visibleSeq });
@@ -129,7 +144,6 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
       it.seekGE(store.lower);
       iters.push(it);
     }
-    const { number, path, writer } = newWriter(engine);
     const gc = major ? columnGc(store) : undefined;
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
     const w = new ByteWriter(1024);
@@ -140,7 +154,7 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
       minSeq = Math.min(minSeq, f.meta.minSeq);
       maxSeq = Math.max(maxSeq, f.meta.maxSeq);
     }
-    try {
+    const written = await writeTable(engine, { minSeq, maxSeq }, async (writer) => {
       for (;;) {
         if (store.deleted) throw new Abandoned();
         let key: ByteString | undefined;
@@ -169,23 +183,11 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
         }
         await slicer.maybeYield();
       }
-    } catch (e) {
-      writer.abandon();
-      engine.fs.remove(path);
-      if (e instanceof Abandoned) return;
-      throw e;
-    }
+    });
+    if (written === ABANDONED) return;
+    const meta = written;
     const edits: ManifestEdit[] = [{ op: 'removeFiles', id: store.id, numbers: inputs.map((f) => f.meta.number) }];
-    let meta: FileMeta | undefined;
-    if (writer.entries > 0) {
-      const info = await writer.finish();
-      await engine.fs.syncDir(engine.path('sst'));
-      meta = { number, size: info.size, entries: info.entries, smallest: info.smallestKey ?? '', largest: info.largestKey ?? '', minSeq, maxSeq };
-      edits.unshift({ op: 'addFiles', id: store.id, files: [meta] });
-    } else {
-      writer.abandon();
-      engine.fs.remove(path);
-    }
+    if (meta !== undefined) edits.unshift({ op: 'addFiles', id: store.id, files: [meta] });
     if (major) {
       // Drops older than anything still unflushed have now been applied to every file.
       let lowest = Infinity;
@@ -195,7 +197,7 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
       if (upTo > 0) edits.push({ op: 'clearRangeDrops', id: store.id, upToSeq: upTo });
     }
     if (store.deleted) {
-      if (meta !== undefined) engine.fs.remove(path);
+      if (meta !== undefined) engine.fs.remove(engine.path(sstName(meta.number)));
       return;
     }
     await engine.installEdits(edits);

@@ -8,6 +8,7 @@ import type { DiskEngine } from './disk-engine.js';
 import { MergeCursor } from './merge-cursor.js';
 import { FRAGMENT_OVERHEAD, Memtable, ROW_OVERHEAD } from './memtable.js';
 import { DropSet } from './store-drops.js';
+import { lowerBound } from './sorted-keys.js';
 import type { TableFile } from './table-file.js';
 
 /**
@@ -214,12 +215,6 @@ export class DiskStore implements RowStore {
 
 /** Bytes of the memtable rows before `key` (binary search over its sorted keys). */
 function offsetBefore(keys: readonly ByteString[], before: readonly number[], total: number, key: ByteString): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < keys.length ? before[lo]! : total;
+  const i = lowerBound(keys, key);
+  return i < keys.length ? before[i]! : total;
 }

@@ -1,34 +1,9 @@
 /**
- * Unsigned varints (LEB128, 7 bits a byte, least significant first) for
- * integers up to 2^53, plus length-prefixed byte strings. Shared by the
- * engine's codecs (row fragments, manifest).
+ * Reading and writing the row-fragment and commit-log payload encodings:
+ * unsigned varints (see storage/coding.ts) and length-prefixed byte strings.
  */
+import { latin1, putVarint } from '../coding.js';
 
-/** Node's Buffer has fast Latin-1 codecs that @types/node does not declare. */
-interface Latin1Buffer {
-  latin1Slice(start: number, end: number): string;
-  latin1Write(s: string, offset: number): number;
-}
-
-/** Bytes needed for `v` (0 ≤ v ≤ 2^53). */
-export function varintSize(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
-
-/** Writes `v` at `pos`; returns the position after it. */
-export function putVarint(buf: Uint8Array, pos: number, v: number): number {
-  while (v >= 0x80) {
-    buf[pos++] = (v & 0x7f) | 0x80;
-    v = Math.floor(v / 128);
-  }
-  buf[pos++] = v;
-  return pos;
-}
 
 /** A cursor over bytes being decoded; throws `onError()` on malformed input. */
 export class ByteReader {
@@ -77,7 +52,7 @@ export class ByteReader {
   str(): string {
     const n = this.varint();
     if (n > this.end - this.pos) throw this.onError(`length ${n} overruns the data`);
-    const s = (this.buf as unknown as Latin1Buffer).latin1Slice(this.pos, this.pos + n);
+    const s = latin1(this.buf, this.pos, this.pos + n);
     this.pos += n;
     return s;
   }
@@ -118,7 +93,7 @@ export class ByteWriter {
   str(s: string): void {
     this.varint(s.length);
     this.ensure(s.length);
-    this.pos += (this.buf as unknown as Latin1Buffer).latin1Write(s, this.pos);
+    this.pos += this.buf.write(s, this.pos, 'latin1');
   }
 
   /** The bytes written so far (a view, valid until the next write). */

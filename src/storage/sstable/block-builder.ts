@@ -4,7 +4,7 @@
  * then the restart offsets and their count. The caller keeps keys ascending.
  */
 import type { ByteString } from '../../model/bytes.js';
-import { putLatin1, putVarint, varintLength } from './coding.js';
+import { putLatin1, putVarint, varintLength } from '../coding.js';
 
 export class BlockBuilder {
   private buf: Buffer;

@@ -14,7 +14,7 @@
  */
 import type { ByteString } from '../../model/bytes.js';
 import { dataLoss } from '../../model/errors.js';
-import { latin1 } from './coding.js';
+import { latin1 } from '../coding.js';
 
 const EMPTY = Buffer.alloc(0);
 

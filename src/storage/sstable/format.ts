@@ -32,7 +32,7 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { maskCrc, unmaskCrc } from '../wal/log-format.js';
-import { readSafeU64, writeU64 } from './coding.js';
+import { readSafeU64, writeU64 } from '../coding.js';
 
 /** DO NOT CHANGE: the format version this code writes; readers refuse newer ones. */
 export const FORMAT_VERSION = 1;

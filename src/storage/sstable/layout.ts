@@ -8,7 +8,7 @@
 import { uncompressSync } from 'lz4-napi';
 import { printable } from '../../model/bytes.js';
 import { dataLoss } from '../../model/errors.js';
-import { ByteReader, latin1, readSafeU64 } from './coding.js';
+import { ByteReader, latin1, readSafeU64 } from '../coding.js';
 import { BlockType, decodeFooter, FOOTER_BYTES, TRAILER_BYTES, type BlockHandle } from './format.js';
 
 export interface LayoutLine {

@@ -20,7 +20,7 @@ import type { ByteString } from '../../model/bytes.js';
 import { dataLoss } from '../../model/errors.js';
 import { BlockBuilder } from './block-builder.js';
 import { BlockCursor } from './block-cursor.js';
-import { ByteReader, putVarint, varintLength } from './coding.js';
+import { ByteReader, putVarint, varintLength } from '../coding.js';
 
 export type Compression = 'lz4' | 'none';
 

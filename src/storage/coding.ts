@@ -1,11 +1,12 @@
 /**
- * Little helpers for the SSTable byte formats: varints (LevelDB's base-128
+ * Little helpers for the storage byte formats (SSTables, row fragments, the
+ * commit-log payload): varints (LevelDB's base-128
  * little-endian encoding, at most 8 bytes so every value is a safe integer),
  * fixed-width integers, Latin-1 byte strings, and a bounds-checked reader
  * that reports malformed input through a caller-supplied failure function
  * instead of a RangeError.
  */
-import type { ByteString } from '../../model/bytes.js';
+import type { ByteString } from '../model/bytes.js';
 
 /** Largest value a varint may carry here (2^53 − 1); longer encodings are malformed. */
 const MAX_VARINT_BYTES = 8;
