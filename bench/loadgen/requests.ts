@@ -28,15 +28,9 @@ function load(): { readRows: Serialize; mutateRow: Serialize } {
   if (serializers === undefined) {
     const require = createRequire(import.meta.url);
     const root = path.dirname(require.resolve('google-proto-files/package.json'));
-    const def = protoLoader.loadSync(['google/bigtable/v2/bigtable.proto'], {
-      keepCase: false,
-      longs: String,
-      enums: String,
-      bytes: Buffer,
-      defaults: false,
-      oneofs: true,
-      includeDirs: [root],
-    });
+    // Only requests are encoded here: of the loader's options just the field names (camelCase,
+    // keepCase false) matter; the others shape decoded messages.
+    const def = protoLoader.loadSync(['google/bigtable/v2/bigtable.proto'], { keepCase: false, includeDirs: [root] });
     const service = def[SERVICE] as Record<string, { requestSerialize: Serialize; path: string }> | undefined;
     const readRows = service?.['ReadRows'];
     const mutateRow = service?.['MutateRow'];

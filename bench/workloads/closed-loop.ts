@@ -1,5 +1,5 @@
 import { Histogram } from '../stats/histogram.js';
-import type { Counts } from './workload.js';
+import type { Counts, Measured, RunContext } from './workload.js';
 
 /**
  * A closed-loop load driver: `concurrency` lanes each issue one operation,
@@ -60,4 +60,9 @@ export async function closedLoop(o: ClosedLoopOptions): Promise<Counts> {
   await Promise.all(Array.from({ length: o.concurrency }, (_, i) => lane(i)));
   if (failure !== undefined) throw failure.error;
   return { ops, rows, bytes, ...(histogram === undefined ? {} : { latency: histogram }) };
+}
+
+/** A timed workload's measured part: a closed loop that lasts the run's time and reports its progress. */
+export function measureClosedLoop(ctx: RunContext, o: Pick<ClosedLoopOptions, 'concurrency' | 'tickPer' | 'latency' | 'op'>): Promise<Measured> {
+  return ctx.measure(() => closedLoop({ ...o, seconds: ctx.seconds, tick: ctx.tick }));
 }

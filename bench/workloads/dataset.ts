@@ -40,6 +40,16 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** One seeded PRNG per lane of run `runId`: lanes draw independent, reproducible sequences. */
+export function laneRandoms(runId: number, lanes: number): (lane: number) => () => number {
+  const randoms = Array.from({ length: lanes }, (_, lane) => rng(runId * 1000 + lane));
+  return (lane) => {
+    const random = randoms[lane];
+    if (random === undefined) throw new Error(`lane ${lane} of ${lanes} has no random sequence`);
+    return random;
+  };
+}
+
 /** A random integer in [0, n). */
 export function randomBelow(random: () => number, n: number): number {
   return Math.floor(random() * n);

@@ -26,9 +26,14 @@ export function fullTableName(table: string): string {
   return `projects/${PROJECT}/instances/${INSTANCE}/tables/${table}`;
 }
 
+/** A table of the benchmark instance. */
+export function benchTable(client: Bigtable, id: string): Table {
+  return client.instance(INSTANCE).table(id);
+}
+
 /** Creates a table with the benchmark's one column family. */
 export async function createTable(client: Bigtable, id: string): Promise<Table> {
-  const table = client.instance(INSTANCE).table(id);
+  const table = benchTable(client, id);
   await table.create({ families: [FAMILY] });
   return table;
 }

@@ -1,7 +1,7 @@
 import type { Row } from '@google-cloud/bigtable';
-import { closedLoop } from './closed-loop.js';
+import { measureClosedLoop } from './closed-loop.js';
 import { FAMILY } from './dataset.js';
-import { INSTANCE } from './node-client.js';
+import { benchTable } from './node-client.js';
 import type { Workload } from './workload.js';
 
 /**
@@ -34,21 +34,17 @@ export function hotRowIncrements(name: string, concurrency: number): Workload {
     freshServer: false,
     describe: (s) => `Row.increment('${FAMILY}:n', 1) (ReadModifyWriteRow) on a single row, ${concurrency} in flight, for ${s.seconds} s; the final count is checked`,
     async run(ctx) {
-      const row = ctx.client.instance(INSTANCE).table(ctx.dataset.countersTable).row(`hot-${ctx.runId}`);
+      const row = benchTable(ctx.client, ctx.dataset.countersTable).row(`hot-${ctx.runId}`);
       const column = `${FAMILY}:n`;
-      const m = await ctx.measure(() =>
-        closedLoop({
-          concurrency,
-          seconds: ctx.seconds,
-          tickPer: 'op',
-          latency: true,
-          tick: ctx.tick,
-          op: async () => {
-            await row.increment(column, 1);
-            return { rows: 1, bytes: 0 };
-          },
-        }),
-      );
+      const m = await measureClosedLoop(ctx, {
+        concurrency,
+        tickPer: 'op',
+        latency: true,
+        op: async () => {
+          await row.increment(column, 1);
+          return { rows: 1, bytes: 0 };
+        },
+      });
       const value = await counterValue(row);
       if (value !== BigInt(m.ops)) throw new Error(`the counter reads ${value} after ${m.ops} acknowledged increments`);
       return m;

@@ -1,7 +1,7 @@
 import type { Table } from '@google-cloud/bigtable';
-import { closedLoop } from './closed-loop.js';
-import { GROUP_ROWS, QUALIFIER, ValuePool, groupPrefix, randomBelow, rng, rowKey } from './dataset.js';
-import { INSTANCE, cellValue } from './node-client.js';
+import { measureClosedLoop } from './closed-loop.js';
+import { GROUP_ROWS, QUALIFIER, ValuePool, groupPrefix, laneRandoms, randomBelow, rowKey } from './dataset.js';
+import { benchTable, cellValue } from './node-client.js';
 import type { RunContext, Workload } from './workload.js';
 
 /**
@@ -71,26 +71,22 @@ function scanWorkload(shape: ScanShape): Workload {
     freshServer: false,
     describe: (s) => shape.describe(s.rows, s.seconds) + '; latency is per scan',
     async run(ctx: RunContext) {
-      const table = ctx.client.instance(INSTANCE).table(ctx.dataset.table);
+      const table = benchTable(ctx.client, ctx.dataset.table);
       const pool = new ValuePool(ctx.dataset.valueSize);
-      const randoms = Array.from({ length: shape.concurrency }, (_, lane) => rng(ctx.runId * 1000 + lane));
+      const random = laneRandoms(ctx.runId, shape.concurrency);
       let rowsSoFar = 0;
-      return ctx.measure(() =>
-        closedLoop({
-          concurrency: shape.concurrency,
-          seconds: ctx.seconds,
-          tickPer: 'row',
-          latency: shape.latency,
-          tick: ctx.tick,
-          op: async (lane) => {
-            const { options, expectRows } = shape.request(randoms[lane] as () => number, ctx.dataset.rows);
-            const r = await scan(table, options, pool, (n) => ctx.tick(rowsSoFar + n));
-            rowsSoFar += r.rows;
-            if (r.rows !== expectRows) throw new Error(`${shape.name}: a scan returned ${r.rows} rows, expected ${expectRows} (${JSON.stringify(options)})`);
-            return r;
-          },
-        }),
-      );
+      return measureClosedLoop(ctx, {
+        concurrency: shape.concurrency,
+        tickPer: 'row',
+        latency: shape.latency,
+        op: async (lane) => {
+          const { options, expectRows } = shape.request(random(lane), ctx.dataset.rows);
+          const r = await scan(table, options, pool, (n) => ctx.tick(rowsSoFar + n));
+          rowsSoFar += r.rows;
+          if (r.rows !== expectRows) throw new Error(`${shape.name}: a scan returned ${r.rows} rows, expected ${expectRows} (${JSON.stringify(options)})`);
+          return r;
+        },
+      });
     },
   };
 }

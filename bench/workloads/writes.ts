@@ -1,6 +1,6 @@
-import { closedLoop } from './closed-loop.js';
-import { FAMILY, QUALIFIER, ValuePool, logicalRowBytes, randomBelow, rng } from './dataset.js';
-import { INSTANCE, countRows } from './node-client.js';
+import { measureClosedLoop } from './closed-loop.js';
+import { FAMILY, QUALIFIER, ValuePool, laneRandoms, logicalRowBytes, randomBelow } from './dataset.js';
+import { benchTable, countRows } from './node-client.js';
 import type { Workload } from './workload.js';
 
 /**
@@ -20,28 +20,24 @@ export function singleRowWrites(name: string, concurrency: number, valueSize: nu
     freshServer: false,
     describe: (s) => `Table.insert of one row (${valueSize}-byte value) under a random new key, ${concurrency} in flight, for ${s.seconds} s`,
     async run(ctx) {
-      const table = ctx.client.instance(INSTANCE).table(ctx.dataset.writesTable);
+      const table = benchTable(ctx.client, ctx.dataset.writesTable);
       const pool = new ValuePool(valueSize);
-      const randoms = Array.from({ length: concurrency }, (_, lane) => rng(ctx.runId * 1000 + lane));
+      const random = laneRandoms(ctx.runId, concurrency);
       const keyPrefix = `w${String(ctx.runId).padStart(4, '0')}-`;
       const written = new Set<string>();
       const before = await countRows(table);
-      const m = await ctx.measure(() =>
-        closedLoop({
-          concurrency,
-          seconds: ctx.seconds,
-          tickPer: 'op',
-          latency: true,
-          tick: ctx.tick,
-          op: async (lane) => {
-            const i = randomBelow(randoms[lane] as () => number, 1e9);
-            const key = keyPrefix + String(i).padStart(9, '0');
-            await table.insert({ key, data: { [FAMILY]: { [QUALIFIER]: pool.value(i) } } });
-            written.add(key);
-            return { rows: 1, bytes: logicalRowBytes(valueSize, key.length) };
-          },
-        }),
-      );
+      const m = await measureClosedLoop(ctx, {
+        concurrency,
+        tickPer: 'op',
+        latency: true,
+        op: async (lane) => {
+          const i = randomBelow(random(lane), 1e9);
+          const key = keyPrefix + String(i).padStart(9, '0');
+          await table.insert({ key, data: { [FAMILY]: { [QUALIFIER]: pool.value(i) } } });
+          written.add(key);
+          return { rows: 1, bytes: logicalRowBytes(valueSize, key.length) };
+        },
+      });
       const after = await countRows(table);
       if (after - before !== written.size) throw new Error(`${written.size} distinct rows were written but the table grew by ${after - before} rows`);
       return m;

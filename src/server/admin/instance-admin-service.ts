@@ -31,11 +31,11 @@ import type {
 } from '../convert/proto-types.js';
 import { hotTabletToProto, timestampToMillis } from '../convert/hot-tablet.js';
 import type { AnyMethod } from '../protos.js';
-import { type RpcEnv, unary, unimplementedHandler } from '../rpc.js';
+import { type RpcEnv, unary } from '../rpc.js';
 import { type IamPolicies, iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
-import { required } from './table-admin-service.js';
+import { required, withUnimplemented } from './table-admin-service.js';
 
 /**
  * google.bigtable.admin.v2.BigtableInstanceAdmin over a Database: instances,
@@ -190,21 +190,8 @@ export function instanceAdminService(
     ...iamMethods(db, env, policies),
   };
 
-  const notYet: Record<string, string> = {
-    CreateLogicalView: 'logical views',
-    GetLogicalView: 'logical views',
-    ListLogicalViews: 'logical views',
-    UpdateLogicalView: 'logical views',
-    DeleteLogicalView: 'logical views',
-    CreateMaterializedView: 'materialized views',
-    GetMaterializedView: 'materialized views',
-    ListMaterializedViews: 'materialized views',
-    UpdateMaterializedView: 'materialized views',
-    DeleteMaterializedView: 'materialized views',
-  };
-  for (const [name, method] of Object.entries(methods)) {
-    if (impl[name] !== undefined) continue;
-    impl[name] = unimplementedHandler(env, name, method, `${name} (${notYet[name] ?? 'this RPC'}) is not implemented by tabletop yet`);
-  }
-  return impl;
+  return withUnimplemented(impl, env, methods, {
+    'logical views': ['CreateLogicalView', 'GetLogicalView', 'ListLogicalViews', 'UpdateLogicalView', 'DeleteLogicalView'],
+    'materialized views': ['CreateMaterializedView', 'GetMaterializedView', 'ListMaterializedViews', 'UpdateMaterializedView', 'DeleteMaterializedView'],
+  });
 }

@@ -112,36 +112,13 @@ export function tableAdminService(
     ...iamMethods(db, env, policies),
   };
 
-  const notYet: Record<string, string> = {
-    CreateTableFromSnapshot: 'snapshots',
-    SnapshotTable: 'snapshots',
-    GetSnapshot: 'snapshots',
-    ListSnapshots: 'snapshots',
-    DeleteSnapshot: 'snapshots',
-    CreateBackup: 'backups',
-    GetBackup: 'backups',
-    UpdateBackup: 'backups',
-    DeleteBackup: 'backups',
-    ListBackups: 'backups',
-    RestoreTable: 'backups',
-    CopyBackup: 'backups',
-    UndeleteTable: 'table undelete',
-    CreateAuthorizedView: 'authorized views',
-    ListAuthorizedViews: 'authorized views',
-    GetAuthorizedView: 'authorized views',
-    UpdateAuthorizedView: 'authorized views',
-    DeleteAuthorizedView: 'authorized views',
-    CreateSchemaBundle: 'schema bundles',
-    UpdateSchemaBundle: 'schema bundles',
-    GetSchemaBundle: 'schema bundles',
-    ListSchemaBundles: 'schema bundles',
-    DeleteSchemaBundle: 'schema bundles',
-  };
-  for (const [name, method] of Object.entries(methods)) {
-    if (impl[name] !== undefined) continue;
-    impl[name] = unimplementedHandler(env, name, method, `${name} (${notYet[name] ?? 'this RPC'}) is not implemented by tabletop yet`);
-  }
-  return impl;
+  return withUnimplemented(impl, env, methods, {
+    snapshots: ['CreateTableFromSnapshot', 'SnapshotTable', 'GetSnapshot', 'ListSnapshots', 'DeleteSnapshot'],
+    backups: ['CreateBackup', 'GetBackup', 'UpdateBackup', 'DeleteBackup', 'ListBackups', 'RestoreTable', 'CopyBackup'],
+    'table undelete': ['UndeleteTable'],
+    'authorized views': ['CreateAuthorizedView', 'ListAuthorizedViews', 'GetAuthorizedView', 'UpdateAuthorizedView', 'DeleteAuthorizedView'],
+    'schema bundles': ['CreateSchemaBundle', 'UpdateSchemaBundle', 'GetSchemaBundle', 'ListSchemaBundles', 'DeleteSchemaBundle'],
+  });
 }
 
 function sameValueType(a: ValueType, b: ValueType): boolean {
@@ -152,4 +129,26 @@ function sameValueType(a: ValueType, b: ValueType): boolean {
 export function required(v: string | null | undefined, rpc: string, field: string): string {
   if (!v) throw invalidArgument(`${rpc}: ${field} is required`);
   return v;
+}
+
+/** Methods tabletop does not implement yet, listed under the feature they belong to. */
+export type NotYetImplemented = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * Completes a service: every method of `methods` without a handler in `impl`
+ * answers UNIMPLEMENTED, naming its feature when `notYet` lists it.
+ */
+export function withUnimplemented(
+  impl: UntypedServiceImplementation,
+  env: RpcEnv,
+  methods: Record<string, AnyMethod>,
+  notYet: NotYetImplemented,
+): UntypedServiceImplementation {
+  const featureOf = new Map<string, string>();
+  for (const [feature, names] of Object.entries(notYet)) for (const name of names) featureOf.set(name, feature);
+  for (const [name, method] of Object.entries(methods)) {
+    if (impl[name] !== undefined) continue;
+    impl[name] = unimplementedHandler(env, name, method, `${name} (${featureOf.get(name) ?? 'this RPC'}) is not implemented by tabletop yet`);
+  }
+  return impl;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TableInfo } from '../../db/api.js';
-import { isTabletopError } from '../../model/errors.js';
 import { loaderMethod } from '../testing/loader-codecs.js';
+import { latin1Buffer as b, thrownCode as code, viaWire } from './testing/converter-checks.js';
 import { gcRuleFromProto, gcRuleToProto } from './gc-rule.js';
 import { appProfileSpecFromProto, appProfileUpdateFromProto, clusterSpecFromProto, clusterUpdateFromProto, instanceSpecFromProto, instanceUpdateFromProto } from './instance.js';
 import { operationToProto } from './operation.js';
@@ -12,17 +12,7 @@ const TABLE_ADMIN = 'google.bigtable.admin.v2.BigtableTableAdmin';
 const createTable = loaderMethod(TABLE_ADMIN, 'CreateTable');
 const getTable = loaderMethod(TABLE_ADMIN, 'GetTable');
 const getOperation = loaderMethod('google.longrunning.Operations', 'GetOperation');
-const wire = <T>(o: object): T => createTable.requestDeserialize(createTable.requestSerialize(o)) as T;
-const b = (s: string) => Buffer.from(s, 'latin1');
-
-function code(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (e) {
-    return isTabletopError(e) ? e.code : `not a TabletopError: ${String(e)}`;
-  }
-  return undefined;
-}
+const wire = viaWire(createTable);
 
 const info: TableInfo = {
   name: { project: 'p', instance: 'i', table: 't' },

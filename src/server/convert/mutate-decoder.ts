@@ -74,84 +74,84 @@ export interface DecodedMutateRow extends DecodedEntry {
 }
 
 export function decodeMutateRowsRequest(buf: Uint8Array): DecodedMutateRows {
-  let tableName = '';
-  let authorizedViewName = '';
-  let appProfileId = '';
-  const entries: DecodedEntry[] = [];
-  let mutationCount = 0;
+  const out: Mutable<DecodedMutateRows> = { tableName: '', authorizedViewName: '', appProfileId: '', entries: [], mutationCount: 0, error: undefined };
   try {
     const r = createReader(buf);
     while (r.pos < r.len) {
-      const key = readKey(r);
-      switch (key) {
-        case (1 << 3) | WIRE_LEN:
-          tableName = readString(r);
-          break;
-        case (2 << 3) | WIRE_LEN: {
-          const end = readLengthEnd(r);
-          const entry = decodeEntry(r, end, 1, 2);
-          mutationCount += entry.sent;
-          entries.push(entry);
-          break;
-        }
-        case (3 << 3) | WIRE_LEN:
-          appProfileId = readString(r);
-          break;
-        case (5 << 3) | WIRE_LEN:
-          authorizedViewName = readString(r);
-          break;
-        default:
-          skipField(r, key);
+      const k = readKey(r);
+      if (k === ROWS_ENTRY) {
+        const entry = decodeEntry(r, readLengthEnd(r));
+        out.mutationCount += entry.sent;
+        out.entries.push(entry);
+      } else if (!readHeaderField(r, k, ROWS_HEADER, out)) {
+        skipField(r, k);
       }
     }
   } catch (e) {
-    return { tableName, authorizedViewName, appProfileId, entries, mutationCount, error: malformed('MutateRowsRequest', e) };
+    out.error = malformed('MutateRowsRequest', e);
   }
-  return { tableName, authorizedViewName, appProfileId, entries, mutationCount, error: undefined };
+  return out;
 }
 
 export function decodeMutateRowRequest(buf: Uint8Array): DecodedMutateRow {
-  let tableName = '';
-  let authorizedViewName = '';
-  let appProfileId = '';
-  let entry: DecodedEntry = { key: '', mutations: [], sent: 0, error: undefined };
+  const out: Mutable<DecodedMutateRow> = { tableName: '', authorizedViewName: '', appProfileId: '', key: '', mutations: [], sent: 0, error: undefined };
   try {
     const r = createReader(buf);
-    // The row's own fields are interleaved with the request's; decode the entry part in one pass.
-    const mutations: Mutation[] = [];
-    let key = '';
-    let sent = 0;
-    let error: TabletopError | undefined;
+    // The row's own fields are interleaved with the request's: one pass decodes both.
     while (r.pos < r.len) {
       const k = readKey(r);
-      switch (k) {
-        case (1 << 3) | WIRE_LEN:
-          tableName = readString(r);
-          break;
-        case (2 << 3) | WIRE_LEN:
-          key = readBytesLatin1(r);
-          break;
-        case (3 << 3) | WIRE_LEN: {
-          const end = readLengthEnd(r);
-          sent++;
-          error = decodeMutationInto(r, end, mutations, error);
-          break;
-        }
-        case (4 << 3) | WIRE_LEN:
-          appProfileId = readString(r);
-          break;
-        case (6 << 3) | WIRE_LEN:
-          authorizedViewName = readString(r);
-          break;
-        default:
-          skipField(r, k);
-      }
+      if (!readEntryField(r, k, ROW_KEY, ROW_MUTATION, out) && !readHeaderField(r, k, ROW_HEADER, out)) skipField(r, k);
     }
-    entry = { key, mutations, sent, error };
   } catch (e) {
-    return { tableName, authorizedViewName, appProfileId, ...entry, error: malformed('MutateRowRequest', e) };
+    // A malformed request has no usable row part.
+    const { tableName, authorizedViewName, appProfileId } = out;
+    return { tableName, authorizedViewName, appProfileId, key: '', mutations: [], sent: 0, error: malformed('MutateRowRequest', e) };
   }
-  return { tableName, authorizedViewName, appProfileId, ...entry };
+  return out;
+}
+
+/** The decoders fill in their results as they go. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The key (field number and wire type) of a length-delimited field. */
+const lenKey = (field: number): number => (field << 3) | WIRE_LEN;
+
+/** The two requests carry the same names and the same row part, under different field numbers. */
+interface HeaderKeys {
+  readonly tableName: number;
+  readonly appProfileId: number;
+  readonly authorizedViewName: number;
+}
+
+const ROWS_HEADER: HeaderKeys = { tableName: lenKey(1), appProfileId: lenKey(3), authorizedViewName: lenKey(5) };
+const ROW_HEADER: HeaderKeys = { tableName: lenKey(1), appProfileId: lenKey(4), authorizedViewName: lenKey(6) };
+const ROWS_ENTRY = lenKey(2);
+const ENTRY_KEY = lenKey(1);
+const ENTRY_MUTATION = lenKey(2);
+const ROW_KEY = lenKey(2);
+const ROW_MUTATION = lenKey(3);
+
+/** Reads field `k` into `out` if it is one of the request's names; false if it is not. */
+function readHeaderField(r: Reader, k: number, keys: HeaderKeys, out: Mutable<DecodedMutateRows> | Mutable<DecodedMutateRow>): boolean {
+  if (k === keys.tableName) out.tableName = readString(r);
+  else if (k === keys.appProfileId) out.appProfileId = readString(r);
+  else if (k === keys.authorizedViewName) out.authorizedViewName = readString(r);
+  else return false;
+  return true;
+}
+
+/** Reads field `k` into `entry` if it is the row key or a mutation; false if it is neither. */
+function readEntryField(r: Reader, k: number, keyKey: number, mutationKey: number, entry: Mutable<DecodedEntry>): boolean {
+  if (k === keyKey) {
+    entry.key = readBytesLatin1(r);
+  } else if (k === mutationKey) {
+    const end = readLengthEnd(r);
+    entry.sent++;
+    entry.error = decodeMutationInto(r, end, entry.mutations, entry.error);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 function malformed(what: string, e: unknown): TabletopError {
@@ -160,28 +160,15 @@ function malformed(what: string, e: unknown): TabletopError {
   return invalidArgument(`Malformed ${what}: ${reason}`);
 }
 
-/** An entry (or the row part of a MutateRowRequest) between r.pos and end. */
-function decodeEntry(r: Reader, end: number, keyField: number, mutationsField: number): DecodedEntry {
-  let key = '';
-  const mutations: Mutation[] = [];
-  let sent = 0;
-  let error: TabletopError | undefined;
-  const keyTag = (keyField << 3) | WIRE_LEN;
-  const mutationTag = (mutationsField << 3) | WIRE_LEN;
+/** A MutateRowsRequest.Entry between r.pos and end. */
+function decodeEntry(r: Reader, end: number): DecodedEntry {
+  const entry: Mutable<DecodedEntry> = { key: '', mutations: [], sent: 0, error: undefined };
   while (r.pos < end) {
     const k = readKey(r);
-    if (k === keyTag) {
-      key = readBytesLatin1(r);
-    } else if (k === mutationTag) {
-      const mEnd = readLengthEnd(r);
-      sent++;
-      error = decodeMutationInto(r, mEnd, mutations, error);
-    } else {
-      skipField(r, k);
-    }
+    if (!readEntryField(r, k, ENTRY_KEY, ENTRY_MUTATION, entry)) skipField(r, k);
   }
   if (r.pos !== end) throw new WireError('sub-message overruns its length');
-  return { key, mutations, sent, error };
+  return entry;
 }
 
 /**
@@ -200,29 +187,29 @@ function decodeMutationInto(r: Reader, end: number, out: Mutation[], error: Tabl
   }
 }
 
-const enum Kind {
-  None,
-  SetCell,
-  DeleteFromColumn,
-  DeleteFromFamily,
-  DeleteFromRow,
-  AddToCell,
-  MergeToCell,
-}
+// The members of the Mutation oneof, by field number. (Plain constants: the compiler emits enums as
+// objects, and this is looked at for every mutation.)
+const NO_MEMBER = 0;
+const SET_CELL = 1;
+const DELETE_FROM_COLUMN = 2;
+const DELETE_FROM_FAMILY = 3;
+const DELETE_FROM_ROW = 4;
+const ADD_TO_CELL = 5;
+const MERGE_TO_CELL = 6;
 
 function decodeMutation(r: Reader, end: number): Mutation | undefined {
-  let kind = Kind.None;
+  let member = NO_MEMBER;
   let start = 0;
   let stop = 0;
   // Oneof: the last member on the wire wins; remember where it is and decode it at the end.
   while (r.pos < end) {
     const k = readKey(r);
     const field = k >>> 3;
-    if ((k & 7) === WIRE_LEN && field >= 1 && field <= 6) {
+    if ((k & 7) === WIRE_LEN && field >= SET_CELL && field <= MERGE_TO_CELL) {
       stop = readLengthEnd(r);
       start = r.pos;
       r.pos = stop;
-      kind = field === 1 ? Kind.SetCell : field === 2 ? Kind.DeleteFromColumn : field === 3 ? Kind.DeleteFromFamily : field === 4 ? Kind.DeleteFromRow : field === 5 ? Kind.AddToCell : Kind.MergeToCell;
+      member = field;
     } else {
       skipField(r, k);
     }
@@ -231,34 +218,34 @@ function decodeMutation(r: Reader, end: number): Mutation | undefined {
   const after = r.pos;
   r.pos = start;
   let m: Mutation | undefined;
-  switch (kind) {
-    case Kind.SetCell:
+  switch (member) {
+    case SET_CELL:
       m = decodeSetCell(r, stop);
       break;
-    case Kind.DeleteFromColumn:
+    case DELETE_FROM_COLUMN:
       m = decodeDeleteFromColumn(r, stop);
       break;
-    case Kind.DeleteFromFamily:
+    case DELETE_FROM_FAMILY:
       m = { kind: 'deleteFromFamily', family: decodeFamilyOnly(r, stop) };
       break;
-    case Kind.DeleteFromRow:
+    case DELETE_FROM_ROW:
       while (r.pos < stop) skipField(r, readKey(r));
-      m = DELETE_FROM_ROW;
+      m = DELETE_ROW;
       break;
-    case Kind.AddToCell:
+    case ADD_TO_CELL:
       m = decodeAggregate(r, stop, 'addToCell');
       break;
-    case Kind.MergeToCell:
+    case MERGE_TO_CELL:
       m = decodeAggregate(r, stop, 'mergeToCell');
       break;
-    case Kind.None:
+    default:
       throw invalidArgument('Mutation has no mutation set: exactly one of set_cell, add_to_cell, merge_to_cell, delete_from_column, delete_from_family, delete_from_row must be set');
   }
   r.pos = after;
   return m;
 }
 
-const DELETE_FROM_ROW: Mutation = Object.freeze({ kind: 'deleteFromRow' });
+const DELETE_ROW: Mutation = Object.freeze({ kind: 'deleteFromRow' });
 const EMPTY = Buffer.alloc(0);
 
 function decodeSetCell(r: Reader, end: number): Mutation {
@@ -278,12 +265,9 @@ function decodeSetCell(r: Reader, end: number): Mutation {
       case (3 << 3) | WIRE_VARINT:
         timestamp = checkedInt64(r, 'SetCell.timestamp_micros');
         break;
-      case (4 << 3) | WIRE_LEN: {
-        const e = readLengthEnd(r);
-        value = copyOut(r.buf, r.pos, e);
-        r.pos = e;
+      case (4 << 3) | WIRE_LEN:
+        value = readBytesCopy(r);
         break;
-      }
       default:
         skipField(r, k);
     }
@@ -379,9 +363,7 @@ function decodeValue(r: Reader, end: number): WireValue {
     const field = k >>> 3;
     const wt = k & 7;
     if ((field === 8 || field === 2) && wt === WIRE_LEN) {
-      const e = readLengthEnd(r);
-      v = { kind: 'bytes', bytes: copyOut(r.buf, r.pos, e) };
-      r.pos = e;
+      v = { kind: 'bytes', bytes: readBytesCopy(r) };
     } else if (field === 9 && wt === WIRE_VARINT) {
       v = { kind: 'timestamp', micros: checkedInt64(r, 'Value.raw_timestamp_micros') };
     } else if (field === 6 && wt === WIRE_VARINT) {
@@ -414,4 +396,12 @@ function readBytesLatin1(r: Reader): ByteString {
   const s = latin1(r.buf, r.pos, end);
   r.pos = end;
   return s;
+}
+
+/** A bytes field copied out of the request buffer (values outlive the request). */
+function readBytesCopy(r: Reader): Uint8Array {
+  const end = readLengthEnd(r);
+  const b = copyOut(r.buf, r.pos, end);
+  r.pos = end;
+  return b;
 }

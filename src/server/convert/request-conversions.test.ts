@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isTabletopError } from '../../model/errors.js';
 import type { RowFilter } from '../../model/filter/ast.js';
 import { DATA, loaderMethod } from '../testing/loader-codecs.js';
+import { latin1Buffer as b, thrownCode as code, viaWire } from './testing/converter-checks.js';
 import { checkAndMutateRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, rowToProto, targetTable } from './data-requests.js';
 import { durationToMicros, int64ToBigInt, int64ToNumber, microsToDuration } from './int64.js';
 import type { PRowFilter } from './proto-types.js';
@@ -9,20 +9,9 @@ import { rowFilterFromProto } from './row-filter.js';
 import { rowSetFromProto } from './row-set.js';
 
 const readRows = loaderMethod(DATA, 'ReadRows');
-/** A request object exactly as the loader decodes it from the wire. */
-const wire = <T>(o: object): T => readRows.requestDeserialize(readRows.requestSerialize(o)) as T;
+const wire = viaWire(readRows);
 const TABLE = 'projects/p/instances/i/tables/t';
 const filterOf = (f: PRowFilter): RowFilter => readRowsRequestFromProto(wire({ tableName: TABLE, filter: f })).filter!;
-const b = (s: string) => Buffer.from(s, 'latin1');
-
-function code(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (e) {
-    return isTabletopError(e) ? e.code : `not a TabletopError: ${String(e)}`;
-  }
-  return undefined;
-}
 
 describe('int64 fields', () => {
   it('converts exactly or rejects', () => {
