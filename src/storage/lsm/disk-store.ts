@@ -1,5 +1,5 @@
 import type { ByteString } from '../../model/bytes.js';
-import type { Row } from '../../model/cell.js';
+import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import { intersectRanges, type KeyRange } from '../../model/key-range.js';
 import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
@@ -69,6 +69,12 @@ export class DiskStore implements RowStore {
   private read(key: ByteString, snapshot: number): Row | undefined {
     this.check();
     if (!this.owns(key)) return undefined;
+    // A row written many times since the last flush: its cells are kept up to date incrementally.
+    const hot = this.mem.get(key);
+    if (hot !== undefined && hot.frags.length > 1 && this.drops.empty) {
+      const cells = hot.cellsAsOf(snapshot, () => this.readOlder(key, snapshot));
+      if (cells !== undefined) return cells.length > 0 ? { key, cells } : undefined;
+    }
     const frags: { buf: Buffer; where: string }[] = [];
     const fromMem = this.mem.get(key);
     if (fromMem !== undefined) for (const b of fromMem.frags) frags.push({ buf: b, where: 'memtable row' });
@@ -92,6 +98,21 @@ export class DiskStore implements RowStore {
     for (const f of frags) this.guard(() => decodeFragment(f.buf, f.where, entries));
     const cells = resolveEntries(key, entries, snapshot, drops);
     return cells.length > 0 ? { key, cells } : undefined;
+  }
+
+  /** The row's cells in the flushed sources (memtables being flushed, SSTables), ignoring the active memtable. */
+  private readOlder(key: ByteString, snapshot: number): readonly Cell[] {
+    const entries: Entry[] = [];
+    for (const imm of this.imms) {
+      const r = imm.get(key);
+      if (r !== undefined) entries.push(...r.entries());
+    }
+    for (const f of this.files) {
+      if (key < f.meta.smallest || key > f.meta.largest) continue;
+      const v = this.guard(() => f.reader.get(key));
+      if (v !== undefined) this.guard(() => decodeFragment(v, `sstable ${f.reader.path} row`, entries));
+    }
+    return resolveEntries(key, entries, snapshot, NO_DROPS);
   }
 
   scan(options: ScanOptions): RowCursor {

@@ -83,6 +83,20 @@ export function encodeOps(w: ByteWriter, ops: readonly StoreOp[], baseSeq: numbe
   }
 }
 
+/** The store op an entry records (the inverse of encodeOps, without the sequence number). */
+export function entryOp(e: Entry): StoreOp {
+  switch (e.tag) {
+    case TAG_PUT:
+      return { kind: 'put', family: e.family, qualifier: e.qualifier, timestamp: e.ts, value: e.value };
+    case TAG_DEL_COLUMN:
+      return { kind: 'deleteColumn', family: e.family, qualifier: e.qualifier, start: e.ts, end: e.end < 0 ? undefined : e.end };
+    case TAG_DEL_FAMILY:
+      return { kind: 'deleteFamily', family: e.family };
+    default:
+      return { kind: 'deleteRow' };
+  }
+}
+
 /** Appends a fragment made of already-sequenced entries (flush and compaction output). */
 export function encodeEntries(w: ByteWriter, entries: readonly Entry[]): void {
   let base = Infinity;

@@ -1,5 +1,7 @@
 import type { ByteString } from '../../model/bytes.js';
-import { decodeFragment, type Entry } from './fragment.js';
+import type { Cell } from '../../model/cell.js';
+import { applyStoreOps } from '../row-ops.js';
+import { decodeFragment, type Entry, entryOp } from './fragment.js';
 import { type KeySnapshot, KeySnapshotIterator, SortedKeys } from './sorted-keys.js';
 
 /** Bytes charged per row and per fragment on top of their content (tree slot, objects). */
@@ -14,10 +16,37 @@ export const FRAGMENT_OVERHEAD = 16;
  */
 export class MemRow {
   readonly frags: Buffer[] = [];
+  /** The last sequence number of each fragment (ascending: fragments arrive in sequence order). */
+  readonly lastSeqs: number[] = [];
   private decoded: Entry[] | undefined;
   private decodedFrags = 0;
+  /** The row's cells after applying the first `cachedFrags` fragments onto what older sources hold. */
+  private cached: readonly Cell[] | undefined;
+  private cachedFrags = 0;
 
   constructor(readonly key: ByteString) {}
+
+  /**
+   * The row's cells as of `snapshotSeq`, kept up to date incrementally: a
+   * row written many times (a counter, a hot row) is read in time
+   * proportional to the new writes, not to all of them. `older` resolves what
+   * older sources (flushed data) hold for the row; it is asked once and must
+   * not change while this memtable lives (so no store-level drops may
+   * apply). Returns undefined for a snapshot older than the cache.
+   */
+  cellsAsOf(snapshotSeq: number, older: () => readonly Cell[]): readonly Cell[] | undefined {
+    let k = this.frags.length;
+    while (k > 0 && this.lastSeqs[k - 1]! > snapshotSeq) k--;
+    if (k < this.cachedFrags) return undefined;
+    let cells = (this.cached ??= older());
+    while (this.cachedFrags < k) {
+      const entries = decodeFragment(this.frags[this.cachedFrags]!, 'memtable row');
+      cells = applyStoreOps(cells, entries.map(entryOp));
+      this.cachedFrags++;
+    }
+    this.cached = cells;
+    return cells;
+  }
 
   /** All entries of all fragments, decoded once and cached (appends extend the cache). */
   entries(): Entry[] {
@@ -86,6 +115,7 @@ export class Memtable {
       this.bytes += ROW_OVERHEAD + key.length;
     }
     row.frags.push(fragment);
+    row.lastSeqs.push(lastSeq);
     this.bytes += FRAGMENT_OVERHEAD + fragment.byteLength;
     if (this.minSeq === 0 || firstSeq < this.minSeq) this.minSeq = firstSeq;
     if (lastSeq > this.maxSeq) this.maxSeq = lastSeq;

@@ -1,0 +1,48 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Cell } from '../../model/cell.js';
+import type { StoreOp } from '../store.js';
+import { decodeFragment, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
+import { Memtable } from './memtable.js';
+import { encodeBatch } from './wal-batch.js';
+
+const op: fc.Arbitrary<StoreOp> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('put' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'r'), timestamp: fc.constantFrom(1000, 2000, 3000), value: fc.uint8Array({ maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteColumn' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'r'), start: fc.constant(0), end: fc.constantFrom(2000, undefined) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'deleteRow' as const }) },
+);
+
+const show = (cells: readonly Cell[]): string[] => cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${Buffer.from(c.value).toString('hex')}`);
+
+describe('MemRow.cellsAsOf', () => {
+  it('agrees with full resolution at every snapshot it answers, on top of older data', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 30 }), fc.array(op, { maxLength: 3 }), fc.nat(), (writes, olderOps, cut) => {
+        // Older (flushed) data for the row: sequence numbers below the memtable's.
+        const older: Entry[] = olderOps.length === 0 ? [] : decodeFragment(encodeBatch('s', [{ key: 'k', ops: olderOps }], 1).rows[0]!.fragment, 'older');
+        const olderCells = resolveEntries('k', [...older], Number.MAX_SAFE_INTEGER, NO_DROPS);
+        const mem = new Memtable();
+        let seq = 100;
+        const snapshots: number[] = [];
+        for (const ops of writes) {
+          const e = encodeBatch('s', [{ key: 'k', ops }], seq);
+          mem.add('k', Buffer.from(e.rows[0]!.fragment), e.rows[0]!.firstSeq, e.rows[0]!.lastSeq);
+          seq = e.lastSeq + 1;
+          snapshots.push(e.lastSeq);
+        }
+        const row = mem.get('k')!;
+        // Ask at an increasing series of snapshots, like reads over time.
+        const start = cut % snapshots.length;
+        for (const s of snapshots.slice(start)) {
+          const fast = row.cellsAsOf(s, () => olderCells);
+          const full = resolveEntries('k', [...older, ...row.entries()], s, NO_DROPS);
+          expect(fast).toBeDefined();
+          expect(show(fast!)).toEqual(show(full));
+        }
+        // An older snapshot than the cache is declined.
+        if (start > 0) expect(row.cellsAsOf(snapshots[0]!, () => olderCells)).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
