@@ -8,6 +8,7 @@
  *   await server.stop();
  */
 import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { createDatabase } from './db/index.js';
 import type { Database } from './db/api.js';
 import { consoleLogger, type Logger } from './server/logger.js';
@@ -78,8 +79,9 @@ async function openEngine(options: { readonly inMemory?: boolean; readonly dataD
   const lock = lockDataDir(options.dataDir);
   try {
     const engine = await openDiskEngine({
-      fs: createNodeFileSystem(options.dataDir),
-      dir: '.',
+      // Absolute paths, so that errors (DATA_LOSS names the damaged file) say where the file is.
+      fs: createNodeFileSystem('/'),
+      dir: resolvePath(options.dataDir),
       ...(options.config === undefined ? {} : { config: options.config }),
       onBackgroundError: (e) => console.error('tabletop: storage background work failed:', e),
     });

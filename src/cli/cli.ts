@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type RunningServer, VERSION, startServer } from '../index.js';
 import type { Config } from '../config.js';
+import { isTabletopError } from '../model/errors.js';
 import type { Logger } from '../server/logger.js';
 import { parseSize } from './parse-size.js';
 import { tabletsCommand } from './tablets-command.js';
@@ -158,7 +159,14 @@ async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
   try {
     server = await startServer({ host: opts.host, port: opts.port, httpPort: opts.httpPort, inMemory: opts.inMemory, dataDir: opts.dataDir, config: opts.config, logger });
   } catch (e) {
-    io.stderr(`tabletop serve: could not start on ${opts.host} (gRPC port ${opts.port}, HTTP port ${opts.httpPort}): ${e instanceof Error ? e.message : String(e)}`);
+    const message = e instanceof Error ? e.message : String(e);
+    if (isTabletopError(e, 'DataLoss')) {
+      io.stderr(`tabletop serve: the data in ${opts.dataDir} is damaged, so the server did not start (nothing was changed): ${message}`);
+    } else if (isTabletopError(e, 'FailedPrecondition')) {
+      io.stderr(`tabletop serve: ${message}`);
+    } else {
+      io.stderr(`tabletop serve: could not start on ${opts.host} (gRPC port ${opts.port}, HTTP port ${opts.httpPort}): ${message}`);
+    }
     return 1;
   }
   io.stdout(`tabletop ${VERSION}`);

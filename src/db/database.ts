@@ -75,7 +75,7 @@ export class LocalDatabase implements Database {
     this.filterOptions = parts.random === undefined ? {} : { random: parts.random };
     this.catalog = new Catalog(parts.catalog);
     this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => this.tables.dropTables(tables));
-    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock);
+    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock, (m) => (parts.log ?? console.warn)(m));
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
     this.tabletManager = new TabletManager({
       tables: this.tables,

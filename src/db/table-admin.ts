@@ -34,15 +34,23 @@ export class TableAdmin {
     private readonly instances: InstanceAdmin,
     private readonly engine: StorageEngine,
     private readonly clock: Clock,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   /** Opens the stores of the tables already in the catalog (a catalog loaded from disk). */
   openExisting(): MaybePromise<void> {
     const tables = [...this.catalog.allTables()];
-    // Stores no table names any more (a deletion cut short by a crash or shutdown) are dropped now.
+    // Stores no table names: an empty one (a CreateTable cut short) is dropped; one that holds
+    // data (a deletion cut short by a crash) is kept and reported, never thrown away unasked.
     const named = new Set(tables.flatMap(({ table }) => table.tablets.map((t) => t.id)));
     const orphans = this.engine.storeIds().filter((id) => !named.has(id));
-    const dropped = forEachInOrder(orphans, (id) => this.engine.deleteStore(id));
+    const dropped = forEachInOrder(orphans, (id) =>
+      andThen(this.engine.openStore(id), (store) => {
+        if (store.stats().rows === 0) return this.engine.deleteStore(id);
+        this.warn(`storage holds store ${id} with data (about ${store.stats().rows} rows) that no table names; it is kept untouched`);
+        return undefined;
+      }),
+    );
     return andThen(dropped, () => forEachInOrder(tables, ({ name, table }) =>
       andThen(TabletMap.open(table.tablets, (id) => this.engine.openStore(id)), (map) => {
         this.runtimes.set(table.uid, new TableRuntime(name, table.uid, new Schema(table.families, tableNameString(name)), map, () => this.clock.nowMicros()));

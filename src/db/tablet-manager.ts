@@ -329,10 +329,15 @@ export class TabletManager {
       const rightId = `${runtime.uid}.${catalog.newId('')}`;
       const records: TabletRecord[] = map.records();
       records.splice(index, 1, { id: leftId, start: tablet.range.start, end: at }, { id: rightId, start: at, end: tablet.range.end });
+      // The catalog names the children only from the moment the split is recorded (in the same
+      // atomic step): catalog writes made while the engine flushes the parent keep naming the parent.
       const before = tables.tableRecord(runtime.name).tablets;
-      tables.setTablets(runtime.name, records);
+      const catalogWithChange = (): string => {
+        tables.setTablets(runtime.name, records);
+        return this.deps.catalogJson();
+      };
       try {
-        await engine.splitStore(tablet.id, at, leftId, rightId, { key: this.deps.catalogKey, value: this.deps.catalogJson() });
+        await engine.splitStore(tablet.id, at, leftId, rightId, { key: this.deps.catalogKey, value: catalogWithChange });
       } catch (e) {
         tables.setTablets(runtime.name, before);
         throw e;
@@ -364,9 +369,12 @@ export class TabletManager {
       const records = map.records();
       records.splice(index, 2, { id: mergedId, start: a.range.start, end: b.range.end });
       const before = tables.tableRecord(runtime.name).tablets;
-      tables.setTablets(runtime.name, records);
+      const catalogWithChange = (): string => {
+        tables.setTablets(runtime.name, records);
+        return this.deps.catalogJson();
+      };
       try {
-        await engine.mergeStores(a.id, b.id, mergedId, { key: this.deps.catalogKey, value: this.deps.catalogJson() });
+        await engine.mergeStores(a.id, b.id, mergedId, { key: this.deps.catalogKey, value: catalogWithChange });
       } catch (e) {
         tables.setTablets(runtime.name, before);
         throw e;

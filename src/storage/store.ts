@@ -102,10 +102,15 @@ export interface KeySample {
   readonly offsetBytes: number;
 }
 
-/** A named blob (writeMeta) to change atomically with a split or merge. */
+/**
+ * A named blob (writeMeta) to change atomically with a split or merge. The
+ * value is computed at the moment the change is recorded (not before the
+ * engine's preparatory work), so that it includes every change made to the
+ * blob meanwhile.
+ */
 export interface MetaUpdate {
   readonly key: string;
-  readonly value: string;
+  readonly value: () => string;
 }
 
 /** Creates and opens the stores of an engine. */

@@ -445,7 +445,7 @@ export class DiskEngine implements StorageEngine {
         child.files = parent.files.filter((f) => overlaps(f.meta, lower, upper));
         edits.push(...this.inheritEdits(child, [parent]));
       }
-      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value });
+      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
       await this.manifest.apply(edits);
       this.replaceStores([parent], children.map(([c]) => c));
     });
@@ -466,7 +466,7 @@ export class DiskEngine implements StorageEngine {
       merged.upper = left.upper === undefined || right.upper === undefined ? undefined : left.upper > right.upper ? left.upper : right.upper;
       merged.files = [...new Set([...left.files, ...right.files])].sort((a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number);
       const edits: ManifestEdit[] = [{ op: 'deleteStore', id: leftId }, { op: 'deleteStore', id: rightId }, ...this.inheritEdits(merged, [left, right])];
-      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value });
+      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
       await this.manifest.apply(edits);
       this.replaceStores([left, right], [merged]);
     });

@@ -47,7 +47,7 @@ export class MemoryEngine implements StorageEngine {
     this.stores.set(rightId, parent.slice(rightId, at, undefined));
     this.stores.delete(parentId);
     parent.close();
-    if (meta !== undefined) this.writeMeta(meta.key, meta.value);
+    if (meta !== undefined) this.writeMeta(meta.key, meta.value());
   }
 
   mergeStores(leftId: string, rightId: string, mergedId: string, meta?: MetaUpdate): void {
@@ -58,7 +58,7 @@ export class MemoryEngine implements StorageEngine {
     this.stores.delete(rightId);
     left.close();
     right.close();
-    if (meta !== undefined) this.writeMeta(meta.key, meta.value);
+    if (meta !== undefined) this.writeMeta(meta.key, meta.value());
   }
 
   storeIds(): string[] {

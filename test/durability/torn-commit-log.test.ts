@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bigtable, Table } from '@google-cloud/bigtable';
+import { nodeClient } from '../harness/node-client.js';
+import { appendZeros, cutTail, flipBytes } from './damage.js';
+import { readDataDir, walFiles, walRecords } from './data-dir.js';
+import { type DurableServer, startDurable } from './durable-server.js';
+
+/**
+ * The commit log after kill -9: its last record may be torn (cut short, or
+ * followed by zeros where the file system extended the file but the data
+ * never landed). Recovery must drop only that record and keep every earlier
+ * acknowledged write. Damage in the middle of the log, with valid records
+ * after it, is corruption: the server must refuse to start rather than
+ * silently drop acknowledged writes, and must leave the log as it was.
+ * Zeros after the manifest's last record are a torn tail too.
+ *
+ * The memtable is left at its default size (64 MiB), so nothing is flushed
+ * before the kill and every write of a round is only in the commit log.
+ */
+describe('torn commit-log and manifest tails after kill -9', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tabletop-torn-'));
+  let server: DurableServer | undefined;
+  let client: Bigtable | undefined;
+  const expected = new Map<string, Buffer>();
+  let round = 0;
+
+  const table = (): Table => {
+    if (client === undefined) throw new Error('no client');
+    return client.instance('i').table('t');
+  };
+
+  const start = async (): Promise<void> => {
+    server = await startDurable({ dataDir });
+    client = nodeClient(server);
+  };
+
+  const put = async (key: string): Promise<Buffer> => {
+    const value = randomBytes(200 + Math.floor(Math.random() * 300));
+    await table().insert([{ key, data: { cf: { q: { value, timestamp: new Date(1000) } } } }]);
+    return value;
+  };
+
+  /**
+   * Writes acknowledged rows one by one, then a last row `tail` (also
+   * acknowledged), then kills the server. Returns the commit log holding
+   * the round and the length of its last record (the tail's).
+   */
+  const roundThenKill = async (): Promise<{ log: string; tailKey: string; tailValue: Buffer; lastRecordBytes: number }> => {
+    round++;
+    for (let i = 0; i < 40; i++) {
+      const key = `r${round}-${String(i).padStart(3, '0')}`;
+      expected.set(key, await put(key));
+    }
+    const tailKey = `r${round}-tail`;
+    const tailValue = await put(tailKey);
+    void client?.close();
+    await server?.kill9();
+    client = undefined;
+    server = undefined;
+    const log = walFiles(dataDir).at(-1);
+    if (log === undefined) throw new Error(`no commit log in ${dataDir}`);
+    const { records, validBytes, size } = walRecords(log);
+    const last = records.at(-1);
+    expect(validBytes, `${log} should end with a whole record`).toBe(size);
+    expect(last?.includes(Buffer.from(tailKey)), `the last record of ${log} should be the write of ${tailKey}`).toBe(true);
+    return { log, tailKey, tailValue, lastRecordBytes: (last?.length ?? 0) + 8 };
+  };
+
+  const readAll = async (): Promise<Map<string, Buffer>> => {
+    const [rows] = await table().getRows({ decode: false });
+    return new Map(rows.map((r) => [String(r.id), Buffer.from((r.data as { cf: { q: { value: Buffer }[] } }).cf.q[0]!.value)]));
+  };
+
+  const expectAllAcknowledged = async (): Promise<Map<string, Buffer>> => {
+    const rows = await readAll();
+    const missing = [...expected.keys()].filter((k) => !rows.get(k)?.equals(expected.get(k)!));
+    expect(missing, 'acknowledged rows missing or changed after recovery').toEqual([]);
+    return rows;
+  };
+
+  beforeAll(async () => {
+    await start();
+    await table().create({ families: ['cf'] });
+  });
+
+  afterAll(async () => {
+    void client?.close();
+    await server?.kill9();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('drops a last record cut short by a few bytes and keeps everything before it', async () => {
+    const { log, tailKey } = await roundThenKill();
+    cutTail(log, 3);
+    await start();
+    const rows = await expectAllAcknowledged();
+    // The cut record is gone as a whole; it was the only place the tail row lived.
+    expect(rows.has(tailKey)).toBe(false);
+    expect(rows.size).toBe(expected.size);
+  });
+
+  it('drops a last record of which only part of the header remains', async () => {
+    const { log, tailKey, lastRecordBytes } = await roundThenKill();
+    cutTail(log, lastRecordBytes - 5);
+    await start();
+    const rows = await expectAllAcknowledged();
+    expect(rows.has(tailKey)).toBe(false);
+  });
+
+  it('ignores zeros after the last record and keeps every record', async () => {
+    const { log, tailKey, tailValue } = await roundThenKill();
+    appendZeros(log, 4096);
+    await start();
+    const rows = await expectAllAcknowledged();
+    expect(rows.get(tailKey)?.equals(tailValue)).toBe(true);
+    expected.set(tailKey, tailValue);
+  });
+
+  it('ignores zeros after the last record of the manifest', async () => {
+    const { tailKey, tailValue } = await roundThenKill();
+    const manifest = path.join(dataDir, readFileSync(path.join(dataDir, 'CURRENT'), 'latin1').trim());
+    const before = readDataDir(dataDir).manifest;
+    appendZeros(manifest, 512);
+    await start();
+    const rows = await expectAllAcknowledged();
+    expect(rows.get(tailKey)?.equals(tailValue)).toBe(true);
+    expected.set(tailKey, tailValue);
+    await client?.close();
+    await server?.stop();
+    client = undefined;
+    server = undefined;
+    // The restarted server wrote a new manifest holding at least what the old one did.
+    const after = readDataDir(dataDir).manifest;
+    expect(after.nextFileNumber).toBeGreaterThan(before.nextFileNumber);
+    expect([...after.stores.keys()]).toEqual([...before.stores.keys()]);
+    await start();
+  });
+
+  it('refuses to start on damage in the middle of the log, and starts with everything once the damage is undone', async () => {
+    const { log, tailKey, tailValue } = await roundThenKill();
+    // A byte inside the first record's payload: many valid records follow it.
+    flipBytes(log, 20, 1);
+    const failed = await startDurable({ dataDir }).then(
+      (s): DurableServer | Error => s,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
+    if (!(failed instanceof Error)) {
+      server = failed;
+      throw new Error('the server started on a commit log that is corrupt in the middle');
+    }
+    expect(failed.message).toContain(path.basename(log));
+    expect(failed.message).toMatch(/corrupt/i);
+    // Nothing was thrown away: with the byte restored, every acknowledged write is back.
+    flipBytes(log, 20, 1);
+    await start();
+    const rows = await expectAllAcknowledged();
+    expect(rows.get(tailKey)?.equals(tailValue)).toBe(true);
+    expected.set(tailKey, tailValue);
+  });
+});
