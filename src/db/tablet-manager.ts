@@ -160,7 +160,7 @@ export class TabletManager {
     return nodes.map((n) => ({ ...n, loadShare: total > 0 ? n.cpuMicrosPerSec / total : 0 }));
   }
 
-  /** Tablets of the instance by share of their node's serving time, hottest first. */
+  /** Tablets of the instance by the share of their node's serving time they used, hottest first. */
   hotTablets(instance: InstanceName, windowSeconds = 60): HotTabletInfo[] {
     const now = this.deps.clock.nowMicros();
     const perNode = new Map<number, number>();
@@ -181,7 +181,7 @@ export class TabletManager {
         endMicros: now,
         nodeCpuUsagePercent: (100 * t.rates.cpuMicrosPerSec) / Math.max(1, perNode.get(t.node) ?? 0),
       }))
-      .sort((a, b) => b.rates.cpuMicrosPerSec - a.rates.cpuMicrosPerSec);
+      .sort((a, b) => b.nodeCpuUsagePercent - a.nodeCpuUsagePercent || b.rates.cpuMicrosPerSec - a.rates.cpuMicrosPerSec);
   }
 
   private info(runtime: TableRuntime, t: Tablet, now: number, windowSeconds = VIEW_WINDOW_SECONDS): TabletInfo {
