@@ -20,6 +20,8 @@ export class LogWriter {
   private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   private failure: TabletopError | undefined;
   private bytesSinceOpen = 0;
+  /** Records appended but not yet handed to the file: written with one call when the next sync starts. */
+  private buffered: Buffer[] = [];
 
   constructor(private readonly file: WritableFile) {}
 
@@ -36,15 +38,16 @@ export class LogWriter {
     return this.appendRecord(encodeRecord(payload));
   }
 
-  /** Appends a record already framed (see frameInPlace); resolves once it is durable. */
+  /**
+   * Appends a record already framed (see frameInPlace); resolves once it is
+   * durable. Records wait in memory while a sync runs and are written with
+   * one system call when the next sync starts: one write and one fsync per
+   * group of writers.
+   */
   appendRecord(rec: Buffer): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    try {
-      this.file.append(rec);
-      this.bytesSinceOpen += rec.byteLength;
-    } catch (e) {
-      return Promise.reject(this.poison(e));
-    }
+    this.buffered.push(rec);
+    this.bytesSinceOpen += rec.byteLength;
     return new Promise((resolve, reject) => {
       this.waiters.push({ resolve, reject });
       if (this.syncing === undefined) this.startSync();
@@ -65,6 +68,15 @@ export class LogWriter {
   private startSync(): void {
     const batch = this.waiters;
     this.waiters = [];
+    const records = this.buffered;
+    this.buffered = [];
+    try {
+      this.file.append(records.length === 1 ? records[0]! : Buffer.concat(records));
+    } catch (e) {
+      const err = this.poison(e);
+      for (const w of batch) w.reject(err);
+      return;
+    }
     this.syncing = this.file.sync().then(
       () => {
         for (const w of batch) w.resolve();
