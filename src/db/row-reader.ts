@@ -58,8 +58,11 @@ export class TableRowReader implements RowReader {
   private rangeIndex: number;
   /** Pieces of the current range not read yet, in reading order (their cursors already open). */
   private readonly pieces: Piece[] = [];
-  /** The tablet the current rows come from. */
+  /** The tablet the current rows come from, and the work not yet handed to it. */
   private servingTablet: string | undefined;
+  private pendingRows = 0;
+  private pendingBytes = 0;
+  private readonly pendingKeys: ByteString[] = [];
   private cursor: RowCursor | undefined;
   private finished = false;
 
@@ -72,8 +75,8 @@ export class TableRowReader implements RowReader {
     if (usage === undefined) return this.step();
     const t0 = performance.now();
     const out = this.step();
-    // Time spent serving (the synchronous part) goes to the tablet being read.
-    if (this.servingTablet !== undefined) usage.recordUsage(this.servingTablet, { requests: 0, cpuMicros: (performance.now() - t0) * 1000 });
+    // Time spent serving (the synchronous part) and the rows read go to the tablet being read.
+    this.flushUsage((performance.now() - t0) * 1000);
     return out;
   }
 
@@ -92,9 +95,26 @@ export class TableRowReader implements RowReader {
   }
 
   close(): void {
+    this.flushUsage(0);
     this.finished = true;
     this.closeCursor();
     this.closePieces();
+  }
+
+  /** Hands the work counted since the last call to the tablet being served. */
+  private flushUsage(cpuMicros: number): void {
+    const usage = this.plan.usage;
+    const tablet = this.servingTablet;
+    if (usage === undefined || tablet === undefined) return;
+    if (this.pendingRows > 0 || cpuMicros > 0) {
+      usage.recordUsage(tablet, { requests: 0, rowsRead: this.pendingRows, bytesRead: this.pendingBytes, cpuMicros });
+      this.pendingRows = 0;
+      this.pendingBytes = 0;
+    }
+    if (this.pendingKeys.length > 0) {
+      usage.sampleKeys(tablet, this.pendingKeys);
+      this.pendingKeys.length = 0;
+    }
   }
 
   private afterPull(raw: Row | typeof END): MaybePromise<Row | undefined> {
@@ -109,10 +129,12 @@ export class TableRowReader implements RowReader {
       return undefined;
     }
     const { schema, filter, nowMicros, usage } = this.plan;
-    if (usage !== undefined && this.servingTablet !== undefined) {
+    if (usage !== undefined) {
       let bytes = raw.key.length;
       for (const c of raw.cells) bytes += c.value.byteLength + c.qualifier.length;
-      usage.recordUsage(this.servingTablet, { requests: 0, rowsRead: 1, bytesRead: bytes }, raw.key);
+      this.pendingRows++;
+      this.pendingBytes += bytes;
+      this.pendingKeys.push(raw.key);
     }
     this.stats.rowsSeen++;
     this.stats.cellsSeen += raw.cells.length;
@@ -142,6 +164,7 @@ export class TableRowReader implements RowReader {
       }
       const piece = this.nextPiece();
       if (piece === undefined) return END;
+      this.flushUsage(0);
       this.servingTablet = piece.kind === 'point' ? piece.tablet.id : piece.tabletId;
       this.plan.usage?.recordUsage(this.servingTablet, { requests: 1 });
       if (piece.kind === 'point') {

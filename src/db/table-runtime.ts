@@ -36,6 +36,11 @@ export class TableRuntime {
     return m;
   }
 
+  /** Adds the keys of a request's rows to the tablet's load-split sample. */
+  sampleKeys(tabletId: string, keys: readonly ByteString[]): void {
+    this.meter(tabletId).sampleKeys(this.now(), keys);
+  }
+
   /** Attributes work to a tablet (the request count defaults to 1); `key` feeds the load-split sample. */
   recordUsage(tabletId: string, work: Partial<LoadTotals>, key?: ByteString): void {
     this.meter(tabletId).record(this.now(), work, key);

@@ -13,6 +13,7 @@ import { andThen } from './maybe.js';
 /** Receives the work done per tablet. */
 export interface UsageSink {
   recordUsage(tabletId: string, work: Partial<LoadTotals>, key?: ByteString): void;
+  sampleKeys(tabletId: string, keys: readonly ByteString[]): void;
 }
 
 interface PendingBatch {
@@ -110,7 +111,7 @@ export class WriteBatch {
       if (this.usage !== undefined) {
         const id = b.tablet.id;
         this.usage.recordUsage(id, { requests: 1, rowsWritten: b.writes.length, bytesWritten: b.bytes, cpuMicros: (performance.now() - t0) * 1000 });
-        for (const w of b.writes) this.usage.recordUsage(id, { requests: 0 }, w.key);
+        this.usage.sampleKeys(id, b.writes.map((w) => w.key));
       }
     }
   }

@@ -59,6 +59,11 @@ export class LoadMeter {
     if (key !== undefined) this.sample(nowMicros, key);
   }
 
+  /** Adds request keys to the load-split sample (the work itself is recorded separately). */
+  sampleKeys(nowMicros: number, keys: readonly ByteString[]): void {
+    for (const k of keys) this.sample(nowMicros, k);
+  }
+
   /** Average rates over the `windowSeconds` seconds before `nowMicros` (the current, partial second excluded). */
   rates(nowMicros: number, windowSeconds: number): LoadRates {
     const now = Math.floor(nowMicros / 1e6);
