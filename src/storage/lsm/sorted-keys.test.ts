@@ -33,3 +33,33 @@ describe('SortedKeys', () => {
     );
   });
 });
+
+describe('SortedKeys at scale', () => {
+  it('keeps 40,000 random keys in order across several levels, with snapshots taken along the way', () => {
+    let seed = 12345;
+    const rand = (): number => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    const s = new SortedKeys();
+    const inserted: string[] = [];
+    const seen = new Set<string>();
+    const snaps: { snap: ReturnType<SortedKeys['snapshot']>; n: number }[] = [];
+    while (inserted.length < 40_000) {
+      const k = `k${Math.floor(rand() * 1e9).toString(36)}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      s.insert(k);
+      inserted.push(k);
+      if (inserted.length % 9_999 === 0) snaps.push({ snap: s.snapshot(), n: inserted.length });
+    }
+    expect(all(new KeySnapshotIterator(s.snapshot(), '', undefined, false))).toEqual([...inserted].sort());
+    for (const { snap, n } of snaps) {
+      const want = inserted.slice(0, n).sort();
+      expect(all(new KeySnapshotIterator(snap, '', undefined, false))).toEqual(want);
+      expect(all(new KeySnapshotIterator(snap, 'k5', 'k8', true))).toEqual(want.filter((k) => k >= 'k5' && k < 'k8').reverse());
+    }
+  });
+});
