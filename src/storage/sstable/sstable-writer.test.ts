@@ -88,3 +88,24 @@ describe('SSTable writer', () => {
     r.close();
   });
 });
+
+describe('compression sampling', () => {
+  it('stops compressing incompressible data block after block, and resumes when data compresses again', async () => {
+    const fs = new MemoryFileSystem();
+    const w = createSSTableWriter(fs.create('t.sst'), { blockSize: 1024 });
+    let key = 0;
+    const add = (value: Buffer): void => w.add(`k${String(key++).padStart(6, '0')}`, value);
+    let seed = 7;
+    const noise = (): Buffer => Buffer.from(Array.from({ length: 1000 }, () => ((seed = (seed * 48271) % 2147483647) & 0xff)));
+    for (let i = 0; i < 200; i++) add(noise());
+    const afterNoise = w.estimatedSize;
+    for (let i = 0; i < 400; i++) add(Buffer.alloc(1000, 'z'));
+    const info = await w.finish();
+    // The compressible part shrank: sampling found that it compresses and switched compression back on.
+    expect(info.size - afterNoise).toBeLessThan(400 * 1000 * 0.2);
+    const r = openSSTable(fs, 't.sst', { id: 1 });
+    expect(r.get('k000300')).toEqual(Buffer.alloc(1000, 'z'));
+    expect(r.get('k000010')?.length).toBe(1000);
+    r.close();
+  });
+});

@@ -70,6 +70,8 @@ class Writer implements SSTableWriter {
   private rawKeyBytes = 0;
   private rawValueBytes = 0;
   private dataBlocks = 0;
+  private incompressibleRun = 0;
+  private skipped = 0;
   private hashes = new Uint32Array(1024);
   private readonly handleScratch = Buffer.allocUnsafe(20);
 
@@ -175,17 +177,30 @@ class Writer implements SSTableWriter {
   private writeBlock(body: Buffer, compressible: boolean): BlockHandle {
     let contents: Buffer = body;
     let type: BlockType = BlockType.none;
-    if (compressible && this.compression === 'lz4' && body.length >= 64) {
+    if (compressible && this.compression === 'lz4' && body.length >= 64 && this.shouldTryCompression()) {
       const c = compressSync(body);
       if (c.length <= body.length - body.length / 8) {
         contents = c;
         type = BlockType.lz4;
+        this.incompressibleRun = 0;
+      } else {
+        this.incompressibleRun++;
       }
     }
     const handle = { offset: this.offset, size: contents.length };
     this.append(contents);
     this.append(encodeTrailer(contents, type));
     return handle;
+  }
+
+  /**
+   * Data that does not compress (random or already compressed values) is
+   * sampled rather than compressed block after block: after a run of blocks
+   * that did not shrink, only every 16th block is tried, as RocksDB samples.
+   */
+  private shouldTryCompression(): boolean {
+    if (this.incompressibleRun < 4) return true;
+    return ++this.skipped % 16 === 0;
   }
 
   private append(data: Uint8Array): void {
