@@ -29,6 +29,9 @@ Options of serve:
   --data-dir DIR     where durable data lives (default ./data)
   --memtable-size S  memtable size at which a tablet flushes to an SSTable (default 32MiB)
   --cache-size S     block cache for SSTable reads (default 128MiB)
+  --total-memtable-size S  all memtables together; past twice this, writes wait
+                     for flushes (default 128MiB)
+  --wal-file-size S  commit-log file size at which a new file starts (default 64MiB)
   --split-size S     tablet size at which it splits at its median key (default 64MiB;
                      1MiB shows realistic tablet behaviour on small local datasets)
   --nodes N          serving nodes of the modelled cluster (default 3)
@@ -70,6 +73,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'data-dir': { type: 'string' },
         'memtable-size': { type: 'string' },
         'cache-size': { type: 'string' },
+        'total-memtable-size': { type: 'string' },
+        'wal-file-size': { type: 'string' },
         'split-size': { type: 'string' },
         nodes: { type: 'string' },
         instance: { type: 'string' },
@@ -117,6 +122,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     httpPort = parsePort(values['http-port'], 8087, '--http-port');
     if (values['memtable-size'] !== undefined) config.memtableBytes = parseSize(values['memtable-size'], '--memtable-size');
     if (values['cache-size'] !== undefined) config.blockCacheBytes = parseSize(values['cache-size'], '--cache-size');
+    if (values['total-memtable-size'] !== undefined) config.totalMemtableBytes = parseSize(values['total-memtable-size'], '--total-memtable-size');
+    if (values['wal-file-size'] !== undefined) config.walFileBytes = parseSize(values['wal-file-size'], '--wal-file-size');
     if (values['split-size'] !== undefined) config.tabletSplitBytes = parseSize(values['split-size'], '--split-size');
     if (values.nodes !== undefined) {
       if (!/^\d+$/.test(values.nodes) || Number(values.nodes) < 1 || Number(values.nodes) > 1000) throw new Error(`--nodes must be a whole number from 1 to 1000 (got "${values.nodes}")`);
