@@ -10,7 +10,7 @@ import { normalizeRowSet } from '../model/key-range.js';
 import { LIMITS } from '../model/limits.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
 import type { InstanceName, TableName } from '../model/names.js';
-import { tooManyMutationsMessage, validateReadModifyWriteRules } from '../model/validate-mutation.js';
+import { tooManyMutationsMessage, validateMutations, validateReadModifyWriteRules } from '../model/validate-mutation.js';
 import type { ColumnGc, MaybePromise, StorageEngine } from '../storage/store.js';
 import type {
   AppProfileInfo,
@@ -37,7 +37,7 @@ import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { type HotTabletInfo, type NodeInfo, TabletManager, type TabletInfo } from './tablet-manager.js';
 import type { TableRuntime } from './table-runtime.js';
-import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries, validateEntry } from './write-path.js';
+import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
 
 /** The engine meta key under which the catalog is kept. */
 export const CATALOG_META_KEY = 'catalog';
@@ -206,7 +206,7 @@ export class LocalDatabase implements Database {
   async mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[]): Promise<void> {
     const table = this.tables.runtime(name);
     const schema = table.schema;
-    validateEntry(schema, key, mutations);
+    validateMutations(schema, key, mutations);
     const results: (TabletopError | undefined)[] = [undefined];
     await applyEntries(table, [{ key, mutations }], results, schema, serverTimeMicros(this.clock));
     const error = results[0];

@@ -213,11 +213,17 @@ export class TableAdmin {
       if (target.prefix.length === 0) throw invalidArgument('DropRowRange: the row key prefix must not be empty (use delete_all_data_from_table to drop every row)');
       range = { start: target.prefix, end: prefixSuccessor(target.prefix) };
     }
-    return forEachInOrder(runtime.tablets.overlapping(range), (tablet) => {
-      const part = intersectRanges(range, tablet.range);
-      const covers = part.start === tablet.range.start && part.end === tablet.range.end;
-      // A store only holds its tablet's keys: dropping all of it is the cheapest drop there is.
-      return tablet.store.dropRange(covers ? FULL_RANGE : part);
+    // Exclusive, like a family drop: a split or merge swapping the tablets meanwhile would lose
+    // the drop (its new stores inherit the drops recorded before it), and the tablets are read
+    // only once nothing can replace them.
+    return runtime.gate.exclusive(() => {
+      if (runtime.deleted) throw notFound(`Table ${tableNameString(name)} not found`);
+      return forEachInOrder(runtime.tablets.overlapping(range), (tablet) => {
+        const part = intersectRanges(range, tablet.range);
+        const covers = part.start === tablet.range.start && part.end === tablet.range.end;
+        // A store only holds its tablet's keys: dropping all of it is the cheapest drop there is.
+        return tablet.store.dropRange(covers ? FULL_RANGE : part);
+      });
     });
   }
 

@@ -166,3 +166,40 @@ describe('nodes', () => {
     expect(Math.min(...salted)).toBeGreaterThan(0.15);
   });
 });
+
+describe('tablet splits and DropRowRange', () => {
+  it('a DropRowRange that arrives while a split is being recorded drops the rows from both children, for good', async () => {
+    const fs = new MemoryFileSystem();
+    const config = { memtableBytes: 16 * 1024, blockBytes: 1024 };
+    const disk = await openDiskEngine({ fs, dir: 'db', config });
+    let drop: Promise<void> | undefined;
+    let f: Fixture | undefined;
+    // The engine starts recording the split; the drop request comes in at that very moment.
+    const engine = new Proxy(disk, {
+      get(target, prop, receiver) {
+        if (prop !== 'splitStore') return Reflect.get(target, prop, receiver) as unknown;
+        return (parent: string, at: string, left: string, right: string, meta: { key: string; value: () => string }) =>
+          target.splitStore(parent, at, left, right, {
+            key: meta.key,
+            value: () => {
+              drop ??= Promise.resolve(f!.db.dropRowRange(name, { kind: 'prefix', prefix: 'row01' }));
+              return meta.value();
+            },
+          });
+      },
+    });
+    f = await openDb({ engine, config: { tabletSplitBytes: 8 * 1024 } });
+    const name = await createTable(f, [family('cf')]);
+    const keys = Array.from({ length: 200 }, (_, i) => `row${String(i).padStart(4, '0')}`);
+    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(200))] })));
+    await f.db.runTabletChecks();
+    expect(f.db.listTablets(name).length).toBe(2);
+    await drop;
+    const kept = keys.filter((k) => !k.startsWith('row01'));
+    expect(await keysOf(f, name)).toEqual(kept);
+    await f.db.close();
+    const again = await openDb({ engine: await openDiskEngine({ fs, dir: 'db', config }), config: { tabletSplitBytes: 8 * 1024 } });
+    expect(await keysOf(again, name)).toEqual(kept);
+    await again.db.close();
+  });
+});

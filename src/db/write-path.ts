@@ -32,11 +32,6 @@ import { WriteBatch } from './write-batch.js';
  * engine I/O).
  */
 
-/** Validates the key and mutations of MutateRow (or of a MutateRows entry revalidated after a schema change). */
-export function validateEntry(schema: Schema, key: ByteString, mutations: readonly Mutation[]): void {
-  validateMutations(schema, key, mutations);
-}
-
 /**
  * Validates each MutateRows entry on its own: returns one slot per entry,
  * holding the entry's error if it is invalid. A problem that production
@@ -85,7 +80,7 @@ export async function applyEntries(
         if (results[i] !== undefined) continue;
         const { key, mutations } = entries[i]!;
         try {
-          if (schema !== validatedWith) validateEntry(schema, key, mutations);
+          if (schema !== validatedWith) validateMutations(schema, key, mutations);
           let current: readonly Cell[] | undefined;
           if (needsCurrentRow(mutations)) {
             let row = batch.read(key);

@@ -105,9 +105,9 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
   }
   if (store.deleted) return;
   edits.push({ op: 'lastSeq', seq: engine.visibleSeq });
-  await engine.installEdits(edits);
+  await engine.record(edits);
   if (meta !== undefined) store.files.unshift(engine.openTableFile(meta));
-  store.imms.shift();
+  engine.memtableFlushed(store);
 }
 
 class Abandoned extends Error {}
@@ -168,7 +168,7 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
           if (!it.valid || it.key !== key) continue;
           count++;
           single = it.value;
-          decodeFragment(it.value, `sstable ${inputs[i]!.reader.path} row`, entries);
+          decodeFragment(it.value, inputs[i]!.where, entries);
           it.next();
         }
         if (count === 1 && !major && dropsSeq === 0) {
@@ -190,9 +190,7 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
     if (meta !== undefined) edits.unshift({ op: 'addFiles', id: store.id, files: [meta] });
     if (major) {
       // Drops older than anything still unflushed have now been applied to every file.
-      let lowest = Infinity;
-      if (!store.mem.empty) lowest = store.mem.minSeq;
-      for (const m of store.imms) if (!m.empty) lowest = Math.min(lowest, m.minSeq);
+      const lowest = store.minUnflushedSeq();
       const upTo = Math.min(dropsSeq, lowest === Infinity ? dropsSeq : lowest - 1);
       if (upTo > 0) edits.push({ op: 'clearRangeDrops', id: store.id, upToSeq: upTo });
     }
@@ -200,7 +198,7 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
       if (meta !== undefined) engine.fs.remove(engine.path(sstName(meta.number)));
       return;
     }
-    await engine.installEdits(edits);
+    await engine.record(edits);
     const state = engine.storeState(store.id);
     if (state !== undefined) store.drops.update(state.familyDrops, state.rangeDrops);
     engine.retireFiles(store, inputs);

@@ -105,6 +105,10 @@ export class DiskEngine implements StorageEngine {
   private failure: TabletopError | undefined;
   private closed = false;
   private stallWaiters: (() => void)[] = [];
+  /** Bytes in every store's active memtable, kept up to date so that no write walks all stores. */
+  private activeMemBytes = 0;
+  /** Bytes in every memtable not flushed yet (active and waiting), over all stores. */
+  private unflushedMemBytes = 0;
 
   constructor(private readonly options: DiskEngineOptions) {
     this.config = resolveConfig(options.config);
@@ -179,7 +183,7 @@ export class DiskEngine implements StorageEngine {
         for (const row of batch.rows) {
           if (row.lastSeq > maxSeq) maxSeq = row.lastSeq;
           if (store === undefined || row.lastSeq <= flushed) continue;
-          store.mem.add(row.key, Buffer.from(row.fragment), row.firstSeq, row.lastSeq);
+          this.addToMemtable(store, row.key, Buffer.from(row.fragment), row.firstSeq, row.lastSeq);
         }
       });
     }
@@ -195,7 +199,7 @@ export class DiskEngine implements StorageEngine {
       }
     }
     const obsolete = wals.filter((w) => w.number >= state.logNumber && w.number !== this.walNumber);
-    await this.manifest.apply([
+    await this.record([
       { op: 'logNumber', number: this.walNumber },
       { op: 'lastSeq', seq: this.seq },
     ]);
@@ -207,7 +211,7 @@ export class DiskEngine implements StorageEngine {
     const file = this.fs.create(this.path(walName(number)));
     await this.fs.syncDir(this.path(WAL_DIR));
     // The counter must be durable before any record lands in the new file.
-    await this.manifest.apply([]);
+    await this.record([]);
     if (this.wal !== undefined) {
       this.oldWals.push({ number: this.walNumber, maxSeq: this.seq, bytes: this.wal.size });
       const old = this.wal;
@@ -238,7 +242,7 @@ export class DiskEngine implements StorageEngine {
     const store = new DiskStore(id, this);
     this.stores.set(id, store);
     // The store must be in the manifest before any of its writes is acknowledged.
-    return this.manifest.apply([{ op: 'addStore', id }]).then(() => store);
+    return this.record([{ op: 'addStore', id }]).then(() => store);
   }
 
   async deleteStore(id: string): Promise<void> {
@@ -248,15 +252,10 @@ export class DiskEngine implements StorageEngine {
     this.stores.delete(id);
     store.deleted = true;
     store.closed = true;
-    await this.manifest.apply([{ op: 'deleteStore', id }]);
-    for (const f of store.files) {
-      f.obsolete = true;
-      f.unref();
-    }
-    store.files = [];
-    store.imms = [];
-    store.mem = new Memtable();
-    void this.dropObsoleteWals();
+    await this.record([{ op: 'deleteStore', id }]);
+    this.retireFiles(store, store.files);
+    this.discardMemtables(store);
+    this.dropObsoleteWals().catch((e: unknown) => this.backgroundFailed(e));
   }
 
   storeIds(): string[] {
@@ -269,7 +268,7 @@ export class DiskEngine implements StorageEngine {
 
   writeMeta(key: string, value: string | null): Promise<void> {
     this.checkWritable();
-    return this.manifest.apply([{ op: 'setMeta', key, value }]);
+    return this.record([{ op: 'setMeta', key, value }]);
   }
 
   // ---------------------------------------------------------------- writes
@@ -286,9 +285,9 @@ export class DiskEngine implements StorageEngine {
     const encoded = encodeBatch(store.id, batch, this.seq + 1);
     this.seq = encoded.lastSeq;
     const durable = this.wal.appendRecord(frameInPlace(encoded.record));
-    for (const r of encoded.rows) store.mem.add(r.key, r.fragment, r.firstSeq, r.lastSeq);
+    for (const r of encoded.rows) this.addToMemtable(store, r.key, r.fragment, r.firstSeq, r.lastSeq);
     this.afterWrite(store);
-    const stalled = this.unflushedBytes() > 2 * this.config.totalMemtableBytes ? this.stall() : undefined;
+    const stalled = this.unflushedMemBytes > 2 * this.config.totalMemtableBytes ? this.stall() : undefined;
     return durable.then(
       () => {
         if (encoded.lastSeq > this.visibleSeq) this.visibleSeq = encoded.lastSeq;
@@ -302,7 +301,7 @@ export class DiskEngine implements StorageEngine {
 
   private afterWrite(store: DiskStore): void {
     if (store.mem.bytes >= this.config.memtableBytes) this.scheduleFlush(store);
-    if (this.memtableBytes() > this.config.totalMemtableBytes) {
+    if (this.activeMemBytes > this.config.totalMemtableBytes) {
       let largest: DiskStore | undefined;
       for (const s of this.stores.values()) if (largest === undefined || s.mem.bytes > largest.mem.bytes) largest = s;
       if (largest !== undefined && !largest.mem.empty) this.scheduleFlush(largest);
@@ -325,19 +324,26 @@ export class DiskEngine implements StorageEngine {
     }
   }
 
-  private memtableBytes(): number {
-    let n = 0;
-    for (const s of this.stores.values()) n += s.mem.bytes;
-    return n;
+  private addToMemtable(store: DiskStore, key: ByteString, fragment: Buffer, firstSeq: number, lastSeq: number): void {
+    const before = store.mem.bytes;
+    store.mem.add(key, fragment, firstSeq, lastSeq);
+    this.activeMemBytes += store.mem.bytes - before;
+    this.unflushedMemBytes += store.mem.bytes - before;
   }
 
-  private unflushedBytes(): number {
-    let n = 0;
-    for (const s of this.stores.values()) {
-      n += s.mem.bytes;
-      for (const m of s.imms) n += m.bytes;
-    }
-    return n;
+  /** Drops the oldest waiting memtable of a store once its flush is recorded. */
+  memtableFlushed(store: DiskStore): void {
+    const flushed = store.imms.shift();
+    if (flushed !== undefined) this.unflushedMemBytes -= flushed.bytes;
+  }
+
+  /** Forgets a store's memtables (the store is gone). */
+  private discardMemtables(store: DiskStore): void {
+    this.activeMemBytes -= store.mem.bytes;
+    this.unflushedMemBytes -= store.mem.bytes;
+    for (const m of store.imms) this.unflushedMemBytes -= m.bytes;
+    store.mem = new Memtable();
+    store.imms = [];
   }
 
   private walBytes(): number {
@@ -350,8 +356,9 @@ export class DiskEngine implements StorageEngine {
     return new Promise((resolve) => this.stallWaiters.push(resolve));
   }
 
-  private releaseStalls(): void {
-    if (this.unflushedBytes() <= 2 * this.config.totalMemtableBytes || this.failure !== undefined) {
+  /** Lets stalled writers go once flushes caught up, the engine failed or (`all`) it closes. */
+  private releaseStalls(all = false): void {
+    if (all || this.unflushedMemBytes <= 2 * this.config.totalMemtableBytes || this.failure !== undefined) {
       const w = this.stallWaiters;
       this.stallWaiters = [];
       for (const r of w) r();
@@ -375,11 +382,7 @@ export class DiskEngine implements StorageEngine {
     // Files entirely inside the range go at once.
     const inside = store.files.filter((f) => f.meta.smallest >= range.start && (range.end === undefined || f.meta.largest < range.end));
     if (inside.length > 0) edits.push({ op: 'removeFiles', id: store.id, numbers: inside.map((f) => f.meta.number) });
-    try {
-      await this.manifest.apply(edits);
-    } catch (e) {
-      throw this.fail(e);
-    }
+    await this.record(edits);
     if (seq > this.visibleSeq) this.visibleSeq = seq;
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
@@ -390,26 +393,27 @@ export class DiskEngine implements StorageEngine {
   async dropFamily(store: DiskStore, family: string): Promise<void> {
     this.checkWritable();
     const seq = this.nextDropSeq();
-    try {
-      await this.manifest.apply([
-        { op: 'familyDrop', id: store.id, family, seq },
-        { op: 'lastSeq', seq },
-      ]);
-    } catch (e) {
-      throw this.fail(e);
-    }
+    await this.record([
+      { op: 'familyDrop', id: store.id, family, seq },
+      { op: 'lastSeq', seq },
+    ]);
     if (seq > this.visibleSeq) this.visibleSeq = seq;
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
     this.scheduleCompaction(store);
   }
 
-  /** Removes files from a store's live list; they are deleted when no reader holds them. */
+  /**
+   * Removes files from a store's live list and lets go of the list's reference on each; they
+   * are deleted when no reader holds them. Files no longer listed (another caller retired them
+   * meanwhile: a range drop racing a compaction, a deleted store) are left alone.
+   */
   retireFiles(store: DiskStore, files: readonly TableFile[]): void {
     if (files.length === 0) return;
     const gone = new Set(files);
+    const retired = store.files.filter((f) => gone.has(f));
     store.files = store.files.filter((f) => !gone.has(f));
-    for (const f of files) {
+    for (const f of retired) {
       // A file shared after a split stays until the last store that lists it lets go.
       if (!this.listedElsewhere(f, store)) f.obsolete = true;
       f.unref();
@@ -446,7 +450,7 @@ export class DiskEngine implements StorageEngine {
         edits.push(...this.inheritEdits(child, [parent]));
       }
       if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
-      await this.manifest.apply(edits);
+      await this.record(edits);
       this.replaceStores([parent], children.map(([c]) => c));
     });
   }
@@ -467,7 +471,7 @@ export class DiskEngine implements StorageEngine {
       merged.files = [...new Set([...left.files, ...right.files])].sort((a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number);
       const edits: ManifestEdit[] = [{ op: 'deleteStore', id: leftId }, { op: 'deleteStore', id: rightId }, ...this.inheritEdits(merged, [left, right])];
       if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
-      await this.manifest.apply(edits);
+      await this.record(edits);
       this.replaceStores([left, right], [merged]);
     });
   }
@@ -501,11 +505,8 @@ export class DiskEngine implements StorageEngine {
       this.stores.delete(o.id);
       o.deleted = true;
       o.closed = true;
-      for (const f of o.files) {
-        if (!this.listedElsewhere(f, o)) f.obsolete = true;
-        f.unref();
-      }
-      o.files = [];
+      this.retireFiles(o, o.files);
+      this.discardMemtables(o);
     }
     for (const n of news) this.scheduleCompaction(n);
   }
@@ -534,6 +535,7 @@ export class DiskEngine implements StorageEngine {
   /** Moves the active memtable to the flush queue of its store. */
   private rotate(store: DiskStore): void {
     if (store.mem.empty || store.deleted) return;
+    this.activeMemBytes -= store.mem.bytes;
     store.imms.push(store.mem);
     store.mem = new Memtable();
   }
@@ -591,15 +593,12 @@ export class DiskEngine implements StorageEngine {
   /** Commit-log files whose every entry is in SSTables are deleted. */
   async dropObsoleteWals(): Promise<void> {
     let minUnflushed = Infinity;
-    for (const s of this.stores.values()) {
-      if (!s.mem.empty) minUnflushed = Math.min(minUnflushed, s.mem.minSeq);
-      for (const m of s.imms) if (!m.empty) minUnflushed = Math.min(minUnflushed, m.minSeq);
-    }
+    for (const s of this.stores.values()) minUnflushed = Math.min(minUnflushed, s.minUnflushedSeq());
     const obsolete = this.oldWals.filter((w) => w.maxSeq < minUnflushed);
     if (obsolete.length === 0) return;
     const remaining = this.oldWals.filter((w) => w.maxSeq >= minUnflushed);
     const firstLive = remaining.length > 0 ? remaining[0]!.number : this.walNumber;
-    await this.manifest.apply([
+    await this.record([
       { op: 'logNumber', number: firstLive },
       { op: 'lastSeq', seq: this.visibleSeq },
     ]);
@@ -607,9 +606,16 @@ export class DiskEngine implements StorageEngine {
     for (const w of obsolete) this.fs.remove(this.path(walName(w.number)));
   }
 
-  /** Records a flush or compaction result atomically. */
-  installEdits(edits: ManifestEdit[]): Promise<void> {
-    return this.manifest.apply(edits);
+  /**
+   * Records edits atomically in the manifest. A failure makes the engine refuse all later
+   * writes: the manifest can no longer be trusted to name what the commit log relies on.
+   */
+  async record(edits: readonly ManifestEdit[]): Promise<void> {
+    try {
+      await this.manifest.apply(edits);
+    } catch (e) {
+      throw this.fail(e);
+    }
   }
 
   newFileNumber(): number {
@@ -660,6 +666,8 @@ export class DiskEngine implements StorageEngine {
     } catch {
       // Already reported to the writers.
     }
+    // No flush will run any more: writes held back by a stall are durable, so they are acknowledged.
+    this.releaseStalls(true);
     this.wal.close();
     this.manifest.close();
     for (const s of this.stores.values()) {

@@ -47,6 +47,13 @@ export class DiskStore implements RowStore {
     return key >= this.lower && (this.upper === undefined || key < this.upper);
   }
 
+  /** The lowest sequence number in the store's memtables (Infinity when they are empty). */
+  minUnflushedSeq(): number {
+    let lowest = this.mem.empty ? Infinity : this.mem.minSeq;
+    for (const m of this.imms) if (!m.empty) lowest = Math.min(lowest, m.minSeq);
+    return lowest;
+  }
+
   /** The store's bounds as a range. */
   bounds(): KeyRange {
     return { start: this.lower, end: this.upper };
@@ -70,13 +77,12 @@ export class DiskStore implements RowStore {
     this.check();
     if (!this.owns(key)) return undefined;
     // A row written many times since the last flush: its cells are kept up to date incrementally.
-    const hot = this.mem.get(key);
-    if (hot !== undefined && hot.frags.length > 1 && this.drops.empty) {
-      const cells = hot.cellsAsOf(snapshot, () => this.readOlder(key, snapshot));
+    const fromMem = this.mem.get(key);
+    if (fromMem !== undefined && fromMem.frags.length > 1 && this.drops.empty) {
+      const cells = fromMem.cellsAsOf(snapshot, () => this.readOlder(key, snapshot));
       if (cells !== undefined) return cells.length > 0 ? { key, cells } : undefined;
     }
     const frags: { buf: Buffer; where: string }[] = [];
-    const fromMem = this.mem.get(key);
     if (fromMem !== undefined) for (const b of fromMem.frags) frags.push({ buf: b, where: 'memtable row' });
     for (const imm of this.imms) {
       const r = imm.get(key);
@@ -85,7 +91,7 @@ export class DiskStore implements RowStore {
     for (const f of this.files) {
       if (key < f.meta.smallest || key > f.meta.largest) continue;
       const v = this.guard(() => f.reader.get(key));
-      if (v !== undefined) frags.push({ buf: v, where: `sstable ${f.reader.path} row` });
+      if (v !== undefined) frags.push({ buf: v, where: f.where });
     }
     if (frags.length === 0) return undefined;
     const drops = this.snapshotDrops(snapshot);
@@ -110,7 +116,7 @@ export class DiskStore implements RowStore {
     for (const f of this.files) {
       if (key < f.meta.smallest || key > f.meta.largest) continue;
       const v = this.guard(() => f.reader.get(key));
-      if (v !== undefined) this.guard(() => decodeFragment(v, `sstable ${f.reader.path} row`, entries));
+      if (v !== undefined) this.guard(() => decodeFragment(v, f.where, entries));
     }
     return resolveEntries(key, entries, snapshot, NO_DROPS);
   }
@@ -193,11 +199,14 @@ export class DiskStore implements RowStore {
       memOffsets.push({ keys, before, total: n });
     }
     const sorted = [...candidates].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // Each file's bytes below the store's lower bound (shared files) are not the store's.
+    let below = 0;
+    if (this.lower !== '') for (const f of this.files) below += f.reader.approximateOffsetOf(this.lower);
     const out: KeySample[] = [];
     let last = 0;
     for (const key of sorted) {
-      let offset = 0;
-      for (const f of this.files) offset += f.reader.approximateOffsetOf(key) - (this.lower === '' ? 0 : f.reader.approximateOffsetOf(this.lower));
+      let offset = -below;
+      for (const f of this.files) offset += f.reader.approximateOffsetOf(key);
       for (const m of memOffsets) offset += offsetBefore(m.keys, m.before, m.total, key);
       if (offset - last >= bytesPerPiece) {
         out.push({ key, offsetBytes: offset });

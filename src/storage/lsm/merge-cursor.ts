@@ -16,6 +16,8 @@ import type { TableFile } from './table-file.js';
 interface RowSource {
   readonly valid: boolean;
   readonly key: ByteString;
+  /** Where the current row is, for DataLoss messages. */
+  readonly where: string;
   /** The current row's only fragment, when it has exactly one. */
   single(): Buffer | undefined;
   collect(out: Entry[]): void;
@@ -26,6 +28,7 @@ interface RowSource {
 class MemSource implements RowSource {
   valid = false;
   key = '';
+  readonly where = 'memtable row';
   private row: MemRow | undefined;
   private readonly step: () => MemRow | undefined;
 
@@ -79,12 +82,16 @@ class FileSource implements RowSource {
     return this.it.key;
   }
 
+  get where(): string {
+    return this.file.where;
+  }
+
   single(): Buffer {
     return this.it.value;
   }
 
   collect(out: Entry[]): void {
-    decodeFragment(this.it.value, `sstable ${this.file.reader.path} row`, out);
+    decodeFragment(this.it.value, this.file.where, out);
   }
 
   advance(): void {
@@ -147,7 +154,7 @@ export class MergeCursor implements RowCursor {
       }
       if (count === 1 && this.drops === NO_DROPS) {
         const frag = only!.single();
-        const fast = frag === undefined ? undefined : decodePutsOnly(frag, this.snapshotSeq, `row ${JSON.stringify(best)}`);
+        const fast = frag === undefined ? undefined : decodePutsOnly(frag, this.snapshotSeq, only!.where);
         if (fast !== undefined) {
           only!.advance();
           if (fast.length > 0) return { key: best, cells: fast };

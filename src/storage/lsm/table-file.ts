@@ -11,12 +11,16 @@ export class TableFile {
   private refs = 1;
   /** Set once the file left the live list for good: delete it when the last reference goes. */
   obsolete = false;
+  /** Where a row of this file is, for DataLoss messages about malformed rows. */
+  readonly where: string;
 
   constructor(
     readonly meta: FileMeta,
     readonly reader: SSTableReader,
     private readonly onUnreferenced: (file: TableFile) => void,
-  ) {}
+  ) {
+    this.where = `sstable ${reader.path} row`;
+  }
 
   ref(): this {
     this.refs++;
