@@ -106,7 +106,7 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
   if (store.deleted) return;
   edits.push({ op: 'lastSeq', seq: engine.visibleSeq });
   await engine.record(edits);
-  if (meta !== undefined) store.files.unshift(engine.openTableFile(meta));
+  if (meta !== undefined) store.files = [engine.openTableFile(meta), ...store.files];
   engine.memtableFlushed(store);
 }
 

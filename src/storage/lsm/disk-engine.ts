@@ -62,6 +62,12 @@ export interface DiskEngineOptions {
 const WAL_DIR = 'wal';
 const SST_DIR = 'sst';
 
+interface PendingPublish {
+  readonly seq: number;
+  done: boolean;
+  resolve: () => void;
+}
+
 function overlaps(meta: FileMeta, lower: ByteString, upper: ByteString | undefined): boolean {
   return meta.largest >= lower && (upper === undefined || meta.smallest < upper);
 }
@@ -105,6 +111,10 @@ export class DiskEngine implements StorageEngine {
   private failure: TabletopError | undefined;
   private closed = false;
   private stallWaiters: (() => void)[] = [];
+  /** Stores whose creation is being recorded in the manifest. */
+  private readonly opening = new Map<string, Promise<RowStore>>();
+  /** Sequence numbers durable or not yet, in order; see publishWhen. */
+  private readonly publishQueue: PendingPublish[] = [];
   /** Bytes in every store's active memtable, kept up to date so that no write walks all stores. */
   private activeMemBytes = 0;
   /** Bytes in every memtable not flushed yet (active and waiting), over all stores. */
@@ -152,7 +162,7 @@ export class DiskEngine implements StorageEngine {
           const shared = opened.get(meta.number);
           const file = shared === undefined ? this.openTableFile(meta) : shared.ref();
           opened.set(meta.number, file);
-          store.files.push(file);
+          store.files = [...store.files, file];
         } catch (e) {
           store.failure = e instanceof TabletopError && e.code === 'DataLoss' ? e : dataLoss(`store ${id}: cannot open ${sstName(meta.number)}: ${String(e)}`);
         }
@@ -234,6 +244,9 @@ export class DiskEngine implements StorageEngine {
 
   openStore(id: string): RowStore | Promise<RowStore> {
     this.checkOpen();
+    // A store being created is handed out only once the manifest has it.
+    const opening = this.opening.get(id);
+    if (opening !== undefined) return opening;
     const existing = this.stores.get(id);
     if (existing !== undefined) {
       existing.closed = false;
@@ -242,7 +255,11 @@ export class DiskEngine implements StorageEngine {
     const store = new DiskStore(id, this);
     this.stores.set(id, store);
     // The store must be in the manifest before any of its writes is acknowledged.
-    return this.record([{ op: 'addStore', id }]).then(() => store);
+    const created = this.record([{ op: 'addStore', id }])
+      .then(() => store)
+      .finally(() => this.opening.delete(id));
+    this.opening.set(id, created);
+    return created;
   }
 
   async deleteStore(id: string): Promise<void> {
@@ -285,18 +302,48 @@ export class DiskEngine implements StorageEngine {
     const encoded = encodeBatch(store.id, batch, this.seq + 1);
     this.seq = encoded.lastSeq;
     const durable = this.wal.appendRecord(frameInPlace(encoded.record));
+    const published = this.publishWhen(encoded.lastSeq, durable);
     for (const r of encoded.rows) this.addToMemtable(store, r.key, r.fragment, r.firstSeq, r.lastSeq);
     this.afterWrite(store);
     const stalled = this.unflushedMemBytes > 2 * this.config.totalMemtableBytes ? this.stall() : undefined;
-    return durable.then(
-      () => {
-        if (encoded.lastSeq > this.visibleSeq) this.visibleSeq = encoded.lastSeq;
-        return stalled;
-      },
+    return published.then(
+      () => stalled,
       (e: unknown) => {
         throw this.fail(e);
       },
     );
+  }
+
+  /**
+   * Publishes sequence numbers to readers in order: `seq` becomes visible
+   * once `durable` resolves AND every lower sequence number is visible (a
+   * batch synced in a newer commit-log file, or a drop recorded in the
+   * manifest, waits for earlier batches). Resolves when `seq` is visible, so
+   * an acknowledged write is always readable by its writer.
+   */
+  private publishWhen(seq: number, durable: Promise<void>): Promise<void> {
+    const entry: PendingPublish = { seq, done: false, resolve: () => undefined };
+    const visible = new Promise<void>((resolve) => {
+      entry.resolve = resolve;
+    });
+    this.publishQueue.push(entry);
+    return durable.then(() => {
+      entry.done = true;
+      this.publishReady();
+      return visible;
+    });
+  }
+
+  private publishReady(): void {
+    const q = this.publishQueue;
+    let n = 0;
+    while (n < q.length && q[n]!.done) {
+      const e = q[n]!;
+      if (e.seq > this.visibleSeq) this.visibleSeq = e.seq;
+      e.resolve();
+      n++;
+    }
+    if (n > 0) q.splice(0, n);
   }
 
   private afterWrite(store: DiskStore): void {
@@ -382,8 +429,7 @@ export class DiskEngine implements StorageEngine {
     // Files entirely inside the range go at once.
     const inside = store.files.filter((f) => f.meta.smallest >= range.start && (range.end === undefined || f.meta.largest < range.end));
     if (inside.length > 0) edits.push({ op: 'removeFiles', id: store.id, numbers: inside.map((f) => f.meta.number) });
-    await this.record(edits);
-    if (seq > this.visibleSeq) this.visibleSeq = seq;
+    await this.publishWhen(seq, this.record(edits));
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
     this.retireFiles(store, inside);
@@ -393,11 +439,13 @@ export class DiskEngine implements StorageEngine {
   async dropFamily(store: DiskStore, family: string): Promise<void> {
     this.checkWritable();
     const seq = this.nextDropSeq();
-    await this.record([
-      { op: 'familyDrop', id: store.id, family, seq },
-      { op: 'lastSeq', seq },
-    ]);
-    if (seq > this.visibleSeq) this.visibleSeq = seq;
+    await this.publishWhen(
+      seq,
+      this.record([
+        { op: 'familyDrop', id: store.id, family, seq },
+        { op: 'lastSeq', seq },
+      ]),
+    );
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
     this.scheduleCompaction(store);

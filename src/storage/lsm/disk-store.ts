@@ -21,7 +21,19 @@ export class DiskStore implements RowStore {
   mem = new Memtable();
   /** Memtables waiting to be flushed, oldest first. */
   imms: Memtable[] = [];
-  files: TableFile[] = [];
+  private fileList: TableFile[] = [];
+  /** Bytes and rows of the store's share of its files, computed once per file list. */
+  private fileStats: StoreStats | undefined;
+
+  /** Live SSTables, newest first. Replaced (never changed in place) when they change. */
+  get files(): TableFile[] {
+    return this.fileList;
+  }
+
+  set files(files: TableFile[]) {
+    this.fileList = files;
+    this.fileStats = undefined;
+  }
   readonly drops = new DropSet({}, []);
   /** Set when one of the store's files is corrupt: every operation fails with it. */
   failure: TabletopError | undefined;
@@ -158,12 +170,17 @@ export class DiskStore implements RowStore {
       bytes += m.bytes;
       rows += m.size;
     }
-    for (const f of this.files) {
-      const share = this.shareOf(f);
-      bytes += Math.round(f.meta.size * share);
-      rows += Math.round(f.meta.entries * share);
+    if (this.fileStats === undefined) {
+      let fb = 0;
+      let fr = 0;
+      for (const f of this.fileList) {
+        const share = this.shareOf(f);
+        fb += Math.round(f.meta.size * share);
+        fr += Math.round(f.meta.entries * share);
+      }
+      this.fileStats = { bytes: fb, rows: fr };
     }
-    return { bytes, rows };
+    return { bytes: bytes + this.fileStats.bytes, rows: rows + this.fileStats.rows };
   }
 
   /** The fraction of a file's bytes that lie within the store's bounds (1 for files it does not share). */
