@@ -89,9 +89,12 @@ export class DiskStore implements RowStore {
     this.check();
     if (!this.owns(key)) return undefined;
     // A row written many times since the last flush: its cells are kept up to date incrementally.
+    // The cache sits on top of everything older sources hold, so it serves only readers that see
+    // all of it (older sources may hold writes applied but not yet published when the memtable
+    // rotated).
     const fromMem = this.mem.get(key);
-    if (fromMem !== undefined && fromMem.frags.length > 1 && this.drops.empty) {
-      const cells = fromMem.cellsAsOf(snapshot, () => this.readOlder(key, snapshot));
+    if (fromMem !== undefined && fromMem.frags.length > 1 && this.drops.empty && snapshot >= this.olderMaxSeq()) {
+      const cells = fromMem.cellsAsOf(snapshot, () => this.readOlder(key));
       if (cells !== undefined) return cells.length > 0 ? { key, cells } : undefined;
     }
     const frags: { buf: Buffer; where: string }[] = [];
@@ -119,7 +122,15 @@ export class DiskStore implements RowStore {
   }
 
   /** The row's cells in the flushed sources (memtables being flushed, SSTables), ignoring the active memtable. */
-  private readOlder(key: ByteString, snapshot: number): readonly Cell[] {
+  /** The highest sequence number in the memtables being flushed and the SSTables. */
+  private olderMaxSeq(): number {
+    let seq = 0;
+    for (const m of this.imms) if (m.maxSeq > seq) seq = m.maxSeq;
+    for (const f of this.files) if (f.meta.maxSeq > seq) seq = f.meta.maxSeq;
+    return seq;
+  }
+
+  private readOlder(key: ByteString): readonly Cell[] {
     const entries: Entry[] = [];
     for (const imm of this.imms) {
       const r = imm.get(key);
@@ -130,7 +141,7 @@ export class DiskStore implements RowStore {
       const v = this.guard(() => f.reader.get(key));
       if (v !== undefined) this.guard(() => decodeFragment(v, f.where, entries));
     }
-    return resolveEntries(key, entries, snapshot, NO_DROPS);
+    return resolveEntries(key, entries, Number.MAX_SAFE_INTEGER, NO_DROPS);
   }
 
   scan(options: ScanOptions): RowCursor {
