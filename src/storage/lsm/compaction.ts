@@ -19,9 +19,10 @@ import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';
 import type { FileMeta, ManifestEdit } from '../manifest/manifest-state.js';
 import { createSSTableWriter, type SSTableIterator, type SSTableWriter } from '../sstable/index.js';
-import { compactEntries, decodeFragment, encodeEntries, type Entry } from './fragment.js';
+import { compactEntries, decodeFragment, encodeEntries, type Entry, fragmentHasOnlyPuts } from './fragment.js';
 import { sstName, type DiskEngine } from './disk-engine.js';
 import type { DiskStore } from './disk-store.js';
+import { collectEntries, onlyFragment } from './memtable.js';
 import type { TableFile } from './table-file.js';
 import { ByteWriter } from './varint.js';
 
@@ -83,13 +84,15 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
     const w = new ByteWriter(1024);
     const written = await writeTable(engine, imm, async (writer) => {
-      for (const row of imm.view().entries()) {
-        const key = row.key;
+      const entries: Entry[] = [];
+      for (const c = imm.view().all(); c.next(); ) {
+        const key = c.key;
         if (store.deleted) throw new Abandoned();
-        let value: Buffer;
-        if (row.frags.length === 1) value = row.frags[0]!;
-        else {
-          const merged = compactEntries(key, row.entries(), store.drops, false);
+        let value = onlyFragment(c.value!);
+        if (value === undefined) {
+          entries.length = 0;
+          collectEntries(c.value!, entries);
+          const merged = compactEntries(key, entries, store.drops, false);
           if (merged.length === 0) continue;
           w.pos = 0;
           encodeEntries(w, merged);
@@ -160,26 +163,39 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
         let key: ByteString | undefined;
         for (const it of iters) if (it.valid && (key === undefined || it.key < key)) key = it.key;
         if (key === undefined) break;
-        let single: Buffer | undefined;
+        let only = -1;
         let count = 0;
+        for (let i = 0; i < iters.length; i++) {
+          const it = iters[i]!;
+          if (it.valid && it.key === key) {
+            only = i;
+            count++;
+          }
+        }
+        // A row held by one input passes through as it is, unless a major compaction has
+        // tombstones, drops or GC rules to apply to it.
+        if (count === 1 && dropsSeq === 0) {
+          const it = iters[only]!;
+          const value = it.value;
+          if (!major || (gc === undefined && fragmentHasOnlyPuts(value, inputs[only]!.where))) {
+            writer.add(key, value);
+            it.next();
+            await slicer.maybeYield();
+            continue;
+          }
+        }
         entries.length = 0;
         for (let i = 0; i < iters.length; i++) {
           const it = iters[i]!;
           if (!it.valid || it.key !== key) continue;
-          count++;
-          single = it.value;
           decodeFragment(it.value, inputs[i]!.where, entries);
           it.next();
         }
-        if (count === 1 && !major && dropsSeq === 0) {
-          writer.add(key, single!);
-        } else {
-          const merged = compactEntries(key, entries, store.drops, major, gc);
-          if (merged.length > 0) {
-            w.pos = 0;
-            encodeEntries(w, merged);
-            writer.add(key, w.view());
-          }
+        const merged = compactEntries(key, entries, store.drops, major, gc);
+        if (merged.length > 0) {
+          w.pos = 0;
+          encodeEntries(w, merged);
+          writer.add(key, w.view());
         }
         await slicer.maybeYield();
       }

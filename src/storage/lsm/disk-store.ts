@@ -6,7 +6,7 @@ import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, 
 import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
 import type { DiskEngine } from './disk-engine.js';
 import { MergeCursor } from './merge-cursor.js';
-import { FRAGMENT_OVERHEAD, Memtable, ROW_OVERHEAD } from './memtable.js';
+import { collectEntries, FRAGMENT_OVERHEAD, fragmentsOf, Memtable, MemRow, ROW_OVERHEAD } from './memtable.js';
 import { DropSet } from './store-drops.js';
 import { lowerBound } from './sorted-keys.js';
 import type { TableFile } from './table-file.js';
@@ -93,15 +93,15 @@ export class DiskStore implements RowStore {
     // all of it (older sources may hold writes applied but not yet published when the memtable
     // rotated).
     const fromMem = this.mem.get(key);
-    if (fromMem !== undefined && fromMem.frags.length > 1 && this.drops.empty && snapshot >= this.olderMaxSeq()) {
+    if (fromMem instanceof MemRow && fromMem.frags.length > 1 && this.drops.empty && snapshot >= this.olderMaxSeq()) {
       const cells = fromMem.cellsAsOf(snapshot, () => this.readOlder(key));
       if (cells !== undefined) return cells.length > 0 ? { key, cells } : undefined;
     }
     const frags: { buf: Buffer; where: string }[] = [];
-    if (fromMem !== undefined) for (const b of fromMem.frags) frags.push({ buf: b, where: 'memtable row' });
+    if (fromMem !== undefined) for (const b of fragmentsOf(fromMem)) frags.push({ buf: b, where: 'memtable row' });
     for (const imm of this.imms) {
       const r = imm.get(key);
-      if (r !== undefined) for (const b of r.frags) frags.push({ buf: b, where: 'memtable row' });
+      if (r !== undefined) for (const b of fragmentsOf(r)) frags.push({ buf: b, where: 'memtable row' });
     }
     for (const f of this.files) {
       if (key < f.meta.smallest || key > f.meta.largest) continue;
@@ -134,7 +134,7 @@ export class DiskStore implements RowStore {
     const entries: Entry[] = [];
     for (const imm of this.imms) {
       const r = imm.get(key);
-      if (r !== undefined) entries.push(...r.entries());
+      if (r !== undefined) collectEntries(r, entries);
     }
     for (const f of this.files) {
       if (key < f.meta.smallest || key > f.meta.largest) continue;
@@ -216,13 +216,19 @@ export class DiskStore implements RowStore {
       const keys: ByteString[] = [];
       const before: number[] = [];
       let n = 0;
-      for (const row of m.view().entries()) {
-        const key = row.key;
+      // Offsets of every row, but only a row per `step` bytes as a candidate: exact enough, and
+      // a memtable of many small rows costs one pass rather than a lookup per row.
+      let lastCandidate = -step;
+      for (const c = m.view().all(); c.next(); ) {
+        const key = c.key;
         keys.push(key);
         before.push(n);
-        candidates.add(key);
+        if (n - lastCandidate >= step) {
+          candidates.add(key);
+          lastCandidate = n;
+        }
         n += ROW_OVERHEAD + key.length;
-        for (const f of row.frags) n += FRAGMENT_OVERHEAD + f.byteLength;
+        for (const f of fragmentsOf(c.value!)) n += FRAGMENT_OVERHEAD + f.byteLength;
       }
       memOffsets.push({ keys, before, total: n });
     }

@@ -156,6 +156,27 @@ export function decodeFragment(buf: Buffer, where: string, out: Entry[] = []): E
 }
 
 /**
+ * Whether a fragment holds puts only (no tombstones), checked without
+ * decoding its strings or values. Such a fragment, the only one of its row
+ * in a major compaction with no drops and no GC rules, is kept as it is.
+ */
+export function fragmentHasOnlyPuts(buf: Buffer, where: string): boolean {
+  const r = new ByteReader(buf, 0, buf.length, (what) => dataLoss(`${where}: malformed row fragment (${what})`));
+  r.varint();
+  const count = r.varint();
+  for (let i = 0; i < count; i++) {
+    if (r.u8() !== TAG_PUT) return false;
+    r.varint();
+    r.skip();
+    r.skip();
+    r.varint();
+    r.skip();
+  }
+  if (!r.done) throw dataLoss(`${where}: malformed row fragment (trailing bytes)`);
+  return true;
+}
+
+/**
  * Fast path for the common row: one fragment of puts only, in storage order,
  * no two at one coordinate, none above the snapshot. Decodes straight into
  * cells; returns undefined when the fragment is anything else (the caller

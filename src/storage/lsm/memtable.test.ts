@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Cell } from '../../model/cell.js';
 import type { StoreOp } from '../store.js';
 import { decodeFragment, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
-import { Memtable } from './memtable.js';
+import { Memtable, MemRow } from './memtable.js';
 import { encodeBatch } from './wal-batch.js';
 
 const op: fc.Arbitrary<StoreOp> = fc.oneof(
@@ -30,7 +30,8 @@ describe('MemRow.cellsAsOf', () => {
           seq = e.lastSeq + 1;
           snapshots.push(e.lastSeq);
         }
-        const row = mem.get('k')!;
+        const row = mem.get('k');
+        if (!(row instanceof MemRow)) throw new Error('a row written twice is a MemRow');
         // Ask at an increasing series of snapshots, like reads over time.
         const start = cut % snapshots.length;
         for (const s of snapshots.slice(start)) {

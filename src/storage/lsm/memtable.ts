@@ -59,26 +59,82 @@ export class MemRow {
   }
 }
 
+/**
+ * What the memtable holds for a row: its only fragment as it is (most rows
+ * are written once between flushes, and a bare buffer costs a fraction of
+ * the objects and collector work of a MemRow), or a MemRow once the row has
+ * been written again.
+ */
+export type MemValue = Buffer | MemRow;
+
+/** The row's fragments, oldest first. */
+export function fragmentsOf(v: MemValue): readonly Buffer[] {
+  return v instanceof MemRow ? v.frags : [v];
+}
+
+/** The row's fragment when it has exactly one. */
+export function onlyFragment(v: MemValue): Buffer | undefined {
+  if (!(v instanceof MemRow)) return v;
+  return v.frags.length === 1 ? v.frags[0] : undefined;
+}
+
+/** Appends the row's decoded entries to `out`. */
+export function collectEntries(v: MemValue, out: Entry[]): void {
+  if (v instanceof MemRow) for (const e of v.entries()) out.push(e);
+  else decodeFragment(v, 'memtable row', out);
+}
+
+/** The highest sequence number in a fragment. */
+function lastSeqOf(fragment: Buffer): number {
+  let seq = 0;
+  for (const e of decodeFragment(fragment, 'memtable row')) if (e.seq > seq) seq = e.seq;
+  return seq;
+}
+
+/** Walks a memtable view in key order (or reverse) within [start, end). */
+export class MemCursor {
+  key: ByteString = '';
+  value: MemValue | undefined;
+  private readonly it: KeySnapshotIterator;
+
+  constructor(
+    keys: KeySnapshot,
+    private readonly rows: ReadonlyMap<ByteString, MemValue>,
+    start: ByteString,
+    end: ByteString | undefined,
+    reverse: boolean,
+  ) {
+    this.it = new KeySnapshotIterator(keys, start, end, reverse);
+  }
+
+  /** Moves to the next row; false at the end (then `value` is undefined). */
+  next(): boolean {
+    const key = this.it.next();
+    if (key === undefined) {
+      this.value = undefined;
+      return false;
+    }
+    this.key = key;
+    this.value = this.rows.get(key);
+    return true;
+  }
+}
+
 /** A frozen view of a memtable's rows for one scan or flush. */
 export class MemView {
   constructor(
     private readonly keys: KeySnapshot,
-    private readonly rows: ReadonlyMap<ByteString, MemRow>,
+    private readonly rows: ReadonlyMap<ByteString, MemValue>,
   ) {}
 
-  /** Rows with keys in [start, end) in order (reverse: descending). */
-  iterate(start: ByteString, end: ByteString | undefined, reverse: boolean): () => MemRow | undefined {
-    const it = new KeySnapshotIterator(this.keys, start, end, reverse);
-    return () => {
-      const key = it.next();
-      return key === undefined ? undefined : this.rows.get(key);
-    };
+  /** A cursor over the rows with keys in [start, end), before its first row. */
+  cursor(start: ByteString, end: ByteString | undefined, reverse: boolean): MemCursor {
+    return new MemCursor(this.keys, this.rows, start, end, reverse);
   }
 
   /** Every row in key order. */
-  *entries(): IterableIterator<MemRow> {
-    const next = this.iterate('', undefined, false);
-    for (let row = next(); row !== undefined; row = next()) yield row;
+  all(): MemCursor {
+    return this.cursor('', undefined, false);
   }
 }
 
@@ -86,10 +142,11 @@ export class MemView {
  * A memtable: the fragments written to each row since the last flush. Point
  * lookups go through a Map; order comes from an insert-only sorted key set
  * (sorted-keys.ts), so a write costs a hash insert and, for a new row, a short
- * binary-search insert. Rows are only ever added, never removed.
+ * binary-search insert. Rows are only ever added, never removed. Fragments
+ * are views of the commit-log records they were written in (no copies).
  */
 export class Memtable {
-  private readonly rows = new Map<ByteString, MemRow>();
+  private readonly rows = new Map<ByteString, MemValue>();
   private readonly keys = new SortedKeys();
   /** Approximate memory held: fragment bytes plus per-row overhead. */
   bytes = 0;
@@ -107,21 +164,26 @@ export class Memtable {
 
   /** Adds a row fragment whose entries have sequence numbers in [firstSeq, lastSeq]. */
   add(key: ByteString, fragment: Buffer, firstSeq: number, lastSeq: number): void {
-    let row = this.rows.get(key);
-    if (row === undefined) {
-      row = new MemRow(key);
-      this.rows.set(key, row);
+    const prev = this.rows.get(key);
+    if (prev === undefined) {
+      this.rows.set(key, fragment);
       this.keys.insert(key);
       this.bytes += ROW_OVERHEAD + key.length;
+    } else if (prev instanceof MemRow) {
+      prev.frags.push(fragment);
+      prev.lastSeqs.push(lastSeq);
+    } else {
+      const row = new MemRow(key);
+      row.frags.push(prev, fragment);
+      row.lastSeqs.push(lastSeqOf(prev), lastSeq);
+      this.rows.set(key, row);
     }
-    row.frags.push(fragment);
-    row.lastSeqs.push(lastSeq);
     this.bytes += FRAGMENT_OVERHEAD + fragment.byteLength;
     if (this.minSeq === 0 || firstSeq < this.minSeq) this.minSeq = firstSeq;
     if (lastSeq > this.maxSeq) this.maxSeq = lastSeq;
   }
 
-  get(key: ByteString): MemRow | undefined {
+  get(key: ByteString): MemValue | undefined {
     return this.rows.get(key);
   }
 

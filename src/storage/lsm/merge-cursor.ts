@@ -4,7 +4,7 @@ import type { KeyRange } from '../../model/key-range.js';
 import type { SSTableIterator } from '../sstable/index.js';
 import type { RowCursor } from '../store.js';
 import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
-import type { MemRow, MemView } from './memtable.js';
+import { collectEntries, type MemCursor, type MemView, onlyFragment } from './memtable.js';
 import type { TableFile } from './table-file.js';
 
 /**
@@ -29,33 +29,28 @@ class MemSource implements RowSource {
   valid = false;
   key = '';
   readonly where = 'memtable row';
-  private row: MemRow | undefined;
-  private readonly step: () => MemRow | undefined;
+  private readonly cursor: MemCursor;
 
   constructor(view: MemView, range: KeyRange, reverse: boolean) {
-    this.step = view.iterate(range.start, range.end, reverse);
+    this.cursor = view.cursor(range.start, range.end, reverse);
     this.advance();
   }
 
   single(): Buffer | undefined {
-    const f = this.row!.frags;
-    return f.length === 1 ? f[0] : undefined;
+    return onlyFragment(this.cursor.value!);
   }
 
   collect(out: Entry[]): void {
-    for (const e of this.row!.entries()) out.push(e);
+    collectEntries(this.cursor.value!, out);
   }
 
   advance(): void {
-    const row = this.step();
-    this.row = row;
-    this.valid = row !== undefined;
-    if (row !== undefined) this.key = row.key;
+    this.valid = this.cursor.next();
+    if (this.valid) this.key = this.cursor.key;
   }
 
   close(): void {
     this.valid = false;
-    this.row = undefined;
   }
 }
 

@@ -48,6 +48,13 @@ export class ByteReader {
     return out;
   }
 
+  /** Skips a length-prefixed byte range. */
+  skip(): void {
+    const n = this.varint();
+    if (n > this.end - this.pos) throw this.onError(`length ${n} overruns the data`);
+    this.pos += n;
+  }
+
   /** A length-prefixed byte string (Latin-1). */
   str(): string {
     const n = this.varint();
