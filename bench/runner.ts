@@ -105,6 +105,9 @@ export class Runner {
         let live: Live | undefined;
         try {
           live = await this.start(kind);
+          if (w.warmUp !== undefined && this.options.settings.warmupSeconds > 0) {
+            await w.warmUp(this.context(w, live, runId(index, run), this.options.settings.warmupSeconds, `${label} warm-up`));
+          }
           const rssBefore = rssBytes(live.target.process.pid);
           const m = await this.runOnce(w, live, runId(index, run), this.options.settings.seconds, label);
           this.record(w, kind, run, { ...m, rssBeforeBytes: rssBefore }, label);
@@ -147,7 +150,11 @@ export class Runner {
     }
   }
 
-  private async runOnce(w: Workload, live: Live, id: number, seconds: number, label: string): Promise<Measured> {
+  private runOnce(w: Workload, live: Live, id: number, seconds: number, label: string): Promise<Measured> {
+    return w.run(this.context(w, live, id, seconds, label));
+  }
+
+  private context(w: Workload, live: Live, id: number, seconds: number, label: string): RunContext {
     const total = w.freshServer ? this.options.settings.rows : undefined;
     const task = this.progress.task(label, w.unitName, total);
     const pid = live.target.process.pid;
@@ -179,7 +186,7 @@ export class Runner {
         };
       },
     };
-    return w.run(ctx);
+    return ctx;
   }
 
   private record(w: Workload, kind: TargetKind, run: number, result: RunResult, label: string): void {

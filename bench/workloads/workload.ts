@@ -106,6 +106,12 @@ export interface Workload {
   readonly reference?: Reference;
   /** Exactly what one run does, with its parameters, for the report. */
   describe(settings: Settings): string;
+  /**
+   * Fresh-server workloads: unmeasured work on the new server before the run
+   * (when warm-ups are on), so that a JIT-compiled server is not charged its
+   * compilation as per-row cost.
+   */
+  warmUp?(ctx: RunContext): Promise<void>;
   run(ctx: RunContext): Promise<Measured>;
 }
 

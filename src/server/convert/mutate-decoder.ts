@@ -7,7 +7,6 @@ import {
   WIRE_LEN,
   WIRE_VARINT,
   WireError,
-  copyOut,
   createReader,
   latin1,
   readInt64BigInt,
@@ -43,7 +42,7 @@ import {
  * (the handler rejects the request with InvalidArgument), and a semantically
  * invalid mutation (no kind set, int64 out of range, wrong Value kind) becomes
  * the error of its entry only. Keys and qualifiers are Latin-1 byte strings;
- * values are copied out of the request buffer.
+ * values are views of the request buffer.
  */
 
 export interface DecodedEntry {
@@ -266,7 +265,7 @@ function decodeSetCell(r: Reader, end: number): Mutation {
         timestamp = checkedInt64(r, 'SetCell.timestamp_micros');
         break;
       case (4 << 3) | WIRE_LEN:
-        value = readBytesCopy(r);
+        value = readBytesView(r);
         break;
       default:
         skipField(r, k);
@@ -363,7 +362,7 @@ function decodeValue(r: Reader, end: number): WireValue {
     const field = k >>> 3;
     const wt = k & 7;
     if ((field === 8 || field === 2) && wt === WIRE_LEN) {
-      v = { kind: 'bytes', bytes: readBytesCopy(r) };
+      v = { kind: 'bytes', bytes: readBytesView(r) };
     } else if (field === 9 && wt === WIRE_VARINT) {
       v = { kind: 'timestamp', micros: checkedInt64(r, 'Value.raw_timestamp_micros') };
     } else if (field === 6 && wt === WIRE_VARINT) {
@@ -398,10 +397,15 @@ function readBytesLatin1(r: Reader): ByteString {
   return s;
 }
 
-/** A bytes field copied out of the request buffer (values outlive the request). */
-function readBytesCopy(r: Reader): Uint8Array {
+/**
+ * A bytes field as a view of the request buffer, not a copy: the write path
+ * copies values into the commit log at once, and the in-memory store copies
+ * a value that would pin a large buffer (memory-store.ts). Copying every
+ * value here cost an allocation per cell and made the collector run more.
+ */
+function readBytesView(r: Reader): Uint8Array {
   const end = readLengthEnd(r);
-  const b = copyOut(r.buf, r.pos, end);
+  const b = r.buf.subarray(r.pos, end);
   r.pos = end;
   return b;
 }

@@ -136,17 +136,6 @@ export function utf8(buf: Uint8Array, start: number, end: number): string {
   return Buffer.from(buf.buffer, buf.byteOffset + start, n).toString('utf8');
 }
 
-const EMPTY = Buffer.alloc(0);
-
-/** A copy of buf[start, end): decoded values never pin the request buffer in memory. */
-export function copyOut(buf: Uint8Array, start: number, end: number): Uint8Array {
-  const n = end - start;
-  if (n === 0) return EMPTY;
-  const out = Buffer.allocUnsafe(n);
-  out.set(buf.subarray(start, end));
-  return out;
-}
-
 // ---- encoding ----
 
 /** Bytes a uint32 / non-negative safe integer takes as a varint. */

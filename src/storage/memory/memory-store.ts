@@ -248,7 +248,7 @@ function pinsBuffer(op: StoreOp): boolean {
 }
 
 function ownValue(op: StoreOp): StoreOp {
-  return op.kind === 'put' && pinsBuffer(op) ? { ...op, value: new Uint8Array(op.value) } : op;
+  return op.kind === 'put' && pinsBuffer(op) ? { ...op, value: Buffer.from(op.value) } : op;
 }
 
 /** The row's cells after asking `gc` about each column; the same array when nothing is collected. */
