@@ -1,5 +1,5 @@
 import { loadgenPointReads, loadgenScans, loadgenWrites } from './loadgen/workloads.js';
-import { bulkLoad } from './workloads/bulk-load.js';
+import { bulkLoad, largeLoad } from './workloads/bulk-load.js';
 import { pointReads } from './workloads/point-reads.js';
 import { hotRowIncrements } from './workloads/rmw-hot-row.js';
 import { fullScan, prefixScan, rangeScan } from './workloads/scans.js';
@@ -10,6 +10,7 @@ import { singleRowWrites } from './workloads/writes.js';
 export const WORKLOADS: readonly Workload[] = [
   bulkLoad('load-100b', 100),
   bulkLoad('load-1k', 1024),
+  largeLoad(),
   pointReads('point-read-c1', 1),
   pointReads('point-read-c32', 32),
   fullScan(),

@@ -9,6 +9,7 @@ import { isoDate } from './report/format.js';
 import { machineFacts } from './report/machine.js';
 import { markdownReport } from './report/markdown.js';
 import { resultPanels, svgChart } from './report/svg-chart.js';
+import { rssChart, rssSeries } from './report/rss-chart.js';
 import { resultFiles, writeLatest } from './results-files.js';
 import { Runner } from './runner.js';
 import { cleanUpAll, killAllNow, sweepStaleTempDirs } from './servers/cleanup.js';
@@ -55,7 +56,16 @@ async function main(argv: readonly string[]): Promise<number> {
   const date = isoDate(results.startedAt);
   const files = resultFiles(RESULTS_DIR, date, options.label);
   const title = `tabletop vs Google's Bigtable emulator: ${options.label}, ${date}`;
-  const report = markdownReport({ title, command, options, results, machine: machineFacts(REPO_ROOT), chartFile: path.basename(files.svg) });
+  // One RSS chart per workload that recorded RSS as its data grew (the large load), beside the report.
+  const rssCharts: Record<string, string> = {};
+  for (const w of options.workloads) {
+    const series = rssSeries(w, options.targets, results.records);
+    if (w.rssChart !== true || series.length === 0) continue;
+    const file = `${files.base}-${w.name}-rss.svg`;
+    writeFileSync(path.join(files.dir, file), rssChart(`Server RSS while loading: ${w.name}, ${date}`, series));
+    rssCharts[w.name] = file;
+  }
+  const report = markdownReport({ title, command, options, results, machine: machineFacts(REPO_ROOT), chartFile: path.basename(files.svg), rssCharts });
   writeFileSync(files.markdown, report);
   writeFileSync(files.svg, svgChart(title, options.targets, resultPanels(options.workloads, options.targets, results.records)));
   const summary = sectionOf(report, '## Summary');

@@ -22,6 +22,7 @@ Options:
   --runs N                measured runs per workload and target, alternating targets (default 3; quick 1)
   --seconds S             length of one timed run (default 5; quick 1)
   --warmup S              unrecorded warm-up run per workload and target (default 1; quick 0.3; 0: none)
+  --large-gib G           GiB of 1 KiB rows in the large bulk load (load-large: RSS as data outgrows memory; default 2; quick 0.1)
   --only A,B              workloads or groups to run (see below)
   --targets A,B           tabletop, emulator or both (default tabletop,emulator)
   --tabletop-mode M       durable (default: fsynced writes in a temporary --data-dir) or memory
@@ -60,6 +61,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
       runs: { type: 'string' },
       seconds: { type: 'string' },
       warmup: { type: 'string' },
+      'large-gib': { type: 'string' },
       only: { type: 'string' },
       targets: { type: 'string' },
       'tabletop-mode': { type: 'string' },
@@ -82,6 +84,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
     runs: integer(values.runs, '--runs', quick ? 1 : 3, 1, 1000),
     seconds: decimal(values.seconds, '--seconds', quick ? 1 : 5, 0.1, 3600),
     warmupSeconds: decimal(values.warmup, '--warmup', quick ? 0.3 : 1, 0, 3600),
+    largeLoadGiB: decimal(values['large-gib'], '--large-gib', quick ? 0.1 : 2, 0.01, 64),
     loadBatchRows: 1000,
     loadInFlight: 4,
     loadgenProcesses: integer(values['loadgen-procs'], '--loadgen-procs', Math.max(1, os.availableParallelism() - 1), 1, 64),

@@ -98,7 +98,7 @@ export class Runner {
   }
 
   private async runFresh(w: Workload, index: number): Promise<void> {
-    const { runs } = this.options.settings;
+    const runs = Math.min(this.options.settings.runs, w.maxRuns ?? Infinity);
     for (let run = 1; run <= runs; run++) {
       for (const kind of this.options.targets) {
         const label = `  ${kind} run ${run}/${runs}`;
@@ -155,7 +155,7 @@ export class Runner {
   }
 
   private context(w: Workload, live: Live, id: number, seconds: number, label: string): RunContext {
-    const total = w.freshServer ? this.options.settings.rows : undefined;
+    const total = w.freshServer ? (w.total?.(this.options.settings) ?? this.options.settings.rows) : undefined;
     const task = this.progress.task(label, w.unitName, total);
     const pid = live.target.process.pid;
     const ctx: RunContext = {

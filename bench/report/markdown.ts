@@ -7,6 +7,7 @@ import type { Workload } from '../workloads/workload.js';
 import { figureSpread, figures } from './figures.js';
 import type { Figure } from './figures.js';
 import { cell, num, ratioText } from './format.js';
+import { rssSeries, rssTable } from './rss-chart.js';
 import type { MachineFacts } from './machine.js';
 
 /** The Markdown report of one benchmark session. */
@@ -18,6 +19,8 @@ export interface ReportInput {
   readonly results: SessionResults;
   readonly machine: MachineFacts;
   readonly chartFile: string;
+  /** RSS-while-loading charts by workload name (file names beside the report). */
+  readonly rssCharts: Readonly<Record<string, string>>;
 }
 
 export function markdownReport(input: ReportInput): string {
@@ -38,7 +41,7 @@ export function markdownReport(input: ReportInput): string {
   const lg = options.workloads.filter((w) => w.reference !== undefined);
   if (lg.length > 0) out.push(...loadgenSection(lg, options.targets, results.records), '');
   out.push('## Details', '');
-  for (const w of options.workloads) out.push(...workloadSection(w, options, results.records), '');
+  for (const w of options.workloads) out.push(...workloadSection(w, options, results.records, input.rssCharts), '');
   out.push(...setupSection(input), '');
   out.push(...methodSection(input.machine.cores));
   return out.join('\n') + '\n';
@@ -102,7 +105,7 @@ function runsOf(records: readonly RunRecord[], w: Workload, kind: TargetKind): N
   return out;
 }
 
-function workloadSection(w: Workload, options: Options, records: readonly RunRecord[]): string[] {
+function workloadSection(w: Workload, options: Options, records: readonly RunRecord[], rssCharts: Readonly<Record<string, string>>): string[] {
   const { targets } = options;
   const both = targets.length === 2;
   const out = [`### ${w.name}: ${w.title}`, '', w.describe(options.settings) + '.', ''];
@@ -113,6 +116,12 @@ function workloadSection(w: Workload, options: Options, records: readonly RunRec
     rows.push([betterLabel(f), ...s.map(spreadText), ...(both ? [ratioText(ratio(s[0]?.median, s[1]?.median))] : [])]);
   }
   if (rows.length > 0) out.push(...table(['figure', ...targets, ...(both ? ['÷'] : [])], rows));
+  const curves = rssSeries(w, targets, records);
+  if (curves.length > 0) {
+    out.push('', 'Server RSS as the data grew (first run per target):', '', ...rssTable(curves));
+    const chart = rssCharts[w.name];
+    if (chart !== undefined) out.push('', `![RSS while loading](${chart})`);
+  }
   for (const r of records) {
     if (r.workload === w.name && r.error !== undefined) out.push('', `- **${r.target} ${r.run === 0 ? 'warm-up' : `run ${r.run}`} failed:** ${cell(r.error.split('\n')[0] ?? '')}`);
   }

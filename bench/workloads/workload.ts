@@ -15,6 +15,8 @@ export interface Settings {
   readonly seconds: number;
   /** Length of the unrecorded warm-up run before a workload's timed runs, in seconds (0: none). */
   readonly warmupSeconds: number;
+  /** GiB of 1 KiB rows in the large bulk load (load-large). */
+  readonly largeLoadGiB: number;
   /** Rows per MutateRows request in bulk loads. */
   readonly loadBatchRows: number;
   /** MutateRows requests in flight during bulk loads. */
@@ -41,6 +43,13 @@ export interface Counts {
   readonly clientCpuSeconds?: number;
   /** Client processes that produced the load (1: this process). */
   readonly clientProcesses?: number;
+  /** Bulk loads: the server's RSS as the data grew (logical bytes loaded so far, RSS then). */
+  readonly rssCurve?: readonly RssSample[];
+}
+
+export interface RssSample {
+  readonly loadedBytes: number;
+  readonly rssBytes: number;
 }
 
 /** Counts plus the resources used while they were made. */
@@ -102,6 +111,12 @@ export interface Workload {
   readonly latency: boolean;
   /** Each run gets a freshly started, empty server (bulk loads: RSS is measured after the load). */
   readonly freshServer: boolean;
+  /** Fresh-server workloads: the units (rows) one run does, for progress. Default: settings.rows. */
+  total?(settings: Settings): number;
+  /** At most this many measured runs per target (a long workload), whatever --runs says. */
+  readonly maxRuns?: number;
+  /** Bulk loads: draw the RSS-while-loading chart beside the report. */
+  readonly rssChart?: boolean;
   /** A published figure to compare with (Cloud Bigtable per-node throughput). */
   readonly reference?: Reference;
   /** Exactly what one run does, with its parameters, for the report. */
