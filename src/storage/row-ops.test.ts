@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { type Cell, cell } from '../model/cell.js';
-import { applyStoreOps, rowBytes } from './row-ops.js';
+import { applyStoreOps, applyStoreOpsSized, rowBytes } from './row-ops.js';
 import type { StoreOp } from './store.js';
 
 const put = (family: string, qualifier: string, timestamp: number, v = 0): StoreOp => ({ kind: 'put', family, qualifier, timestamp, value: new Uint8Array([v]) });
@@ -32,5 +33,37 @@ describe('applyStoreOps', () => {
 
   it('rowBytes counts the key and each cell', () => {
     expect(rowBytes('key', [cell('fam', 'q', 1, new Uint8Array(10))])).toBe(3 + 3 + 1 + 10 + 8);
+  });
+});
+
+describe('applyStoreOpsSized', () => {
+  it('keeps the row size equal to rowBytes over random write sequences', () => {
+    const putOp = fc.record({
+      kind: fc.constant('put' as const),
+      family: fc.constantFrom('a', 'b'),
+      qualifier: fc.constantFrom('', 'q', 'qq'),
+      timestamp: fc.constantFrom(1000, 2000, 3000),
+      value: fc.uint8Array({ maxLength: 8 }),
+    });
+    const op: fc.Arbitrary<StoreOp> = fc.oneof(
+      { weight: 6, arbitrary: putOp },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteColumn' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'qq'), start: fc.constant(0), end: fc.constantFrom(2000, undefined) }) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'deleteRow' as const }) },
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { maxLength: 30 }), (writes) => {
+        let cells: readonly Cell[] = [];
+        let bytes = 0;
+        for (const ops of writes) {
+          const sized = applyStoreOpsSized('row-key', cells, bytes, ops);
+          expect(sized.cells).toEqual(applyStoreOps(cells, ops));
+          cells = sized.cells;
+          // An emptied row has no size; the store drops it.
+          bytes = cells.length === 0 ? 0 : sized.bytes;
+          expect(bytes).toBe(cells.length === 0 ? 0 : rowBytes('row-key', cells));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -32,6 +32,25 @@ export function applyStoreOps(cells: readonly Cell[], ops: readonly StoreOp[]): 
   return current;
 }
 
+/**
+ * applyStoreOps plus the row's size afterwards (rowBytes), given its size
+ * before: a single put (the common write, and every read-modify-write)
+ * adjusts the size by the cell it adds or replaces instead of summing the
+ * whole row, which for a row with many versions would cost a pass per write.
+ */
+export function applyStoreOpsSized(key: ByteString, cells: readonly Cell[], bytesBefore: number, ops: readonly StoreOp[]): { cells: readonly Cell[]; bytes: number } {
+  const op = ops[0];
+  if (ops.length === 1 && op !== undefined && op.kind === 'put') {
+    const c = putCell(op);
+    const at = positionOf(cells, c);
+    const replaced = at < cells.length && compareCells(cells[at]!, c) === 0 ? cells[at]! : undefined;
+    const base = cells.length === 0 ? key.length : bytesBefore;
+    return { cells: insertAt(cells, c, at, replaced !== undefined), bytes: base + cellSize(c) - (replaced === undefined ? 0 : cellSize(replaced)) };
+  }
+  const after = applyStoreOps(cells, ops);
+  return { cells: after, bytes: after === cells ? bytesBefore : rowBytes(key, after) };
+}
+
 /** Bytes a row accounts for: its key plus its cells. */
 export function rowBytes(key: ByteString, cells: readonly Cell[]): number {
   let n = key.length;
@@ -74,6 +93,12 @@ function mergePuts(cells: readonly Cell[], ops: readonly StoreOp[], from: number
 
 /** Inserts (or replaces) one cell, copying the array. */
 function insertCell(cells: readonly Cell[], c: Cell): readonly Cell[] {
+  const at = positionOf(cells, c);
+  return insertAt(cells, c, at, at < cells.length && compareCells(cells[at]!, c) === 0);
+}
+
+/** The first index whose cell does not sort before `c`. */
+function positionOf(cells: readonly Cell[], c: Cell): number {
   let lo = 0;
   let hi = cells.length;
   while (lo < hi) {
@@ -81,9 +106,14 @@ function insertCell(cells: readonly Cell[], c: Cell): readonly Cell[] {
     if (compareCells(cells[mid]!, c) < 0) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+/** A copy of `cells` with `c` at `at`, replacing the cell there or inserted before it. */
+function insertAt(cells: readonly Cell[], c: Cell, at: number, replace: boolean): readonly Cell[] {
   const out = cells.slice();
-  if (lo < cells.length && compareCells(cells[lo]!, c) === 0) out[lo] = c;
-  else out.splice(lo, 0, c);
+  if (replace) out[at] = c;
+  else out.splice(at, 0, c);
   return out;
 }
 

@@ -3,7 +3,7 @@ import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
-import { applyStoreOps, rowBytes } from '../row-ops.js';
+import { applyStoreOps, applyStoreOpsSized, rowBytes } from '../row-ops.js';
 import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreOp, StoreStats } from '../store.js';
 import { MemoryCursor } from './memory-cursor.js';
 
@@ -177,7 +177,7 @@ export class MemoryRowStore implements RowStore {
 
   private writeRow(key: ByteString, ops: readonly StoreOp[]): void {
     const old = this.tree.get(key);
-    const cells = applyStoreOps(old?.cells ?? NO_CELLS, ops.some(pinsBuffer) ? ops.map(ownValue) : ops);
+    const { cells, bytes } = applyStoreOpsSized(key, old?.cells ?? NO_CELLS, old?.bytes ?? 0, ops.some(pinsBuffer) ? ops.map(ownValue) : ops);
     if (old !== undefined && cells === old.cells) return;
     this.snapshot = undefined;
     if (cells.length === 0) {
@@ -187,7 +187,7 @@ export class MemoryRowStore implements RowStore {
       }
       return;
     }
-    const row: StoredRow = { key, cells, bytes: rowBytes(key, cells) };
+    const row: StoredRow = { key, cells, bytes };
     this.tree.set(key, row);
     this.bytes += row.bytes - (old?.bytes ?? 0);
   }
