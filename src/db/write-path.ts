@@ -192,7 +192,8 @@ export async function readModifyWrite(
     let working = visibleCells(row?.cells ?? [], schema, nowMicros, 'storage');
     const ops: StoreOp[] = [];
     const modified = new Map<string, Cell>();
-    for (const rule of rules) {
+    for (let r = 0; r < rules.length; r++) {
+      const rule = rules[r]!;
       const latest = latestCell(working, rule.family, rule.qualifier);
       const value = applyReadModifyWrite(rule, latest?.value);
       if (value.byteLength > LIMITS.maxValueBytes) {
@@ -203,7 +204,8 @@ export async function readModifyWrite(
       const timestamp = latest !== undefined && latest.timestamp > nowMicros ? latest.timestamp : nowMicros;
       const op: StoreOp = { kind: 'put', family: rule.family, qualifier: rule.qualifier, timestamp, value };
       ops.push(op);
-      working = applyStoreOps(working, [op]);
+      // Later rules see this one's result (a copy of the row: skipped after the last rule).
+      if (r + 1 < rules.length) working = applyStoreOps(working, [op]);
       modified.set(`${rule.family}:${rule.qualifier}`, { family: rule.family, qualifier: rule.qualifier, timestamp, value, labels: NO_LABELS });
     }
     await write(batch, results, key, ops);
