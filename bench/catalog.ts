@@ -1,4 +1,4 @@
-import { loadgenPointReads, loadgenScans, loadgenWrites } from './loadgen/workloads.js';
+import { loadgenCheckAndMutate, loadgenIncrements, loadgenPointReads, loadgenScans, loadgenWrites } from './loadgen/workloads.js';
 import { bulkLoad, largeLoad } from './workloads/bulk-load.js';
 import { pointReads } from './workloads/point-reads.js';
 import { hotRowIncrements } from './workloads/rmw-hot-row.js';
@@ -20,6 +20,8 @@ export const WORKLOADS: readonly Workload[] = [
   hotRowIncrements('rmw-hot-row', 32),
   loadgenPointReads(),
   loadgenWrites(),
+  loadgenCheckAndMutate(),
+  loadgenIncrements(),
   loadgenScans(),
 ];
 

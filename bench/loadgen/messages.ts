@@ -3,7 +3,7 @@ import type { TransportKind } from './transport.js';
 
 /** Messages between the load-generator driver and its worker processes (over the fork IPC channel). */
 
-export type LoadgenKind = 'point-read' | 'write' | 'scan';
+export type LoadgenKind = 'point-read' | 'write' | 'scan' | 'check-and-mutate' | 'increment';
 
 export interface WorkerConfig {
   readonly kind: LoadgenKind;
@@ -19,6 +19,8 @@ export interface WorkerConfig {
   /** HTTP/2 connections opened by this process. */
   readonly channels: number;
   readonly seed: number;
+  /** Increments: the hot row every process increments. */
+  readonly hotRow?: string;
   readonly transport: TransportKind;
   /** Seconds of unmeasured load before reporting ready (warms this process's JIT and connections). */
   readonly warmupSeconds: number;

@@ -16,15 +16,18 @@ const SERVICE = 'google.bigtable.v2.Bigtable';
 export const METHOD = {
   readRows: `/${SERVICE}/ReadRows`,
   mutateRow: `/${SERVICE}/MutateRow`,
+  checkAndMutateRow: `/${SERVICE}/CheckAndMutateRow`,
+  readModifyWriteRow: `/${SERVICE}/ReadModifyWriteRow`,
 } as const;
 
 const KEY_HOLE = Buffer.from('\u0000KEY-HOLE\u0000', 'latin1');
 if (KEY_HOLE.length !== KEY_LENGTH) throw new Error('the key placeholder must be as long as the benchmark keys');
 
 type Serialize = (value: object) => Buffer;
-let serializers: { readRows: Serialize; mutateRow: Serialize } | undefined;
+type Serializers = Record<'readRows' | 'mutateRow' | 'checkAndMutateRow' | 'readModifyWriteRow', Serialize>;
+let serializers: Serializers | undefined;
 
-function load(): { readRows: Serialize; mutateRow: Serialize } {
+function load(): Serializers {
   if (serializers === undefined) {
     const require = createRequire(import.meta.url);
     const root = path.dirname(require.resolve('google-proto-files/package.json'));
@@ -32,10 +35,17 @@ function load(): { readRows: Serialize; mutateRow: Serialize } {
     // keepCase false) matter; the others shape decoded messages.
     const def = protoLoader.loadSync(['google/bigtable/v2/bigtable.proto'], { keepCase: false, includeDirs: [root] });
     const service = def[SERVICE] as Record<string, { requestSerialize: Serialize; path: string }> | undefined;
-    const readRows = service?.['ReadRows'];
-    const mutateRow = service?.['MutateRow'];
-    if (readRows === undefined || mutateRow === undefined) throw new Error(`${SERVICE} ReadRows/MutateRow are missing from google-proto-files`);
-    serializers = { readRows: readRows.requestSerialize, mutateRow: mutateRow.requestSerialize };
+    const method = (name: string): Serialize => {
+      const m = service?.[name];
+      if (m === undefined) throw new Error(`${SERVICE} ${name} is missing from google-proto-files`);
+      return m.requestSerialize;
+    };
+    serializers = {
+      readRows: method('ReadRows'),
+      mutateRow: method('MutateRow'),
+      checkAndMutateRow: method('CheckAndMutateRow'),
+      readModifyWriteRow: method('ReadModifyWriteRow'),
+    };
   }
   return serializers;
 }
@@ -61,6 +71,33 @@ export function pointReadRequest(tableName: string): KeyedRequest {
 export function mutateRowRequest(tableName: string, value: Buffer, timestampMicros: number): KeyedRequest {
   const setCell = { familyName: FAMILY, columnQualifier: Buffer.from(QUALIFIER, 'latin1'), timestampMicros: String(timestampMicros), value };
   return keyed(load().mutateRow({ tableName, rowKey: KEY_HOLE, mutations: [{ setCell }] }));
+}
+
+/**
+ * CheckAndMutateRow of one row: if it has a cell in the benchmark column, set
+ * that cell to `value` at the server's time, otherwise set it too (every
+ * call reads the row, evaluates the filter and writes).
+ */
+export function checkAndMutateRequest(tableName: string, value: Buffer): KeyedRequest {
+  const setCell = { familyName: FAMILY, columnQualifier: Buffer.from(QUALIFIER, 'latin1'), timestampMicros: '-1', value };
+  return keyed(
+    load().checkAndMutateRow({
+      tableName,
+      rowKey: KEY_HOLE,
+      predicateFilter: { columnQualifierRegexFilter: Buffer.from(QUALIFIER, 'latin1') },
+      trueMutations: [{ setCell }],
+      falseMutations: [{ setCell }],
+    }),
+  );
+}
+
+/** ReadModifyWriteRow adding 1 to the 64-bit counter `family:qualifier` of one row. */
+export function incrementRequest(tableName: string, rowKey: string, qualifier: string): Buffer {
+  return load().readModifyWriteRow({
+    tableName,
+    rowKey: Buffer.from(rowKey, 'latin1'),
+    rules: [{ familyName: FAMILY, columnQualifier: Buffer.from(qualifier, 'latin1'), incrementAmount: '1' }],
+  });
 }
 
 /** ReadRows of the whole table. */

@@ -1,7 +1,7 @@
 import { Histogram } from '../stats/histogram.js';
 import { ValuePool, logicalRowBytes, randomBelow, rng, rowKey } from '../workloads/dataset.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './messages.js';
-import { METHOD, fullScanRequest, mutateRowRequest, pointReadRequest, setKey } from './requests.js';
+import { METHOD, checkAndMutateRequest, fullScanRequest, incrementRequest, mutateRowRequest, pointReadRequest, setKey } from './requests.js';
 import { openTransport } from './transport.js';
 import type { Transport } from './transport.js';
 
@@ -99,6 +99,26 @@ function makeCall(c: WorkerConfig, t: Transport): Call {
         setKey(req, buf, t.headerBytes, 'w' + String(randomBelow(random, 1e9)).padStart(9, '0'));
         await t.call(lane, METHOD.mutateRow, buf);
         return { rows: 1, bytes: rowBytes };
+      };
+    }
+    case 'check-and-mutate': {
+      // Rows of the write table: a random existing-or-new key, read, filtered and written.
+      const req = checkAndMutateRequest(c.tableName, new ValuePool(c.valueSize, c.seed).value(0));
+      const lanes = Array.from({ length: c.inFlight }, () => t.frame(req.bytes));
+      const rowBytes = logicalRowBytes(c.valueSize);
+      return async (lane) => {
+        const buf = lanes[lane] as Buffer;
+        setKey(req, buf, t.headerBytes, 'w' + String(randomBelow(random, 1e9)).padStart(9, '0'));
+        await t.call(lane, METHOD.checkAndMutateRow, buf);
+        return { rows: 1, bytes: rowBytes };
+      };
+    }
+    case 'increment': {
+      const req = t.frame(incrementRequest(c.tableName, c.hotRow ?? 'hot', 'c'));
+      return async (lane) => {
+        const got = await t.call(lane, METHOD.readModifyWriteRow, req);
+        if (got < 8) throw new Error(`an increment returned ${got} bytes, not the counter`);
+        return { rows: 1, bytes: 8 };
       };
     }
     case 'scan': {

@@ -31,11 +31,13 @@ function loadgen(kind: LoadgenKind, spec: Pick<Workload, 'name' | 'title' | 'per
     describe: (s) => `${spec.what}; ${setup(s, kind === 'scan' ? s.loadgenScansInFlight : s.loadgenInFlight)}, for ${s.seconds} s`,
     run: (ctx) => {
       const s = ctx.settings;
-      const write = kind === 'write';
+      const write = kind === 'write' || kind === 'check-and-mutate';
+      const increment = kind === 'increment';
       return runLoadgen(ctx, s.loadgenProcesses, {
         kind,
         address: ctx.target.address,
-        tableName: fullTableName(write ? ctx.dataset.loadgenWritesTable : ctx.dataset.table),
+        tableName: fullTableName(increment ? ctx.dataset.countersTable : write ? ctx.dataset.loadgenWritesTable : ctx.dataset.table),
+        ...(increment ? { hotRow: `lg-hot-${ctx.runId}` } : {}),
         rows: ctx.dataset.rows,
         valueSize: ctx.dataset.valueSize,
         inFlight: kind === 'scan' ? s.loadgenScansInFlight : s.loadgenInFlight,
@@ -82,4 +84,26 @@ export const loadgenScans = (): Workload =>
     latency: false,
     reference: GOOGLE_SSD_NODE.scans,
     what: 'ReadRows of the whole 1 KiB data set, repeated; MB/s counts response bytes on the wire',
+  });
+
+export const loadgenCheckAndMutate = (): Workload =>
+  loadgen('check-and-mutate', {
+    name: 'lg-check-and-mutate',
+    title: 'Load generator: check-and-mutate of 1 KiB rows',
+    per: 'op',
+    unitName: 'calls',
+    mbps: false,
+    latency: true,
+    what: 'CheckAndMutateRow of a random key of the write table: a column filter as predicate, and a 1 KiB SetCell at server time in both branches (every call reads the row and writes)',
+  });
+
+export const loadgenIncrements = (): Workload =>
+  loadgen('increment', {
+    name: 'lg-rmw-hot-row',
+    title: 'Load generator: increments of one hot row',
+    per: 'op',
+    unitName: 'increments',
+    mbps: false,
+    latency: true,
+    what: 'ReadModifyWriteRow incrementing one 64-bit counter of one row (a new row per run), every call on the same row',
   });
