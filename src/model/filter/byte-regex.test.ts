@@ -122,6 +122,18 @@ describe('compileByteRegex: RE2 full match over raw bytes (Latin-1)', () => {
     expect(() => compileByteRegex('(\\C', 'f')).toThrow(`"(\\C" is not a valid RE2 regex: missing ): (\\C`);
   });
 
+  it('compiles a pattern once and serves it again, and still rejects an invalid pattern every time with its field', () => {
+    const first = compileByteRegex('c[a-z]+\\d', 'f');
+    expect(compileByteRegex('c[a-z]+\\d', 'g')).toBe(first);
+    expect(first.test('cab7')).toBe(true);
+    for (const field of ['a', 'b']) expect(() => compileByteRegex('(', field)).toThrow(`Error in field '${field}'`);
+    // Many patterns later the first is evicted and compiled afresh, with the same behaviour.
+    for (let i = 0; i < 300; i++) compileByteRegex(`p${i}x*`, 'f');
+    const again = compileByteRegex('c[a-z]+\\d', 'f');
+    expect(again).not.toBe(first);
+    expect(again.test('cab7')).toBe(true);
+  });
+
   it('is reusable across subjects (no lastIndex state)', () => {
     const re = compileByteRegex('a+', 'f');
     expect([re.test('aaa'), re.test('aaa'), re.test('b'), re.test('a')]).toEqual([true, true, false, true]);

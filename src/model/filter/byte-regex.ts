@@ -47,6 +47,28 @@ export class RegexSyntaxError extends Error {
  * not valid RE2.
  */
 export function compileByteRegex(pattern: ByteString, field: string): ByteRegex {
+  // Compiled regexes are immutable and shared: a filter sent with every request (a
+  // check-and-mutate predicate, a scan's column filter) is compiled once, not per call.
+  const cached = COMPILED.get(pattern);
+  if (cached !== undefined) {
+    COMPILED.delete(pattern);
+    COMPILED.set(pattern, cached);
+    return cached;
+  }
+  const compiled = compileUncached(pattern, field);
+  if (pattern.length <= CACHE_MAX_PATTERN) {
+    COMPILED.set(pattern, compiled);
+    if (COMPILED.size > CACHE_ENTRIES) COMPILED.delete(COMPILED.keys().next().value as ByteString);
+  }
+  return compiled;
+}
+
+/** Recently compiled patterns (least recently used first), for patterns up to CACHE_MAX_PATTERN bytes. */
+const COMPILED = new Map<ByteString, ByteRegex>();
+const CACHE_ENTRIES = 256;
+const CACHE_MAX_PATTERN = 1024;
+
+function compileUncached(pattern: ByteString, field: string): ByteRegex {
   let translated: string | undefined;
   try {
     translated = translatePattern(pattern);
