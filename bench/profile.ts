@@ -1,0 +1,167 @@
+/**
+ * Profiles one tabletop server under one workload (not a benchmark: no
+ * emulator, no alternation). Starts `dist/cli/main.js serve` on a free port
+ * (durable in a temporary directory, or --memory), drives it through the
+ * official Node client, and prints the server's CPU per operation and the
+ * CPU of each of its threads (main thread, V8's background threads for
+ * compilation and garbage collection, libuv's pool for fsync). With --prof
+ * the server also writes a V8 CPU profile of the whole run to --prof-dir
+ * (open it in Chrome DevTools); the measured window is printed in the
+ * profile's clock so that samples can be cut to it.
+ *
+ *   npx tsx bench/profile.ts load --value 1024 --rows 200000
+ *   npx tsx bench/profile.ts writes --seconds 5 --memory
+ *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan
+ *
+ * Builds nothing: run `npm run build` first.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { cpuSeconds } from './servers/proc-stats.js';
+import { GROUP_ROWS, ValuePool, groupPrefix } from './workloads/dataset.js';
+import { INSTANCE, createTable, loadRows, nodeClient } from './workloads/node-client.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    value: { type: 'string', default: '1024' },
+    rows: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '32' },
+    memory: { type: 'boolean', default: false },
+    prof: { type: 'boolean', default: false },
+    'prof-dir': { type: 'string', default: '.tmp/prof' },
+    port: { type: 'string', default: '8099' },
+  },
+});
+const workload = positionals[0] ?? 'load';
+const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan'];
+if (!KINDS.includes(workload)) throw new Error(`workload must be one of ${KINDS.join(', ')}, not "${workload}"`);
+const valueSize = Number(values.value);
+const rows = Number(values.rows);
+const seconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'tabletop-profile-'));
+const args = [
+  ...(values.prof ? ['--cpu-prof', '--cpu-prof-dir', values['prof-dir']] : []),
+  'dist/cli/main.js',
+  'serve',
+  '--port',
+  values.port,
+  '--http-port',
+  '0',
+  ...(values.memory ? ['--in-memory'] : ['--data-dir', dataDir]),
+];
+const server = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+const pid = server.pid;
+if (pid === undefined) throw new Error('the server did not start');
+const client = nodeClient(`localhost:${values.port}`);
+
+/** CPU seconds of each thread of the server ("main": the event loop; the others: V8's and libuv's pools). */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid === String(pid) ? 'main' : `thread ${tid}`, (Number(rest[11]) + Number(rest[12])) / 100);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+async function waitForServer(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      await client.instance(INSTANCE).getTables();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error('the server did not answer within 10 s');
+}
+
+/** Runs `op` in `lanes` closed loops for `secs` seconds; returns the operations done. */
+async function closedLoop(lanes: number, secs: number, op: (lane: number, i: number) => Promise<void>): Promise<number> {
+  let done = 0;
+  const until = performance.now() + secs * 1000;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let i = 0; performance.now() < until; i++) {
+        await op(lane, i);
+        done++;
+      }
+    }),
+  );
+  return done;
+}
+
+async function main(): Promise<void> {
+  await waitForServer();
+  const pool = new ValuePool(valueSize);
+  const table = await createTable(client, 'profiled');
+  const key = (lane: number, i: number): string => 'w' + String((lane * 1_000_003 + i * 7919) % 1e9).padStart(9, '0');
+  let measured: () => Promise<{ ops: number; unit: string }>;
+  if (workload === 'load') {
+    // A warm-up load into another table first, so the JIT's compilation is not counted.
+    const warm = await createTable(client, 'warm');
+    await loadRows(warm, { rows: Math.ceil(rows / 5), valueSize, batchRows: 1000, inFlight: 4, seed: 2, tick: () => undefined });
+    await warm.delete();
+    measured = async () => {
+      await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
+      return { ops: rows, unit: 'row' };
+    };
+  } else {
+    let op: (lane: number, i: number) => Promise<void>;
+    if (workload === 'writes') op = async (lane, i) => void (await table.insert({ key: key(lane, i), data: { cf: { v: pool.value(i) } } }));
+    else if (workload === 'rmw') op = async () => void (await table.row('hot').increment('cf:c', 1));
+    else if (workload === 'check-and-mutate') {
+      const mutation = (i: number) => [{ method: 'insert', data: { cf: { v: pool.value(i) } } }];
+      op = async (lane, i) => void (await table.row(key(lane, i)).filter({ column: 'v' }, { onMatch: mutation(i), onNoMatch: mutation(i) }));
+    } else {
+      await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
+      const groups = Math.max(1, Math.floor(rows / GROUP_ROWS));
+      op = (lane, i) =>
+        new Promise<void>((resolve, reject) => {
+          table
+            .createReadStream({ prefix: groupPrefix((lane * 7 + i * 31) % groups), decode: false })
+            .on('data', () => undefined)
+            .on('error', reject)
+            .on('end', resolve);
+        });
+    }
+    const lanes = workload === 'prefix-scan' ? 8 : concurrency;
+    await closedLoop(lanes, Math.min(2, seconds), op); // warm-up
+    measured = async () => ({ ops: await closedLoop(lanes, seconds, op), unit: workload === 'prefix-scan' ? 'scan' : 'op' });
+  }
+  const threads0 = threadCpu();
+  const cpu0 = cpuSeconds(pid!);
+  const t0 = performance.now();
+  const from = process.hrtime.bigint() / 1000n;
+  const { ops, unit } = await measured();
+  const to = process.hrtime.bigint() / 1000n;
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds(pid!) - cpu0;
+  const threads = threadCpu();
+  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
+  console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy)`);
+  const busy = [...threads].map(([t, s]) => [t, s - (threads0.get(t) ?? 0)] as const).filter(([, s]) => s > 0);
+  console.log(`per thread, µs per ${unit}: ${busy.map(([t, s]) => `${t} ${((s * 1e6) / ops).toFixed(1)}`).join(', ')}`);
+  if (values.prof) console.log(`measured window in the profile's clock (µs): [${from}, ${to}]`);
+}
+
+try {
+  await main();
+} finally {
+  server.kill('SIGINT');
+  await new Promise((r) => server.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(0);
