@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../db/api.js';
 import { decodeMutateRowRequest, decodeMutateRowsRequest } from './convert/mutate-decoder.js';
+import { encodeReadModifyWriteRowResponse } from './convert/row-encoder.js';
 import { encodeMutateRowsResponse } from './convert/mutate-rows-encoder.js';
 import { type ReadRowsFrame, encodeReadRowsResponse } from './convert/read-rows-encoder.js';
 import { instanceAdminService } from './admin/instance-admin-service.js';
@@ -60,7 +61,7 @@ function emptyFastPath(serialize: (v: unknown) => Buffer): (v: unknown) => Buffe
 
 /**
  * The method definitions with tabletop's codecs: the hand-written hot-path
- * codecs for ReadRows responses and MutateRow(s) requests, empty responses
+ * codecs for ReadRows and ReadModifyWriteRow responses and MutateRow(s) requests, empty responses
  * encoded without the loader, and every other request decoded by the loader
  * but with decoding failures reported as INVALID_ARGUMENT instead of INTERNAL.
  */
@@ -74,7 +75,9 @@ export function definitionsWithCodecs(key: ServiceKey, tuning: ServerTuning): Re
     const readRows = def['ReadRows'];
     const mutateRows = def['MutateRows'];
     const mutateRow = def['MutateRow'];
-    if (readRows === undefined || mutateRows === undefined || mutateRow === undefined) throw new Error('Bigtable service is missing a data method');
+    const readModifyWrite = def['ReadModifyWriteRow'];
+    if (readRows === undefined || mutateRows === undefined || mutateRow === undefined || readModifyWrite === undefined) throw new Error('Bigtable service is missing a data method');
+    readModifyWrite.responseSerialize = encodeReadModifyWriteRowResponse;
     readRows.responseSerialize = (frame: ReadRowsFrame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes);
     mutateRows.requestDeserialize = safeDeserializer('MutateRows', decodeMutateRowsRequest);
     mutateRows.responseSerialize = encodeMutateRowsResponse;

@@ -120,24 +120,3 @@ export function pingRequestFromProto(req: PPingAndWarmRequest): InstanceName {
   return parseInstanceName(req.name);
 }
 
-/** A model row → google.bigtable.v2.Row (families, columns, cells nested; order kept). */
-export function rowToProto(row: Row): PRow {
-  const families: PFamily[] = [];
-  let family: PFamily | undefined;
-  let column: PColumn | undefined;
-  let qualifier = '';
-  for (const c of row.cells) {
-    if (family === undefined || family.name !== c.family) {
-      family = { name: c.family, columns: [] };
-      families.push(family);
-      column = undefined;
-    }
-    if (column === undefined || qualifier !== c.qualifier) {
-      column = { qualifier: Buffer.from(c.qualifier, 'latin1'), cells: [] };
-      qualifier = c.qualifier;
-      family.columns.push(column);
-    }
-    column.cells.push({ timestampMicros: String(c.timestamp), value: Buffer.from(c.value.buffer, c.value.byteOffset, c.value.byteLength), labels: [...c.labels] });
-  }
-  return { key: Buffer.from(row.key, 'latin1'), families };
-}

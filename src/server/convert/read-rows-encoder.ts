@@ -1,6 +1,6 @@
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
-import { int64Size, varintSize, writeInt64, writeVarint } from './wire.js';
+import { fieldSize, int64Size, utf8Length, varintFieldSize, varintSize, writeFieldHeader, writeInt64, writeLatin1, writeStringField, writeVarint, writeVarintField } from './wire.js';
 
 /**
  * Hand-written serializer of google.bigtable.v2.ReadRowsResponse: one frame of
@@ -228,55 +228,8 @@ function writeRequestStats(buf: Buffer, pos: number, s: ReadRowsStats): number {
   return writeVarintField(buf, pos, 0x10, durationNanos(micros));
 }
 
-/** Size of a length-delimited field with a one-byte key and an n-byte body. */
-function fieldSize(n: number): number {
-  return 1 + varintSize(n) + n;
-}
-
-/** Size of a varint field with a one-byte key; 0 for the default value, which is not sent. */
-function varintFieldSize(v: number): number {
-  return v === 0 ? 0 : 1 + varintSize(v);
-}
-
-function writeFieldHeader(buf: Buffer, pos: number, key: number, len: number): number {
-  buf[pos++] = key;
-  return writeVarint(buf, pos, len);
-}
-
-function writeVarintField(buf: Buffer, pos: number, key: number, v: number): number {
-  if (v === 0) return pos;
-  buf[pos++] = key;
-  return writeVarint(buf, pos, v);
-}
-
-/** A string field: Latin-1 byte strings (byteLength = length) or UTF-8 names and labels. */
-function writeStringField(buf: Buffer, pos: number, key: number, s: string, byteLength: number): number {
-  return writeUtf8(buf, writeFieldHeader(buf, pos, key, byteLength), s, byteLength);
-}
-
 /** A StringValue / BytesValue field: { value(1) } around the string, or empty for an empty one. */
 function writeWrappedField(buf: Buffer, pos: number, key: number, s: string, byteLength: number): number {
   if (byteLength === 0) return writeFieldHeader(buf, pos, key, 0);
   return writeStringField(buf, writeFieldHeader(buf, pos, key, fieldSize(byteLength)), 0x0a, s, byteLength);
-}
-
-/** UTF-8 byte length; names and labels are ASCII in practice, so check that cheaply first. */
-function utf8Length(s: string): number {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s, 'utf8');
-  return s.length;
-}
-
-/** Writes s as UTF-8 (byteLength bytes); a string whose byte length is its length is ASCII or a Latin-1 byte string. */
-function writeUtf8(buf: Buffer, pos: number, s: string, byteLength: number): number {
-  if (byteLength === s.length) return writeLatin1(buf, pos, s);
-  return pos + buf.write(s, pos, byteLength, 'utf8');
-}
-
-function writeLatin1(buf: Buffer, pos: number, s: ByteString): number {
-  const n = s.length;
-  if (n <= 32) {
-    for (let i = 0; i < n; i++) buf[pos + i] = s.charCodeAt(i);
-    return pos + n;
-  }
-  return pos + buf.write(s, pos, n, 'latin1');
 }

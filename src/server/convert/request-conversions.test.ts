@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RowFilter } from '../../model/filter/ast.js';
 import { DATA, loaderMethod } from '../testing/loader-codecs.js';
 import { latin1Buffer as b, thrownCode as code, viaWire } from './testing/converter-checks.js';
-import { checkAndMutateRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, rowToProto, targetTable } from './data-requests.js';
+import { checkAndMutateRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, targetTable } from './data-requests.js';
 import { durationToMicros, int64ToBigInt, int64ToNumber, microsToDuration } from './int64.js';
 import type { PRowFilter } from './proto-types.js';
 import { rowFilterFromProto } from './row-filter.js';
@@ -101,23 +101,6 @@ describe('data requests', () => {
     expect(code(() => readModifyWriteRequestFromProto({ tableName: TABLE, rowKey: b('k'), rules: [{ familyName: 'f' }] }))).toBe('InvalidArgument');
     expect(readModifyWriteRequestFromProto({ tableName: TABLE, rowKey: b('k'), rules: [{ familyName: 'f', columnQualifier: b('q'), incrementAmount: '-3' }] }).rules).toEqual([
       { kind: 'increment', family: 'f', qualifier: 'q', amount: -3n },
-    ]);
-  });
-
-  it('nests a row by family and column for ReadModifyWriteRow', () => {
-    const v = (s: string) => Buffer.from(s);
-    const row = rowToProto({
-      key: 'k',
-      cells: [
-        { family: 'b', qualifier: 'q', timestamp: 2000, value: v('1'), labels: [] },
-        { family: 'b', qualifier: 'q', timestamp: 1000, value: v('2'), labels: [] },
-        { family: 'b', qualifier: 'r', timestamp: 1000, value: v('3'), labels: [] },
-        { family: 'a', qualifier: 'q', timestamp: 1000, value: v('4'), labels: [] },
-      ],
-    });
-    expect(row.families.map((f) => [f.name, f.columns.map((c) => [c.qualifier.toString(), c.cells.map((x) => x.timestampMicros)])])).toEqual([
-      ['b', [['q', ['2000', '1000']], ['r', ['1000']]]],
-      ['a', [['q', ['1000']]]],
     ]);
   });
 });

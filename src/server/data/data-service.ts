@@ -2,8 +2,9 @@ import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../../db/api.js';
 import { TabletopError, invalidArgument, unimplemented } from '../../model/errors.js';
 import { LIMITS } from '../../model/limits.js';
+import type { Row } from '../../model/cell.js';
 import { tooManyMutationsMessage } from '../../model/validate-mutation.js';
-import { checkAndMutateRequestFromProto, pingRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, rowToProto, sampleRowKeysRequestFromProto, sampleToProto, targetTable } from '../convert/data-requests.js';
+import { checkAndMutateRequestFromProto, pingRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, sampleRowKeysRequestFromProto, sampleToProto, targetTable } from '../convert/data-requests.js';
 import type { DecodedMutateRow, DecodedMutateRows } from '../convert/mutate-decoder.js';
 import type { EntryStatus, MutateRowsFrame } from '../convert/mutate-rows-encoder.js';
 import type { PCheckAndMutateRowRequest, PPingAndWarmRequest, PReadModifyWriteRowRequest, PReadRowsRequest, PSampleRowKeysRequest, PSampleRowKeysResponse } from '../convert/proto-types.js';
@@ -114,11 +115,11 @@ export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, met
       return { predicateMatched: matched };
     }),
 
-    ReadModifyWriteRow: unary<PReadModifyWriteRowRequest, object>(env, 'ReadModifyWriteRow', async (req) => {
+    // The response is encoded by the hand-written serializer (convert/row-encoder.ts).
+    ReadModifyWriteRow: unary<PReadModifyWriteRowRequest, { row: Row }>(env, 'ReadModifyWriteRow', async (req) => {
       const cmd = readModifyWriteRequestFromProto(req);
       checkMutationCount(cmd.rules.length);
-      const row = await db.readModifyWriteRow(cmd.table, cmd.key, cmd.rules);
-      return { row: rowToProto(row) };
+      return { row: await db.readModifyWriteRow(cmd.table, cmd.key, cmd.rules) };
     }),
 
     PingAndWarm: unary<PPingAndWarmRequest, object>(env, 'PingAndWarm', (req) => {
