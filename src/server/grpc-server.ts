@@ -4,6 +4,7 @@ import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../db/api.js';
 import { decodeMutateRowRequest, decodeMutateRowsRequest } from './convert/mutate-decoder.js';
 import { encodeReadModifyWriteRowResponse } from './convert/row-encoder.js';
+import { decodeReadModifyWriteRowRequest } from './convert/rmw-decoder.js';
 import { encodeMutateRowsResponse } from './convert/mutate-rows-encoder.js';
 import { type ReadRowsFrame, encodeReadRowsResponse } from './convert/read-rows-encoder.js';
 import { instanceAdminService } from './admin/instance-admin-service.js';
@@ -61,7 +62,7 @@ function emptyFastPath(serialize: (v: unknown) => Buffer): (v: unknown) => Buffe
 
 /**
  * The method definitions with tabletop's codecs: the hand-written hot-path
- * codecs for ReadRows and ReadModifyWriteRow responses and MutateRow(s) requests, empty responses
+ * codecs for ReadRows responses, ReadModifyWriteRow requests and responses and MutateRow(s) requests, empty responses
  * encoded without the loader, and every other request decoded by the loader
  * but with decoding failures reported as INVALID_ARGUMENT instead of INTERNAL.
  */
@@ -77,6 +78,7 @@ export function definitionsWithCodecs(key: ServiceKey, tuning: ServerTuning): Re
     const mutateRow = def['MutateRow'];
     const readModifyWrite = def['ReadModifyWriteRow'];
     if (readRows === undefined || mutateRows === undefined || mutateRow === undefined || readModifyWrite === undefined) throw new Error('Bigtable service is missing a data method');
+    readModifyWrite.requestDeserialize = safeDeserializer('ReadModifyWriteRow', decodeReadModifyWriteRowRequest);
     readModifyWrite.responseSerialize = encodeReadModifyWriteRowResponse;
     readRows.responseSerialize = (frame: ReadRowsFrame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes);
     mutateRows.requestDeserialize = safeDeserializer('MutateRows', decodeMutateRowsRequest);

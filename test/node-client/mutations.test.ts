@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Table } from '@google-cloud/bigtable';
-import { expectedOn } from '../harness/divergences.js';
+import { allowedOn, expectedOn } from '../harness/divergences.js';
 import { entryFailures, expectCode, outcome, singleMutationOutcome, status } from '../harness/grpc-errors.js';
 import { uniqueTableId } from '../harness/names.js';
 import { rawUnary } from '../harness/raw.js';
@@ -83,18 +83,30 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
       return t;
     }
 
+    /**
+     * Rendered cells of the seeded rows as the target may return them: in family creation
+     * order (cf, then cg), or, on the emulator, which orders a CreateTable's families at
+     * random, with row r's cg cells first too.
+     */
+    async function expectRows(t: Table, expected: string[], keys?: string[]): Promise<void> {
+      const actual = await readRendered(t, keys === undefined ? {} : { keys });
+      // Row "other" sorts before row "r" and has only cf cells.
+      const cgFirst = [...expected.filter((l) => !l.startsWith('r ')), ...expected.filter((l) => l.startsWith('r cg:')), ...expected.filter((l) => l.startsWith('r cf:'))];
+      expect(allowedOn(kind, expected, 'create-table-family-order', [expected, cgFirst])).toContainEqual(actual);
+    }
+
     it('delete cells of a column in a timestamp range [start, end)', async () => {
       const t = await seeded();
       await t.row('r').deleteCells([columnInRange('cf:a', { start: new Date(2), end: new Date(4) })]);
-      expect(await readRendered(t, { keys: ['r'] })).toEqual(['r cf:a @4000 "a4"', 'r cf:a @1000 "a1"', 'r cf:b @1000 "b1"', 'r cg:c @1000 "c1"']);
+      await expectRows(t, ['r cf:a @4000 "a4"', 'r cf:a @1000 "a1"', 'r cf:b @1000 "b1"', 'r cg:c @1000 "c1"'], ['r']);
       await t.row('r').deleteCells([columnInRange('cf:a', { start: new Date(4) })]);
-      expect(await readRendered(t, { keys: ['r'] })).toEqual(['r cf:a @1000 "a1"', 'r cf:b @1000 "b1"', 'r cg:c @1000 "c1"']);
+      await expectRows(t, ['r cf:a @1000 "a1"', 'r cf:b @1000 "b1"', 'r cg:c @1000 "c1"'], ['r']);
     });
 
     it('delete a whole column', async () => {
       const t = await seeded();
       await t.row('r').deleteCells(['cf:a']);
-      expect(await readRendered(t)).toEqual(['other cf:a @1000 "keep"', 'r cf:b @1000 "b1"', 'r cg:c @1000 "c1"']);
+      await expectRows(t, ['other cf:a @1000 "keep"', 'r cf:b @1000 "b1"', 'r cg:c @1000 "c1"']);
     });
 
     it('delete a family from a row', async () => {

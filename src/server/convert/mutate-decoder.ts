@@ -13,6 +13,7 @@ import {
   readInt64Number,
   readKey,
   readLengthEnd,
+  readString,
   skipField,
   utf8,
 } from './wire.js';
@@ -381,13 +382,6 @@ function checkedInt64(r: Reader, field: string): number {
   const v = readInt64Number(r);
   if (Number.isNaN(v)) throw invalidArgument(`${field} is out of the range tabletop supports (integers of magnitude at most 2^53-1)`);
   return v;
-}
-
-function readString(r: Reader): string {
-  const end = readLengthEnd(r);
-  const s = utf8(r.buf, r.pos, end);
-  r.pos = end;
-  return s;
 }
 
 function readBytesLatin1(r: Reader): ByteString {

@@ -230,3 +230,11 @@ export function writeLatin1(buf: Buffer, pos: number, s: ByteString): number {
   }
   return pos + buf.write(s, pos, n, 'latin1');
 }
+
+/** A length-delimited string field (UTF-8) at the reader's position. */
+export function readString(r: Reader): string {
+  const end = readLengthEnd(r);
+  const s = utf8(r.buf, r.pos, end);
+  r.pos = end;
+  return s;
+}
