@@ -47,6 +47,7 @@ export function hostPort(host: string, port: number): string {
 }
 
 const EMPTY_MESSAGE = Buffer.alloc(0);
+const PREDICATE_MATCHED = Buffer.from([0x08, 0x01]);
 
 /** True for `{}` (no own enumerable keys): a message with no field set, which encodes to no bytes. */
 function isEmptyObject(v: unknown): boolean {
@@ -77,8 +78,11 @@ export function definitionsWithCodecs(key: ServiceKey, tuning: ServerTuning): Re
     const mutateRows = def['MutateRows'];
     const mutateRow = def['MutateRow'];
     const readModifyWrite = def['ReadModifyWriteRow'];
-    if (readRows === undefined || mutateRows === undefined || mutateRow === undefined || readModifyWrite === undefined) throw new Error('Bigtable service is missing a data method');
+    const checkAndMutate = def['CheckAndMutateRow'];
+    if (readRows === undefined || mutateRows === undefined || mutateRow === undefined || readModifyWrite === undefined || checkAndMutate === undefined) throw new Error('Bigtable service is missing a data method');
     readModifyWrite.requestDeserialize = safeDeserializer('ReadModifyWriteRow', decodeReadModifyWriteRowRequest);
+    // CheckAndMutateRowResponse := predicate_matched(1) bool: two bytes, or none for false.
+    checkAndMutate.responseSerialize = (r: { predicateMatched: boolean }) => (r.predicateMatched ? PREDICATE_MATCHED : EMPTY_MESSAGE);
     readModifyWrite.responseSerialize = encodeReadModifyWriteRowResponse;
     readRows.responseSerialize = (frame: ReadRowsFrame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes);
     mutateRows.requestDeserialize = safeDeserializer('MutateRows', decodeMutateRowsRequest);
