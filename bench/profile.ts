@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/profile.ts load --value 1024 --rows 200000
  *   npx tsx bench/profile.ts writes --seconds 5 --memory
- *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan
+ *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan
  *
  * Builds nothing: run `npm run build` first.
  */
@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuSeconds } from './servers/proc-stats.js';
-import { GROUP_ROWS, ValuePool, groupPrefix } from './workloads/dataset.js';
+import { GROUP_ROWS, ValuePool, groupPrefix, rowKey } from './workloads/dataset.js';
 import { INSTANCE, createTable, loadRows, nodeClient } from './workloads/node-client.js';
 
 const { values, positionals } = parseArgs({
@@ -38,7 +38,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const workload = positionals[0] ?? 'load';
-const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan'];
+const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan', 'range-scan'];
 if (!KINDS.includes(workload)) throw new Error(`workload must be one of ${KINDS.join(', ')}, not "${workload}"`);
 const valueSize = Number(values.value);
 const rows = Number(values.rows);
@@ -128,18 +128,26 @@ async function main(): Promise<void> {
     } else {
       await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
       const groups = Math.max(1, Math.floor(rows / GROUP_ROWS));
+      // 100 rows: a prefix of one group, or a range from a row that is not group-aligned.
+      const request = (lane: number, i: number): object => {
+        const g = (lane * 7 + i * 31) % groups;
+        if (workload === 'prefix-scan') return { prefix: groupPrefix(g) };
+        const start = Math.min(rows - GROUP_ROWS, g * GROUP_ROWS + 37);
+        return { ranges: [{ start: { value: rowKey(start), inclusive: true }, end: { value: rowKey(start + GROUP_ROWS), inclusive: false } }] };
+      };
       op = (lane, i) =>
         new Promise<void>((resolve, reject) => {
           table
-            .createReadStream({ prefix: groupPrefix((lane * 7 + i * 31) % groups), decode: false })
+            .createReadStream({ ...request(lane, i), decode: false })
             .on('data', () => undefined)
             .on('error', reject)
             .on('end', resolve);
         });
     }
-    const lanes = workload === 'prefix-scan' ? 8 : concurrency;
+    const scan = workload.endsWith('-scan');
+    const lanes = scan ? 8 : concurrency;
     await closedLoop(lanes, Math.min(2, seconds), op); // warm-up
-    measured = async () => ({ ops: await closedLoop(lanes, seconds, op), unit: workload === 'prefix-scan' ? 'scan' : 'op' });
+    measured = async () => ({ ops: await closedLoop(lanes, seconds, op), unit: scan ? 'scan' : 'op' });
   }
   const threads0 = threadCpu();
   const cpu0 = cpuSeconds(pid!);
