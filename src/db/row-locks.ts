@@ -11,13 +11,13 @@ import type { ByteString } from '../model/bytes.js';
  * contention, releases and takes them one by one in key order.
  */
 export class RowLocks {
-  /** Locked keys, each with its queue of waiters. */
+  /** Locked keys, each with its queue of waiters (NO_WAITERS, shared, while nobody waits). */
   private readonly held = new Map<ByteString, (() => void)[]>();
 
   /** Takes the lock when it is free. */
   tryAcquire(key: ByteString): boolean {
     if (this.held.has(key)) return false;
-    this.held.set(key, []);
+    this.held.set(key, NO_WAITERS);
     return true;
   }
 
@@ -25,17 +25,20 @@ export class RowLocks {
   acquire(key: ByteString): Promise<void> | undefined {
     const waiters = this.held.get(key);
     if (waiters === undefined) {
-      this.held.set(key, []);
+      this.held.set(key, NO_WAITERS);
       return undefined;
     }
-    return new Promise<void>((resolve) => waiters.push(resolve));
+    return new Promise<void>((resolve) => {
+      if (waiters === NO_WAITERS) this.held.set(key, [resolve]);
+      else waiters.push(resolve);
+    });
   }
 
   /** Releases the lock, handing it to the first waiter if any. */
   release(key: ByteString): void {
     const waiters = this.held.get(key);
     if (waiters === undefined) throw new Error(`row lock released twice: ${JSON.stringify(key)}`);
-    const next = waiters.shift();
+    const next = waiters === NO_WAITERS ? undefined : waiters.shift();
     if (next === undefined) this.held.delete(key);
     else next();
   }
@@ -67,3 +70,6 @@ export class RowLocks {
     }
   }
 }
+
+/** The waiter queue of a lock nobody waits for: shared, never written (an uncontended lock allocates nothing). */
+const NO_WAITERS: (() => void)[] = [];

@@ -35,7 +35,6 @@ interface PendingBatch {
  */
 export class WriteBatch {
   private readonly pending = new Map<Tablet, PendingBatch>();
-  private readonly pendingKeys = new Set<ByteString>();
   private readonly waits: Promise<void>[] = [];
 
   constructor(
@@ -48,11 +47,13 @@ export class WriteBatch {
 
   /**
    * The row as the lock holder sees it: including writes applied but not yet
-   * durable, this request's earlier ones among them.
+   * durable, this request's earlier ones among them (whatever is pending is
+   * applied first; reads are rare in a batch, so tracking which rows are
+   * pending would cost more than it saves).
    */
   read(key: ByteString): MaybePromise<Row | undefined> {
     const store = this.tablets.locate(key).store;
-    if (this.pendingKeys.has(key)) this.flush();
+    this.flush();
     return store.getForUpdate(key);
   }
 
@@ -87,7 +88,6 @@ export class WriteBatch {
     batch.writes.push({ key, ops });
     batch.entries.push(entry);
     batch.bytes += addedBytes(key, ops);
-    this.pendingKeys.add(key);
   }
 
   /**
@@ -99,7 +99,6 @@ export class WriteBatch {
     if (this.pending.size === 0) return;
     const batches = [...this.pending.values()];
     this.pending.clear();
-    this.pendingKeys.clear();
     for (const b of batches) {
       const t0 = performance.now();
       try {
