@@ -98,9 +98,18 @@ export class ByteWriter {
   }
 
   str(s: string): void {
-    this.varint(s.length);
-    this.ensure(s.length);
-    this.pos += this.buf.write(s, this.pos, 'latin1');
+    const n = s.length;
+    this.varint(n);
+    this.ensure(n);
+    if (n <= 16) {
+      // Short strings (families, qualifiers, most keys): a loop beats a call into Buffer.write.
+      const buf = this.buf;
+      let p = this.pos;
+      for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i);
+      this.pos = p;
+    } else {
+      this.pos += this.buf.write(s, this.pos, 'latin1');
+    }
   }
 
   /** The bytes written so far (a view, valid until the next write). */

@@ -39,8 +39,13 @@ export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSe
   w.pos = HEADER_BYTES;
   w.str(storeId);
   w.varint(batch.length);
-  const spans: { key: string; start: number; end: number; first: number; last: number }[] = [];
+  // Fragments are cut out of the final buffer at the end (it may still grow); until then each
+  // row's `fragment` is a placeholder and its span is kept in `starts` / `ends`.
+  const rows: { key: string; fragment: Buffer; firstSeq: number; lastSeq: number }[] = new Array(batch.length);
+  const starts = new Int32Array(batch.length);
+  const ends = new Int32Array(batch.length);
   let seq = firstSeq;
+  let i = 0;
   for (const row of batch) {
     w.str(row.key);
     // Reserve a generous length prefix, then patch it: fragments are written in place.
@@ -51,17 +56,15 @@ export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSe
     encodeOps(w, row.ops, seq);
     const len = w.pos - start;
     patchLength5(w.buf, lenAt, len);
-    spans.push({ key: row.key, start: start - HEADER_BYTES, end: w.pos - HEADER_BYTES, first: seq, last: seq + row.ops.length - 1 });
+    starts[i] = start - HEADER_BYTES;
+    ends[i] = w.pos - HEADER_BYTES;
+    rows[i++] = { key: row.key, fragment: EMPTY, firstSeq: seq, lastSeq: seq + row.ops.length - 1 };
     seq += row.ops.length;
   }
   const record = w.view();
   const payload = record.subarray(HEADER_BYTES);
-  return {
-    record,
-    payload,
-    rows: spans.map((s) => ({ key: s.key, fragment: payload.subarray(s.start, s.end), firstSeq: s.first, lastSeq: s.last })),
-    lastSeq: seq - 1,
-  };
+  for (let k = 0; k < rows.length; k++) rows[k]!.fragment = payload.subarray(starts[k]!, ends[k]!);
+  return { record, payload, rows, lastSeq: seq - 1 };
 }
 
 /** A 5-byte padded varint (a valid LEB128 encoding with continuation bits). */
@@ -73,6 +76,8 @@ function patchLength5(buf: Buffer, at: number, len: number): void {
   }
   buf[at + 4] = v;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 export interface DecodedBatch {
   readonly storeId: string;
