@@ -11,7 +11,10 @@
  *
  *   npx tsx bench/profile.ts load --value 1024 --rows 200000
  *   npx tsx bench/profile.ts writes --seconds 5 --memory
- *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan
+ *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan | full-scan
+ *
+ * Scans wait after their load until the server is idle (its flushes and
+ * compactions done), so that they measure reads alone.
  *
  * Builds nothing: run `npm run build` first.
  */
@@ -20,6 +23,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.js';
 import { cpuSeconds } from './servers/proc-stats.js';
 import { GROUP_ROWS, ValuePool, groupPrefix, rowKey } from './workloads/dataset.js';
 import { INSTANCE, createTable, loadRows, nodeClient } from './workloads/node-client.js';
@@ -38,7 +42,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const workload = positionals[0] ?? 'load';
-const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan', 'range-scan'];
+const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan', 'range-scan', 'full-scan'];
 if (!KINDS.includes(workload)) throw new Error(`workload must be one of ${KINDS.join(', ')}, not "${workload}"`);
 const valueSize = Number(values.value);
 const rows = Number(values.rows);
@@ -47,6 +51,7 @@ const concurrency = Number(values.concurrency);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tabletop-profile-'));
 const args = [
+  ...(process.env.SERVER_NODE_FLAGS !== undefined ? process.env.SERVER_NODE_FLAGS.split(' ').filter((f) => f !== '') : SERVER_NODE_FLAGS),
   ...(values.prof ? ['--cpu-prof', '--cpu-prof-dir', values['prof-dir']] : []),
   'dist/cli/main.js',
   'serve',
@@ -55,8 +60,9 @@ const args = [
   '--http-port',
   '0',
   ...(values.memory ? ['--in-memory'] : ['--data-dir', dataDir]),
+  ...(process.env.SERVER_ARGS ? process.env.SERVER_ARGS.split(' ') : []),
 ];
-const server = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+const server = spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');
 const client = nodeClient(`localhost:${values.port}`);
@@ -68,7 +74,8 @@ function threadCpu(): Map<string, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(tid === String(pid) ? 'main' : `thread ${tid}`, (Number(rest[11]) + Number(rest[12])) / 100);
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      out.set(tid === String(pid) ? 'main' : `${name} ${tid}`, (Number(rest[11]) + Number(rest[12])) / 100);
     } catch {
       // The thread ended meanwhile.
     }
@@ -86,6 +93,15 @@ async function waitForServer(): Promise<void> {
     }
   }
   throw new Error('the server did not answer within 10 s');
+}
+
+/** Waits (up to 60 s) until the server has used under 2% of a core for a second: its background work is done. */
+async function untilIdle(): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    const c0 = cpuSeconds(pid!);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (cpuSeconds(pid!) - c0 < 0.02) return;
+  }
 }
 
 /** Runs `op` in `lanes` closed loops for `secs` seconds; returns the operations done. */
@@ -127,10 +143,12 @@ async function main(): Promise<void> {
       op = async (lane, i) => void (await table.row(key(lane, i)).filter({ column: 'v' }, { onMatch: mutation(i), onNoMatch: mutation(i) }));
     } else {
       await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
+      await untilIdle();
       const groups = Math.max(1, Math.floor(rows / GROUP_ROWS));
       // 100 rows: a prefix of one group, or a range from a row that is not group-aligned.
       const request = (lane: number, i: number): object => {
         const g = (lane * 7 + i * 31) % groups;
+        if (workload === 'full-scan') return {};
         if (workload === 'prefix-scan') return { prefix: groupPrefix(g) };
         const start = Math.min(rows - GROUP_ROWS, g * GROUP_ROWS + 37);
         return { ranges: [{ start: { value: rowKey(start), inclusive: true }, end: { value: rowKey(start + GROUP_ROWS), inclusive: false } }] };
@@ -145,9 +163,12 @@ async function main(): Promise<void> {
         });
     }
     const scan = workload.endsWith('-scan');
-    const lanes = scan ? 8 : concurrency;
+    const lanes = workload === 'full-scan' ? 1 : scan ? 8 : concurrency;
     await closedLoop(lanes, Math.min(2, seconds), op); // warm-up
-    measured = async () => ({ ops: await closedLoop(lanes, seconds, op), unit: scan ? 'scan' : 'op' });
+    measured = async () => {
+      const ops = await closedLoop(lanes, seconds, op);
+      return workload === 'full-scan' ? { ops: ops * rows, unit: 'row' } : { ops, unit: scan ? 'scan' : 'op' };
+    };
   }
   const threads0 = threadCpu();
   const cpu0 = cpuSeconds(pid!);
@@ -161,6 +182,9 @@ async function main(): Promise<void> {
   console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
   console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy)`);
   const busy = [...threads].map(([t, s]) => [t, s - (threads0.get(t) ?? 0)] as const).filter(([, s]) => s > 0);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  console.log(`server RSS: ${(kib('VmRSS') / 1024).toFixed(0)} MiB now, ${(kib('VmHWM') / 1024).toFixed(0)} MiB peak`);
   console.log(`per thread, µs per ${unit}: ${busy.map(([t, s]) => `${t} ${((s * 1e6) / ops).toFixed(1)}`).join(', ')}`);
   if (values.prof) console.log(`measured window in the profile's clock (µs): [${from}, ${to}]`);
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { tempDir } from './cleanup.js';
 import { spawnServer } from './server-process.js';
 import type { ServerProcess } from './server-process.js';
@@ -50,7 +51,7 @@ async function startTabletop(options: StartOptions): Promise<Target> {
   if (!existsSync(main)) throw new Error(`tabletop is not built: ${main} does not exist (run \`npm run build\`)`);
   const data = options.tabletopMode === 'durable' ? tempDir('data') : undefined;
   const storageArgs = data === undefined ? ['--in-memory'] : ['--data-dir', data.dir];
-  const args = [main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs];
+  const args = [...SERVER_NODE_FLAGS, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs];
   let proc: ServerProcess;
   try {
     proc = await spawnServer('tabletop', process.execPath, args, { cwd: options.repoRoot });

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,24 +6,10 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../index.js';
 import { rawClients, unaryCall } from '../server/testing/raw-client.js';
-import { type CliIo, runCli } from './cli.js';
+import { runCli } from './cli.js';
+import { testIo } from './testing/test-io.js';
 
-function io() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const signals = new EventEmitter();
-  const exits: number[] = [];
-  const cli: CliIo = {
-    stdout: (l) => void out.push(l),
-    stderr: (l) => void err.push(l),
-    onSignal: (h) => {
-      signals.on('signal', h);
-      return () => signals.off('signal', h);
-    },
-    exitNow: (c) => void exits.push(c),
-  };
-  return { cli, out, err, signals, exits };
-}
+const io = testIo;
 
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;

@@ -3,6 +3,7 @@ import { type RunningServer, VERSION, startServer } from '../index.js';
 import type { Config } from '../config.js';
 import { isTabletopError } from '../model/errors.js';
 import type { Logger } from '../server/logger.js';
+import { missingServerFlags } from './node-flags.js';
 import { parseSize } from './parse-size.js';
 import { tabletsCommand } from './tablets-command.js';
 
@@ -55,6 +56,8 @@ export interface CliIo {
   readonly onSignal: (handler: (signal: string) => void) => () => void;
   /** Called on a second signal while stopping: give up and exit now. */
   readonly exitNow: (code: number) => void;
+  /** The Node options the process was started with (process.execArgv); when given, `serve` names missing SERVER_NODE_FLAGS. */
+  readonly execArgv?: readonly string[];
 }
 
 /** Runs the command line; resolves with the process exit code. */
@@ -182,6 +185,12 @@ async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
   io.stdout(`gRPC: ${server.address}`);
   io.stdout(`HTTP: http://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? opts.httpPort}/`);
   io.stdout(`export BIGTABLE_EMULATOR_HOST=${server.address}`);
+  const missing = io.execArgv === undefined || opts.inMemory ? [] : missingServerFlags(io.execArgv);
+  if (missing.length > 0) {
+    io.stderr(
+      `note: node was started without ${missing.join(' ')}, which \`tabletop\` and \`npm start\` pass: with most of the data off the JavaScript heap, V8 then runs its full collector several times a second under load and reads cost up to twice the CPU (start with \`node ${missing.join(' ')} dist/cli/main.js serve ...\`)`,
+    );
+  }
 
   const signal = await new Promise<string>((resolve) => {
     const off = io.onSignal((s) => {

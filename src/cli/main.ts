@@ -1,7 +1,10 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-old-space-size=64
 import { runCli } from './cli.js';
 
-/** The `tabletop` executable: the CLI wired to the real process. */
+/**
+ * The `tabletop` executable: the CLI wired to the real process. Its first
+ * line passes SERVER_NODE_FLAGS (node-flags.ts; a test keeps the two equal).
+ */
 const code = await runCli(process.argv.slice(2), {
   stdout: (line) => process.stdout.write(line.endsWith('\n') ? line : line + '\n'),
   stderr: (line) => process.stderr.write(line.endsWith('\n') ? line : line + '\n'),
@@ -14,5 +17,6 @@ const code = await runCli(process.argv.slice(2), {
     };
   },
   exitNow: (c) => process.exit(c),
+  execArgv: process.execArgv,
 });
 process.exit(code);

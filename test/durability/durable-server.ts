@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { spawnGuarded, stopGuarded } from '../harness/guarded-child.js';
 import type { GuardedChild } from '../harness/guarded-child.js';
 import { REPO_ROOT, TABLETOP_MAIN, capture, waitForOutput } from '../harness/targets.js';
@@ -49,7 +50,7 @@ export function spawnDurable(options: StartDurableOptions): { child: GuardedChil
   if (!existsSync(MAIN)) {
     throw new Error(`tabletop is not built: ${MAIN} does not exist (run \`npm run build\`)`);
   }
-  const args = [...(options.nodeArgs ?? []), MAIN, 'serve', '--port', '0', '--http-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
+  const args = [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), MAIN, 'serve', '--port', '0', '--http-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
   const child = spawnGuarded(process.execPath, args, { cwd: REPO_ROOT });
   const tail = capture(child);
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));

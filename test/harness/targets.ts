@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { OutputTail, spawnGuarded, stopGuarded } from './guarded-child.js';
 import type { GuardedChild } from './guarded-child.js';
 import { freePort, waitForPort } from './ports.js';
@@ -93,7 +94,7 @@ export async function startTabletop(options: StartTabletopOptions = {}): Promise
   if (!existsSync(TABLETOP_MAIN)) {
     throw new Error(`tabletop is not built: ${TABLETOP_MAIN} does not exist (run \`npm run build\`)`);
   }
-  const args = [TABLETOP_MAIN, 'serve', '--port', '0', '--http-port', '0', '--in-memory', ...(options.args ?? [])];
+  const args = [...SERVER_NODE_FLAGS, TABLETOP_MAIN, 'serve', '--port', '0', '--http-port', '0', '--in-memory', ...(options.args ?? [])];
   const child = spawnGuarded(process.execPath, args, { cwd: REPO_ROOT });
   const tail = capture(child);
   try {
