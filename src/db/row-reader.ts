@@ -10,6 +10,9 @@ import { visibleCells } from './row-assembly.js';
 import type { Schema } from './schema.js';
 import type { UsageSink } from './write-batch.js';
 
+/** Rows whose usage (rows, bytes, time, sampled keys) is handed to the tablet's meter at once. */
+const USAGE_BATCH_ROWS = 64;
+
 /** Rows filtered out in a row before `next()` yields to the event loop. */
 const YIELD_AFTER_SKIPPED_ROWS = 1000;
 
@@ -62,6 +65,7 @@ export class TableRowReader implements RowReader {
   private servingTablet: string | undefined;
   private pendingRows = 0;
   private pendingBytes = 0;
+  private pendingCpuMicros = 0;
   private readonly pendingKeys: ByteString[] = [];
   private cursor: RowCursor | undefined;
   private finished = false;
@@ -75,8 +79,10 @@ export class TableRowReader implements RowReader {
     if (usage === undefined) return this.step();
     const t0 = performance.now();
     const out = this.step();
-    // Time spent serving (the synchronous part) and the rows read go to the tablet being read.
-    this.flushUsage((performance.now() - t0) * 1000);
+    // Time spent serving (the synchronous part) and the rows read go to the tablet being read,
+    // a batch of rows at a time (and whenever the tablet changes, and at the end).
+    this.pendingCpuMicros += (performance.now() - t0) * 1000;
+    if (this.pendingRows >= USAGE_BATCH_ROWS || out === undefined || out instanceof Promise) this.flushUsage();
     return out;
   }
 
@@ -95,21 +101,23 @@ export class TableRowReader implements RowReader {
   }
 
   close(): void {
-    this.flushUsage(0);
+    this.flushUsage();
     this.finished = true;
     this.closeCursor();
     this.closePieces();
   }
 
   /** Hands the work counted since the last call to the tablet being served. */
-  private flushUsage(cpuMicros: number): void {
+  private flushUsage(): void {
     const usage = this.plan.usage;
     const tablet = this.servingTablet;
     if (usage === undefined || tablet === undefined) return;
+    const cpuMicros = this.pendingCpuMicros;
     if (this.pendingRows > 0 || cpuMicros > 0) {
       usage.recordUsage(tablet, { requests: 0, rowsRead: this.pendingRows, bytesRead: this.pendingBytes, cpuMicros });
       this.pendingRows = 0;
       this.pendingBytes = 0;
+      this.pendingCpuMicros = 0;
     }
     if (this.pendingKeys.length > 0) {
       usage.sampleKeys(tablet, this.pendingKeys);
@@ -131,7 +139,8 @@ export class TableRowReader implements RowReader {
     const { schema, filter, nowMicros, usage } = this.plan;
     if (usage !== undefined) {
       let bytes = raw.key.length;
-      for (const c of raw.cells) bytes += c.value.byteLength + c.qualifier.length;
+      const cells = raw.cells;
+      for (let i = 0; i < cells.length; i++) bytes += cells[i]!.value.byteLength + cells[i]!.qualifier.length;
       this.pendingRows++;
       this.pendingBytes += bytes;
       this.pendingKeys.push(raw.key);
@@ -164,7 +173,7 @@ export class TableRowReader implements RowReader {
       }
       const piece = this.nextPiece();
       if (piece === undefined) return END;
-      this.flushUsage(0);
+      this.flushUsage();
       this.servingTablet = piece.kind === 'point' ? piece.tablet.id : piece.tabletId;
       this.plan.usage?.recordUsage(this.servingTablet, { requests: 1 });
       if (piece.kind === 'point') {

@@ -141,8 +141,9 @@ function chunkBodySize(key: ByteString, c: Cell, parts: number, p: number, piece
   }
   if (parts & PART_META) {
     if (c.timestamp !== 0) n += 1 + int64Size(c.timestamp);
-    for (const l of c.labels) {
-      const b = utf8Length(l);
+    const labels = c.labels;
+    for (let i = 0; i < labels.length; i++) {
+      const b = utf8Length(labels[i]!);
       n += 1 + varintSize(b) + b;
     }
   }
@@ -164,7 +165,8 @@ function writeChunk(buf: Buffer, pos: number, key: ByteString, c: Cell, parts: n
       buf[pos++] = 0x20;
       pos = writeInt64(buf, pos, c.timestamp);
     }
-    for (const l of c.labels) pos = writeStringField(buf, pos, 0x2a, l, utf8Length(l));
+    const labels = c.labels;
+    for (let i = 0; i < labels.length; i++) pos = writeStringField(buf, pos, 0x2a, labels[i]!, utf8Length(labels[i]!));
   }
   const total = c.value.length;
   const v = pieceLength(total, p, pieces, chunk);
