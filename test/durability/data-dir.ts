@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CatalogState } from '../../src/db/catalog/catalog-state.js';
 import { CATALOG_META_KEY } from '../../src/db/database.js';
 import { applyEdit, emptyManifestState, type ManifestEdit, type ManifestState } from '../../src/storage/manifest/manifest-state.js';
-import { decodeRecord } from '../../src/storage/wal/log-format.js';
+import { HEADER_BYTES, RECYCLABLE_HEADER_BYTES, decodeRecord, decodeRecyclableRecord } from '../../src/storage/wal/log-format.js';
 
 /**
  * Reading a stopped server's data directory from the outside, to find the
@@ -12,7 +12,7 @@ import { decodeRecord } from '../../src/storage/wal/log-format.js';
  *   CURRENT            "MANIFEST-<n>\n"
  *   MANIFEST-<n>       log records (src/storage/wal/log-format.ts), each a JSON array of edits
  *   sst/NNNNNN.sst     SSTables, named by file number
- *   wal/NNNNNN.log     commit-log files
+ *   wal/NNNNNN.wal     commit-log files (recyclable framing, log number NNNNNN; NNNNNN.log: older plain framing)
  *
  * The manifest's 'catalog' meta entry maps tables to tablets, whose ids are
  * the store ids that `addFiles` edits name. Only for a directory no server
@@ -85,23 +85,26 @@ export function liveSstNumbers(view: DataDirView): Set<number> {
 /** Commit-log files, oldest first (full paths). */
 export function walFiles(dir: string): string[] {
   return readdirSync(path.join(dir, 'wal'))
-    .filter((n) => /^\d+\.log$/.test(n))
+    .filter((n) => /^\d+\.(log|wal)$/.test(n))
     .sort()
     .map((n) => path.join(dir, 'wal', n));
 }
 
-/** The payloads of a commit-log file's valid records, and where the valid prefix ends. */
-export function walRecords(file: string): { records: Buffer[]; validBytes: number; size: number } {
+/** The payloads of a commit-log file's valid records, where the valid prefix ends, and each record's header size. */
+export function walRecords(file: string): { records: Buffer[]; validBytes: number; size: number; headerBytes: number } {
   const data = readFileSync(file);
+  const name = path.basename(file);
+  const recyclable = name.endsWith('.wal');
+  const log = Number(name.slice(0, name.indexOf('.')));
   const records: Buffer[] = [];
   let offset = 0;
   for (;;) {
-    const r = decodeRecord(data, offset);
+    const r = recyclable ? decodeRecyclableRecord(data, offset, log) : decodeRecord(data, offset);
     if (r.kind !== 'record') break;
     records.push(r.payload);
     offset = r.next;
   }
-  return { records, validBytes: offset, size: data.length };
+  return { records, validBytes: offset, size: data.length, headerBytes: recyclable ? RECYCLABLE_HEADER_BYTES : HEADER_BYTES };
 }
 
 const FOOTER_BYTES = 64;

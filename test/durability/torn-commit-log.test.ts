@@ -63,11 +63,11 @@ describe('torn commit-log and manifest tails after kill -9', () => {
     server = undefined;
     const log = walFiles(dataDir).at(-1);
     if (log === undefined) throw new Error(`no commit log in ${dataDir}`);
-    const { records, validBytes, size } = walRecords(log);
+    const { records, validBytes, size, headerBytes } = walRecords(log);
     const last = records.at(-1);
     expect(validBytes, `${log} should end with a whole record`).toBe(size);
     expect(last?.includes(Buffer.from(tailKey)), `the last record of ${log} should be the write of ${tailKey}`).toBe(true);
-    return { log, tailKey, tailValue, lastRecordBytes: (last?.length ?? 0) + 8 };
+    return { log, tailKey, tailValue, lastRecordBytes: (last?.length ?? 0) + headerBytes };
   };
 
   const readAll = async (): Promise<Map<string, Buffer>> => {

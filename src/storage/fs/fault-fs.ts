@@ -1,7 +1,7 @@
 import { TabletopError } from '../../model/errors.js';
 import type { FileSystem, RandomAccessFile, WritableFile } from './file-system.js';
 
-export type FsOp = 'create' | 'append' | 'sync' | 'openRead' | 'read' | 'readFile' | 'rename' | 'remove' | 'syncDir' | 'mkdirp';
+export type FsOp = 'create' | 'reuse' | 'append' | 'sync' | 'openRead' | 'read' | 'readFile' | 'rename' | 'remove' | 'syncDir' | 'mkdirp';
 
 /**
  * Decides the fate of one operation: undefined lets it through, 'error'
@@ -37,6 +37,10 @@ export function createFaultFileSystem(inner: FileSystem, policy: FaultPolicy): F
     create(path) {
       check('create', path);
       return new FaultWritableFile(inner.create(path), policy);
+    },
+    reuse(path) {
+      check('reuse', path);
+      return new FaultWritableFile(inner.reuse(path), policy);
     },
     openRead(path) {
       check('openRead', path);

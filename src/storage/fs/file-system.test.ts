@@ -67,6 +67,28 @@ describe.each(implementations)('FileSystem conformance: %s', (_name, make) => {
     expect(() => fs.openRead('nope')).toThrow(expect.objectContaining({ code: 'NotFound' }));
   });
 
+  it('reuse writes over a file from its start, keeping the bytes past the writes', async () => {
+    const fs = make();
+    const a = fs.create('r');
+    a.append(Buffer.from('0123456789'));
+    await a.sync();
+    a.close();
+    const b = fs.reuse('r');
+    expect(b.size).toBe(0);
+    b.append(Buffer.from('ab'));
+    b.append(Buffer.from('cd'));
+    expect(b.size).toBe(4);
+    await b.sync();
+    b.close();
+    expect(fs.readFile('r').toString()).toBe('abcd456789');
+    expect(fs.size('r')).toBe(10);
+    const c = fs.reuse('r');
+    c.append(Buffer.from('x'.repeat(12)));
+    c.close();
+    expect(fs.readFile('r').toString()).toBe('x'.repeat(12));
+    expect(() => fs.reuse('missing')).toThrow(expect.objectContaining({ code: 'NotFound' }));
+  });
+
   it('create replaces an existing file', () => {
     const fs = make();
     const a = fs.create('x');
@@ -128,6 +150,43 @@ describe('MemoryFileSystem crash semantics', () => {
       sizes.add(data.length);
     }
     expect(sizes.size).toBeGreaterThan(5);
+  });
+});
+
+describe('MemoryFileSystem crash semantics of a file written over (reuse)', () => {
+  it('keeps the synced bytes, a prefix of the unsynced writes (last bytes maybe garbled), then the old bytes', async () => {
+    const fs = new MemoryFileSystem();
+    const f = fs.create('log');
+    f.append(Buffer.alloc(100, 1));
+    await f.sync();
+    await fs.syncDir('.');
+    f.close();
+    const g = fs.reuse('log');
+    g.append(Buffer.alloc(20, 2));
+    await g.sync();
+    const fresh = Buffer.concat([Buffer.alloc(30, 3), Buffer.alloc(70, 4)]); // ends past the old length
+    g.append(fresh.subarray(0, 30));
+    g.append(fresh.subarray(30));
+    expect(fs.crash().readFile('log')).toEqual(Buffer.concat([Buffer.alloc(20, 2), Buffer.alloc(80, 1)]));
+    let seed = 11;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const kept = new Set<number>();
+    for (let i = 0; i < 60; i++) {
+      const data = fs.crash(random).readFile('log');
+      expect(data.subarray(0, 20).every((b) => b === 2)).toBe(true);
+      // How much of the unsynced writes survived: past the old end, all of what is there; else up to where the old bytes resume.
+      let k = data.length - 20;
+      if (data.length <= 100) {
+        k = 80;
+        while (k > 0 && data[20 + k - 1] === 1) k--;
+      }
+      expect(data.length).toBe(Math.max(100, 20 + k));
+      const differing = [...data.subarray(20, 20 + k)].map((b, j) => (b === fresh[j] ? -1 : j)).filter((j) => j >= 0);
+      expect(differing.length).toBeLessThanOrEqual(1);
+      if (differing.length === 1) expect(differing[0]).toBeGreaterThanOrEqual(k - 8);
+      kept.add(k);
+    }
+    expect(kept.size).toBeGreaterThan(5);
   });
 });
 

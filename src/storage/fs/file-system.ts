@@ -7,6 +7,9 @@
  *
  * Durability model (what a crash may lose), as on a POSIX disk:
  *  - data appended to a WritableFile is durable only once `sync()` resolves;
+ *  - bytes written over a file's old bytes (`reuse`) are durable only once
+ *    `sync()` resolves; until then a crash may leave the new bytes, the old
+ *    ones, or a prefix of the new followed by the old;
  *  - creating, renaming or removing a directory entry is durable only once
  *    `syncDir()` of its parent directory resolves.
  *
@@ -18,6 +21,15 @@
 export interface FileSystem {
   /** Creates an empty file (replacing any file of that name) for appending. */
   create(path: string): WritableFile;
+  /**
+   * Opens an existing file to write it again from its start, over its old
+   * bytes: the file keeps its length (and its blocks) until the writes pass
+   * it, and bytes past the last write keep their old content. Rewriting
+   * blocks a file already has lets fdatasync skip the filesystem's metadata
+   * journal (the commit log reuses old log files this way). NotFound when
+   * missing.
+   */
+  reuse(path: string): WritableFile;
   /** Opens an existing file for random reads. NotFound when missing. */
   openRead(path: string): RandomAccessFile;
   /** The whole content of a file. */
@@ -39,9 +51,9 @@ export interface FileSystem {
 
 export interface WritableFile {
   readonly path: string;
-  /** Bytes appended so far. */
+  /** Bytes written through this handle so far (the position of the next append). */
   readonly size: number;
-  /** Appends bytes (not yet durable). */
+  /** Writes bytes at the handle's position and advances it (not yet durable). */
   append(data: Uint8Array): void;
   /** Makes everything appended so far durable. */
   sync(): Promise<void>;

@@ -9,7 +9,9 @@ import { dirname, type FileSystem, type RandomAccessFile, type WritableFile } fr
  * syncDir. `crash()` returns the filesystem a machine would find on reboot:
  * every directory reverts to its last synced entries, and every file keeps its
  * synced bytes plus, optionally, a random part of its unsynced tail (its last
- * bytes possibly garbled), as a torn final write would leave it.
+ * bytes possibly garbled), as a torn final write would leave it. A file
+ * being rewritten in place (`reuse`) keeps, past the part of the unsynced
+ * writes that survives, its old synced bytes.
  *
  * Without calling crash() it is simply a fast in-memory filesystem.
  */
@@ -25,6 +27,10 @@ export class MemoryFileSystem implements FileSystem {
     const inode = new Inode();
     this.dir(dirname(path), true).entries.set(base(path), inode);
     return new MemWritableFile(path, inode);
+  }
+
+  reuse(path: string): WritableFile {
+    return new MemWritableFile(path, this.inode(path));
   }
 
   openRead(path: string): RandomAccessFile {
@@ -131,48 +137,77 @@ class Dir {
 class Inode {
   data = Buffer.alloc(0);
   length = 0;
+  /** The file's length as of its last sync. */
   syncedLength = 0;
+  /** Where the writes since the last sync start (-1: none) and end; they are sequential. */
+  private dirtyFrom = -1;
+  private dirtyEnd = 0;
+  /** The synced bytes those writes replaced, in order (the old content of [dirtyFrom, min(dirtyEnd, syncedLength))). */
+  private replaced: Buffer[] = [];
 
-  append(bytes: Uint8Array): void {
-    if (this.length + bytes.byteLength > this.data.length) {
-      const grown = Buffer.alloc(Math.max(this.length + bytes.byteLength, this.data.length * 2, 256));
-      this.data.copy(grown, 0, 0, this.length);
-      this.data = grown;
-    }
-    this.data.set(bytes, this.length);
-    this.length += bytes.byteLength;
+  /** Writes at `at`: the end of the file, or (reuse) the end of the previous write. */
+  write(at: number, bytes: Uint8Array): void {
+    if (this.dirtyFrom < 0) this.dirtyFrom = this.dirtyEnd = at;
+    else if (at !== this.dirtyEnd) throw new Error(`MemoryFileSystem: writes since a sync must be sequential (at ${at}, expected ${this.dirtyEnd})`);
+    const end = at + bytes.byteLength;
+    if (at < this.syncedLength) this.replaced.push(Buffer.from(this.data.subarray(at, Math.min(end, this.syncedLength))));
+    this.place(at, bytes);
+    this.dirtyEnd = end;
+  }
+
+  sync(): void {
+    this.syncedLength = this.length;
+    this.dirtyFrom = -1;
+    this.replaced = [];
   }
 
   afterCrash(random?: () => number): Inode {
     const ino = new Inode();
-    let keep = this.syncedLength;
-    const tail = this.length - this.syncedLength;
-    if (random !== undefined && tail > 0) keep += Math.floor(random() * (tail + 1));
-    ino.append(this.data.subarray(0, keep));
-    if (random !== undefined && keep > this.syncedLength && random() < 0.3) {
-      // A torn last sector: garble one of the last few surviving unsynced bytes.
-      const span = Math.min(8, keep - this.syncedLength);
-      const at = keep - 1 - Math.floor(random() * span);
-      ino.data[at] = (ino.data[at] ?? 0) ^ 0xa5;
+    if (this.dirtyFrom < 0) {
+      ino.place(0, this.data.subarray(0, this.syncedLength));
+    } else {
+      // Synced bytes before the writes; a random prefix of the writes; then what the disk held before them.
+      const from = this.dirtyFrom;
+      const written = this.dirtyEnd - from;
+      const keep = random === undefined ? 0 : Math.floor(random() * (written + 1));
+      ino.place(0, this.data.subarray(0, from + keep));
+      const old = Buffer.concat(this.replaced);
+      if (keep < old.length) ino.place(from + keep, old.subarray(keep));
+      if (this.dirtyEnd < this.syncedLength) ino.place(this.dirtyEnd, this.data.subarray(this.dirtyEnd, this.syncedLength));
+      if (random !== undefined && keep > 0 && random() < 0.3) {
+        // A torn last sector: garble one of the last few surviving new bytes.
+        const at = from + keep - 1 - Math.floor(random() * Math.min(8, keep));
+        ino.data[at] = (ino.data[at] ?? 0) ^ 0xa5;
+      }
     }
     ino.syncedLength = ino.length;
     return ino;
   }
+
+  private place(at: number, bytes: Uint8Array): void {
+    const end = at + bytes.byteLength;
+    if (end > this.data.length) {
+      const grown = Buffer.alloc(Math.max(end, this.data.length * 2, 256));
+      this.data.copy(grown, 0, 0, this.length);
+      this.data = grown;
+    }
+    this.data.set(bytes, at);
+    if (end > this.length) this.length = end;
+  }
 }
 
 class MemWritableFile implements WritableFile {
+  size = 0;
   constructor(
     readonly path: string,
     private readonly inode: Inode,
   ) {}
-  get size(): number {
-    return this.inode.length;
-  }
   append(data: Uint8Array): void {
-    this.inode.append(data);
+    this.inode.write(this.size, data);
+    this.size += data.byteLength;
   }
   async sync(): Promise<void> {
-    this.inode.syncedLength = this.inode.length;
+    this.inode.sync();
   }
   close(): void {}
 }

@@ -10,6 +10,13 @@ export function createNodeFileSystem(root: string): FileSystem {
     create(path) {
       return new NodeWritableFile(path, fs.openSync(abs(path), 'w'));
     },
+    reuse(path) {
+      try {
+        return new NodeWritableFile(path, fs.openSync(abs(path), 'r+'));
+      } catch (e) {
+        throw ioError('open', path, e);
+      }
+    },
     openRead(path) {
       let fd: number;
       try {
@@ -74,7 +81,7 @@ class NodeWritableFile implements WritableFile {
   ) {}
   append(data: Uint8Array): void {
     let off = 0;
-    while (off < data.byteLength) off += fs.writeSync(this.fd, data, off, data.byteLength - off);
+    while (off < data.byteLength) off += fs.writeSync(this.fd, data, off, data.byteLength - off, this.size + off);
     this.size += data.byteLength;
   }
   sync(): Promise<void> {

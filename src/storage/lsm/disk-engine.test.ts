@@ -138,6 +138,43 @@ describe('disk engine durability', () => {
   );
 }
 
+describe('disk engine commit-log files', () => {
+  it('writes over flushed log files instead of creating new ones, and replays them right after a reopen and a crash', async () => {
+    const mem = new MemoryFileSystem();
+    let reused = 0;
+    let created = 0;
+    const fs = createFaultFileSystem(mem, (op, path) => {
+      if (path.includes('wal/')) {
+        if (op === 'reuse') reused++;
+        if (op === 'create') created++;
+      }
+      return undefined;
+    });
+    const config = { memtableBytes: 2048, blockBytes: 256, walFileBytes: 4096 };
+    const engine = await openDiskEngine({ fs, dir: 'db', config });
+    const store = await engine.openStore('t');
+    const value = (i: number): string => `v${i}-`.padEnd(40 + (i % 50), 'x');
+    for (let i = 0; i < 600; i++) {
+      await store.write([{ key: `k${String(i).padStart(4, '0')}`, ops: [put('q', 1, value(i))] }]);
+      if (i % 40 === 39) await engine.flushAll();
+    }
+    expect(reused).toBeGreaterThan(3);
+    expect(created).toBeLessThan(reused);
+    // Spares are bounded: the live log, the logs not flushed yet and at most two spare files.
+    expect(mem.list('db/wal').length).toBeLessThanOrEqual(4);
+    expect(mem.list('db/wal').every((n) => n.endsWith('.wal'))).toBe(true);
+    const want = Array.from({ length: 600 }, (_, i) => `k${String(i).padStart(4, '0')}:q@1=${value(i)}`);
+    // The last writes are only in the log (a reused file, with older records past them).
+    const crashed = mem.crash();
+    await engine.close();
+    for (const fsAfter of [mem, crashed]) {
+      const reopened = await openDiskEngine({ fs: fsAfter, dir: 'db', config });
+      expect(await rows(await reopened.openStore('t'))).toEqual(want);
+      await reopened.close();
+    }
+  });
+});
+
 describe('disk engine splits', () => {
   it('children share the parent files until their compactions rewrite them, then the files go', async () => {
     const fs = new MemoryFileSystem();

@@ -33,14 +33,14 @@ import type { ByteString } from '../../model/bytes.js';
 import { TabletopError, dataLoss } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/index.js';
-import { join, type FileSystem } from '../fs/file-system.js';
+import { join, type FileSystem, type WritableFile } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
 import type { MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
 import { replayLog } from '../wal/log-reader.js';
 import { LogWriter } from '../wal/log-writer.js';
-import { frameInPlace } from '../wal/log-format.js';
+import { frameRecyclableInPlace } from '../wal/log-format.js';
 import { BackgroundQueue } from './background-queue.js';
 import { pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore } from './disk-store.js';
@@ -61,6 +61,15 @@ export interface DiskEngineOptions {
 
 const WAL_DIR = 'wal';
 const SST_DIR = 'sst';
+/**
+ * Commit-log files kept, once every record in them is flushed, to be written
+ * over by a later log instead of creating a new file: fdatasync on blocks a
+ * file already has skips the filesystem's metadata journal (measured with a
+ * 7 KiB write + fdatasync loop on this machine's ext4: 100 → 76 µs of CPU and
+ * 192 → 132 µs of latency per sync), and rewriting cached pages is cheaper
+ * than appending new ones. Each costs up to --wal-file-size of disk.
+ */
+const SPARE_WAL_FILES = 2;
 
 interface PendingPublish {
   readonly seq: number;
@@ -76,9 +85,13 @@ export function sstName(n: number): string {
   return join(SST_DIR, `${String(n).padStart(6, '0')}.sst`);
 }
 
+/** Commit-log files: recyclable framing (log-format.ts), the log number being the file number. */
 function walName(n: number): string {
-  return join(WAL_DIR, `${String(n).padStart(6, '0')}.log`);
+  return join(WAL_DIR, `${String(n).padStart(6, '0')}.wal`);
 }
+
+/** Commit-log files of earlier versions (plain framing): still replayed, never written. */
+const LEGACY_WAL_SUFFIX = '.log';
 
 function fileNumber(name: string): number {
   return Number(name.slice(0, name.indexOf('.')));
@@ -105,6 +118,8 @@ export class DiskEngine implements StorageEngine {
   private walNumber = 0;
   /** Closed commit-log files still needed, with the highest sequence each holds. */
   private oldWals: { number: number; maxSeq: number; bytes: number }[] = [];
+  /** Numbers of flushed commit-log files kept to be written over by the next logs (SPARE_WAL_FILES). */
+  private spareWals: number[] = [];
   private rotatingWal = false;
   private readonly stores = new Map<string, DiskStore>();
   private readonly background: BackgroundQueue;
@@ -185,7 +200,7 @@ export class DiskEngine implements StorageEngine {
         continue;
       }
       const path = this.path(join(WAL_DIR, w.name));
-      const { records } = replayLog(fs, path);
+      const { records } = replayLog(fs, path, w.name.endsWith(LEGACY_WAL_SUFFIX) ? undefined : w.number);
       records.forEach((payload, i) => {
         const batch = decodeBatch(payload, `${path} record ${i}`);
         const store = this.stores.get(batch.storeId);
@@ -218,7 +233,16 @@ export class DiskEngine implements StorageEngine {
 
   private async startWal(): Promise<void> {
     const number = this.manifest.newFileNumber();
-    const file = this.fs.create(this.path(walName(number)));
+    const path = this.path(walName(number));
+    // A spare holds only flushed records of a log the manifest no longer needs; renamed, it is
+    // written over from its start, and its old records (another log number) end replay.
+    const spare = this.spareWals.shift();
+    let file: WritableFile;
+    if (spare === undefined) file = this.fs.create(path);
+    else {
+      this.fs.rename(this.path(walName(spare)), path);
+      file = this.fs.reuse(path);
+    }
     await this.fs.syncDir(this.path(WAL_DIR));
     // The counter must be durable before any record lands in the new file.
     await this.record([]);
@@ -301,7 +325,7 @@ export class DiskEngine implements StorageEngine {
     if (batch.length === 0) return undefined;
     const encoded = encodeBatch(store.id, batch, this.seq + 1);
     this.seq = encoded.lastSeq;
-    const durable = this.wal.appendRecord(frameInPlace(encoded.record));
+    const durable = this.wal.appendRecord(frameRecyclableInPlace(encoded.record, this.walNumber));
     const published = this.publishWhen(encoded.lastSeq, durable);
     for (const r of encoded.rows) this.addToMemtable(store, r.key, r.fragment, r.firstSeq, r.lastSeq);
     this.afterWrite(store);
@@ -651,7 +675,10 @@ export class DiskEngine implements StorageEngine {
       { op: 'lastSeq', seq: this.visibleSeq },
     ]);
     this.oldWals = remaining;
-    for (const w of obsolete) this.fs.remove(this.path(walName(w.number)));
+    for (const w of obsolete) {
+      if (this.spareWals.length < SPARE_WAL_FILES) this.spareWals.push(w.number);
+      else this.fs.remove(this.path(walName(w.number)));
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { encodeRecord } from '../wal/log-format.js';
+import { encodeRecyclableRecord } from '../wal/log-format.js';
 import { encodeBatch } from './wal-batch.js';
 
 describe('docs/format/commit-log.md', () => {
@@ -18,7 +18,7 @@ describe('docs/format/commit-log.md', () => {
       ],
       7,
     );
-    const hex = encodeRecord(batch.payload).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+    const hex = encodeRecyclableRecord(batch.payload, 12).toString('hex').replace(/(..)(?!$)/g, '$1 ');
     const doc = readFileSync(new URL('../../../docs/format/commit-log.md', import.meta.url), 'utf8');
     expect(doc).toContain(`\n${hex}\n`);
   });

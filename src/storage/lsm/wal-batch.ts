@@ -8,7 +8,7 @@
  * rows a store has already flushed.
  */
 import { dataLoss } from '../../model/errors.js';
-import { HEADER_BYTES } from '../wal/log-format.js';
+import { RECYCLABLE_HEADER_BYTES as HEADER_BYTES } from '../wal/log-format.js';
 import type { RowWrite } from '../store.js';
 import { encodeOps } from './fragment.js';
 import { ByteReader, ByteWriter } from './varint.js';
@@ -21,7 +21,7 @@ export interface EncodedRow {
 }
 
 export interface EncodedBatch {
-  /** The commit-log record: header room (HEADER_BYTES) then the payload; frame it with frameInPlace. */
+  /** The commit-log record: header room (RECYCLABLE_HEADER_BYTES) then the payload; frame it with frameRecyclableInPlace. */
   readonly record: Buffer;
   readonly payload: Buffer;
   readonly rows: EncodedRow[];

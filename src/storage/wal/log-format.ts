@@ -16,6 +16,19 @@
  * dropped; if a valid record follows, the log is corrupt in the middle and
  * replay fails with DataLoss naming the file and offset.
  *
+ * Recyclable framing (commit-log files named `*.wal`; `*.log` files and
+ * manifests use the framing above):
+ *
+ *   record  := crc:u32le length:u32le log:u32le payload[length]
+ *   crc     := crc32c(length:u32le ++ log:u32le ++ payload), masked
+ *
+ * `log` is the file's number (its low 32 bits). A log file whose records are
+ * all flushed is reused for a later log by writing over it from its start,
+ * so past the new records it still holds records of the log it was before:
+ * a record that checks out but names another log ends replay cleanly. After
+ * a damaged record, only records naming this log count as "valid records
+ * following it" (found by searching for the 4-byte number).
+ *
  * DO NOT CHANGE: the on-disk layout is versioned by the file name suffix.
  */
 import { crc32c } from '@node-rs/crc32';
@@ -61,15 +74,54 @@ export type RecordResult =
 
 /** Decodes the record at `offset` of `data`. */
 export function decodeRecord(data: Buffer, offset: number): RecordResult {
+  return decodeFramed(data, offset, HEADER_BYTES);
+}
+
+/** A record whose header is `header` bytes (the checksum first, then the length, then any other field). */
+function decodeFramed(data: Buffer, offset: number, header: number): RecordResult {
   if (offset === data.length) return { kind: 'end' };
-  if (offset + HEADER_BYTES > data.length) return { kind: 'bad', reason: 'truncated header' };
+  if (offset + header > data.length) return { kind: 'bad', reason: 'truncated header' };
   const length = data.readUInt32LE(offset + 4);
   if (length > MAX_RECORD_BYTES) return { kind: 'bad', reason: `implausible length ${length}` };
-  const end = offset + HEADER_BYTES + length;
+  const end = offset + header + length;
   if (end > data.length) return { kind: 'bad', reason: 'truncated payload' };
   const expected = unmaskCrc(data.readUInt32LE(offset));
   if (crc32c(data.subarray(offset + 4, end)) !== expected) return { kind: 'bad', reason: 'checksum mismatch' };
-  return { kind: 'record', payload: data.subarray(offset + HEADER_BYTES, end), next: end };
+  return { kind: 'record', payload: data.subarray(offset + header, end), next: end };
+}
+
+export const RECYCLABLE_HEADER_BYTES = 12;
+
+/** Frames a recyclable record of log `log` in place: `buf` holds RECYCLABLE_HEADER_BYTES of room, then the payload. */
+export function frameRecyclableInPlace(buf: Buffer, log: number): Buffer {
+  buf.writeUInt32LE(buf.length - RECYCLABLE_HEADER_BYTES, 4);
+  buf.writeUInt32LE(log >>> 0, 8);
+  buf.writeUInt32LE(maskCrc(crc32c(buf.subarray(4))), 0);
+  return buf;
+}
+
+/** Frames a payload as one recyclable record of log `log`. */
+export function encodeRecyclableRecord(payload: Uint8Array, log: number): Buffer {
+  const out = Buffer.allocUnsafe(RECYCLABLE_HEADER_BYTES + payload.byteLength);
+  out.set(payload, RECYCLABLE_HEADER_BYTES);
+  return frameRecyclableInPlace(out, log);
+}
+
+/** Decodes the recyclable record at `offset`; 'stale' is an intact record of another log (the file's earlier life). */
+export function decodeRecyclableRecord(data: Buffer, offset: number, log: number): RecordResult | { readonly kind: 'stale' } {
+  const r = decodeFramed(data, offset, RECYCLABLE_HEADER_BYTES);
+  if (r.kind === 'record' && data.readUInt32LE(offset + 8) !== log >>> 0) return { kind: 'stale' };
+  return r;
+}
+
+/** True when a valid record of log `log` starts after `from` (corruption, not a torn tail, then). */
+export function validRecyclableRecordAfter(data: Buffer, from: number, log: number): boolean {
+  const number = Buffer.allocUnsafe(4);
+  number.writeUInt32LE(log >>> 0);
+  for (let at = data.indexOf(number, from + 9); at >= 0; at = data.indexOf(number, at + 1)) {
+    if (decodeRecyclableRecord(data, at - 8, log).kind === 'record') return true;
+  }
+  return false;
 }
 
 /** True when some valid record starts at an offset after `from` (used to tell corruption from a torn tail). */
