@@ -51,7 +51,9 @@ async function startTabletop(options: StartOptions): Promise<Target> {
   if (!existsSync(main)) throw new Error(`tabletop is not built: ${main} does not exist (run \`npm run build\`)`);
   const data = options.tabletopMode === 'durable' ? tempDir('data') : undefined;
   const storageArgs = data === undefined ? ['--in-memory'] : ['--data-dir', data.dir];
-  const args = [...SERVER_NODE_FLAGS, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs];
+  // TABLETOP_NODE_FLAGS (space-separated, may be empty) replaces the V8 options the executable passes, for experiments.
+  const nodeFlags = process.env['TABLETOP_NODE_FLAGS'] !== undefined ? process.env['TABLETOP_NODE_FLAGS'].split(' ').filter((f) => f !== '') : SERVER_NODE_FLAGS;
+  const args = [...nodeFlags, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs];
   let proc: ServerProcess;
   try {
     proc = await spawnServer('tabletop', process.execPath, args, { cwd: options.repoRoot });

@@ -46,6 +46,9 @@ const SERVER_ARGS = [
   '1MiB',
   '--split-size',
   '32KiB',
+  // Small commit-log files, so that logs rotate and flushed ones are written over (reused) under the kills.
+  '--wal-file-size',
+  '256KiB',
   ...(process.env['TABLETOP_KILL_SERVER_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
 ];
 
