@@ -53,7 +53,9 @@ async function startTabletop(options: StartOptions): Promise<Target> {
   const storageArgs = data === undefined ? ['--in-memory'] : ['--data-dir', data.dir];
   // TABLETOP_NODE_FLAGS (space-separated, may be empty) replaces the V8 options the executable passes, for experiments.
   const nodeFlags = process.env['TABLETOP_NODE_FLAGS'] !== undefined ? process.env['TABLETOP_NODE_FLAGS'].split(' ').filter((f) => f !== '') : SERVER_NODE_FLAGS;
-  const args = [...nodeFlags, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs];
+  // TABLETOP_SERVER_ARGS (space-separated): more `serve` options, for experiments (e.g. "--total-memtable-size 32MiB").
+  const extra = (process.env['TABLETOP_SERVER_ARGS'] ?? '').split(' ').filter((f) => f !== '');
+  const args = [...nodeFlags, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs, ...extra];
   let proc: ServerProcess;
   try {
     proc = await spawnServer('tabletop', process.execPath, args, { cwd: options.repoRoot });

@@ -31,7 +31,7 @@ Options of serve:
   --memtable-size S  memtable size at which a tablet flushes to an SSTable (default 32MiB)
   --cache-size S     block cache for SSTable reads (default 128MiB)
   --total-memtable-size S  all memtables together; past twice this, writes wait
-                     for flushes (default 128MiB)
+                     for flushes (default 32MiB)
   --wal-file-size S  commit-log file size at which a new file starts (default 64MiB)
   --split-size S     tablet size at which it splits at its median key (default 64MiB;
                      1MiB shows realistic tablet behaviour on small local datasets)

@@ -141,7 +141,7 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
   const iters: SSTableIterator[] = [];
   try {
     // Files shared with another store after a split hold keys outside this store's bounds: skip them.
-    const bounds = { lower: store.lower, ...(store.upper === undefined ? {} : { upper: store.upper }) };
+    const bounds = { lower: store.lower, ...(store.upper === undefined ? {} : { upper: store.upper }), fillCache: false };
     for (const f of inputs) {
       const it = f.reader.newIterator(bounds);
       it.seekGE(store.lower);

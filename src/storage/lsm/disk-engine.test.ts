@@ -175,6 +175,33 @@ describe('disk engine commit-log files', () => {
   });
 });
 
+describe('disk engine block cache', () => {
+  it('a compaction reads its inputs without filling the cache, so the blocks reads use stay cached', async () => {
+    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true, config: { memtableBytes: 1 << 20, blockBytes: 256, blockCacheBytes: 32 * 1024 } });
+    const hot = await engine.openStore('hot');
+    const big = await engine.openStore('big');
+    for (let i = 0; i < 20; i++) await hot.write([{ key: `h${String(i).padStart(3, '0')}`, ops: [put('q', 1, `hot-${i}`.padEnd(60, '.'))] }]);
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 400; i++) await big.write([{ key: `b${String(i).padStart(3, '0')}`, ops: [put('q', round + 1, `v${round}-${i}`.padEnd(60, '.'))] }]);
+      await engine.flushAll();
+    }
+    expect(await rows(hot)).toHaveLength(20);
+    const cached = engine.cache.stats().entries;
+    expect(cached).toBeGreaterThan(0);
+    const missesBefore = engine.cache.stats().misses;
+    await engine.compactNow(engine['stores'].get('big')!, true);
+    // The compaction read ~200 KiB of blocks (6x the cache) and missed on every one of them...
+    expect(engine.cache.stats().misses - missesBefore).toBeGreaterThan(100);
+    // ...yet the hot store's blocks are all still there.
+    expect(engine.cache.stats().entries).toBe(cached);
+    const misses = engine.cache.stats().misses;
+    expect(await rows(hot)).toHaveLength(20);
+    expect(engine.cache.stats().misses).toBe(misses);
+    expect(await rows(big)).toHaveLength(400);
+    await engine.close();
+  });
+});
+
 describe('disk engine splits', () => {
   it('children share the parent files until their compactions rewrite them, then the files go', async () => {
     const fs = new MemoryFileSystem();

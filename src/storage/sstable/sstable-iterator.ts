@@ -50,6 +50,14 @@ export interface IteratorBounds {
   readonly lower?: ByteString;
   /** Exclusive upper bound. */
   readonly upper?: ByteString;
+  /**
+   * Whether blocks read from the file go into the block cache (default true).
+   * Compactions pass false, as RocksDB's compaction reads do: their inputs are
+   * about to be deleted, and filling the cache with them would evict the
+   * blocks that reads use and, during a bulk load, fill it for nothing.
+   * Blocks already cached are used either way.
+   */
+  readonly fillCache?: boolean;
 }
 
 /** What the iterator needs from its table: the index and the blocks. */
@@ -60,12 +68,12 @@ export interface BlockSource {
   readonly offsets: readonly number[];
   /** First block whose separator is >= key (separators.length when none). */
   findBlock(key: ByteString): number;
-  /** The checked body of data block i (via the cache). */
-  blockBody(i: number): Buffer;
+  /** The checked body of data block i (via the cache; a block read from the file is cached unless fillCache is false). */
+  blockBody(i: number, fillCache?: boolean): Buffer;
 }
 
 export function createSSTableIterator(source: BlockSource, bounds: IteratorBounds = {}): SSTableIterator {
-  return new TableIterator(source, bounds.lower, bounds.upper);
+  return new TableIterator(source, bounds.lower, bounds.upper, bounds.fillCache ?? true);
 }
 
 class TableIterator implements SSTableIterator {
@@ -78,6 +86,7 @@ class TableIterator implements SSTableIterator {
     private readonly src: BlockSource,
     private readonly lower: ByteString | undefined,
     private readonly upper: ByteString | undefined,
+    private readonly fillCache: boolean,
   ) {}
 
   get valid(): boolean {
@@ -231,7 +240,7 @@ class TableIterator implements SSTableIterator {
   private load(i: number): void {
     if (i === this.loaded) return;
     this.loaded = -1;
-    this.cursor.reset(this.src.blockBody(i), this.src.path, this.src.offsets[i]!);
+    this.cursor.reset(this.src.blockBody(i, this.fillCache), this.src.path, this.src.offsets[i]!);
     this.loaded = i;
   }
 

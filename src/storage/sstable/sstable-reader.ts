@@ -158,13 +158,13 @@ class Reader implements SSTableReader, BlockSource {
     return lo;
   }
 
-  blockBody(i: number): Buffer {
+  blockBody(i: number, fillCache = true): Buffer {
     this.checkOpen();
     const offset = this.offsets[i]!;
     const cached = this.cache?.get(this.id, offset);
     if (cached !== undefined) return cached;
     const body = readBody(this.file, { offset, size: this.sizes[i]! }, 'data block');
-    this.cache?.insert(this.id, offset, body);
+    if (fillCache) this.cache?.insert(this.id, offset, body);
     return body;
   }
 

@@ -142,6 +142,33 @@ describe('SSTable shapes', () => {
     r.close();
   });
 
+  it('an iterator with fillCache false uses cached blocks but does not add the ones it reads', async () => {
+    const fs = new MemoryFileSystem();
+    const entries = Array.from({ length: 400 }, (_, i): Entry => [`k${String(i).padStart(4, '0')}`, Buffer.alloc(100, i & 0xff)]);
+    await writeTable(fs, 't.sst', entries, { blockSize: 1024 });
+    const cache = createBlockCache(1 << 20);
+    const r = openSSTable(fs, 't.sst', { id: 1, cache });
+    const readAll = (fillCache?: boolean): string[] => {
+      const it = r.newIterator(fillCache === undefined ? {} : { fillCache });
+      const keys: string[] = [];
+      for (it.first(); it.valid; it.next()) keys.push(it.key);
+      it.close();
+      return keys;
+    };
+    expect(readAll(false)).toEqual(entries.map(([k]) => k));
+    expect(cache.stats().entries).toBe(0);
+    expect(cache.stats().misses).toBeGreaterThan(10);
+    expect(r.get('k0200')?.equals(Buffer.alloc(100, 200))).toBe(true); // a read caches its block
+    expect(cache.stats().entries).toBe(1);
+    const hits = cache.stats().hits;
+    expect(readAll(false)).toHaveLength(400);
+    expect(cache.stats().hits).toBe(hits + 1);
+    expect(cache.stats().entries).toBe(1);
+    readAll();
+    expect(cache.stats().entries).toBeGreaterThan(10);
+    r.close();
+  });
+
   it('handles a value of 64 MiB', async () => {
     const fs = new MemoryFileSystem();
     const huge = Buffer.alloc(64 << 20, 'row fragment ');
