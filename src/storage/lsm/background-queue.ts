@@ -1,10 +1,22 @@
 /**
- * Runs background jobs one at a time: flushes before compactions, at most
- * one queued compaction per store (asking again joins the queued one).
- * `add` returns a promise of the job's completion; a failing job rejects it
- * and is reported to `onError` once, and the queue goes on.
+ * Runs background jobs in two lanes, as LevelDB and RocksDB keep flushes
+ * apart from merges: flushes one at a time in theirs, compactions one at a
+ * time in theirs, so a long compaction does not hold back the flushes that
+ * free memtable memory (and unblock stalled writers). At most one queued
+ * compaction per store (asking again joins the queued one). An exclusive job
+ * (splits, merges, GC passes: they replace a store or compact it themselves)
+ * runs in the flush lane once no compaction is running, and no compaction
+ * starts until it is done. `add` returns a promise of the job's completion; a
+ * failing job rejects it and is reported to `onError` once, and its lane goes
+ * on.
+ *
+ * What a flush may do while a compaction of the same store runs: add a file
+ * newer than every compaction input (the compaction installs its result by
+ * removing exactly its inputs) and move the store's oldest unflushed
+ * sequence number up (a major compaction clears range drops only up to the
+ * bound it saw when it started).
  */
-export type JobKind = 'flush' | 'compaction';
+export type JobKind = 'flush' | 'compaction' | 'exclusive';
 
 interface Job {
   readonly kind: JobKind;
@@ -16,9 +28,13 @@ interface Job {
 }
 
 export class BackgroundQueue {
+  /** Flushes and exclusive jobs, in order. */
   private readonly flushes: Job[] = [];
   private readonly compactions: Job[] = [];
-  private running: Promise<void> | undefined;
+  private flushLane: Promise<void> | undefined;
+  private compactionLane: Promise<void> | undefined;
+  /** Exclusive jobs queued or running: compactions do not start meanwhile. */
+  private exclusive = 0;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
 
@@ -37,41 +53,83 @@ export class BackgroundQueue {
       reject = rej;
     });
     const job: Job = { kind, storeId, run, done, resolve, reject };
-    (kind === 'flush' ? this.flushes : this.compactions).push(job);
-    if (this.running === undefined) this.running = this.drain();
+    if (kind === 'compaction') this.compactions.push(job);
+    else {
+      if (kind === 'exclusive') this.exclusive++;
+      this.flushes.push(job);
+    }
+    this.kick();
     return done;
   }
 
   /** Resolves once nothing is queued or running. */
   idle(): Promise<void> {
-    if (this.running === undefined) return Promise.resolve();
+    if (this.flushLane === undefined && this.compactionLane === undefined) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Drops queued jobs (they resolve without running) and waits for the running one. */
+  /** Drops queued jobs (they resolve without running) and waits for the running ones. */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const j of [...this.flushes, ...this.compactions]) j.resolve();
     this.flushes.length = 0;
     this.compactions.length = 0;
-    await this.running;
+    await Promise.all([this.flushLane, this.compactionLane]);
   }
 
-  private async drain(): Promise<void> {
-    for (;;) {
-      const job = this.flushes.shift() ?? this.compactions.shift();
-      if (job === undefined) break;
-      try {
-        await job.run();
-        job.resolve();
-      } catch (e) {
-        this.onError(e);
-        job.reject(e);
-      }
+  private kick(): void {
+    if (this.flushLane === undefined && this.flushes.length > 0) {
+      this.flushLane = this.drainFlushes().finally(() => {
+        this.flushLane = undefined;
+        this.afterLane();
+      });
     }
-    this.running = undefined;
+    if (this.compactionLane === undefined && this.compactions.length > 0 && this.exclusive === 0) {
+      this.compactionLane = this.drainCompactions().finally(() => {
+        this.compactionLane = undefined;
+        this.afterLane();
+      });
+    }
+  }
+
+  private afterLane(): void {
+    this.kick();
+    if (this.flushLane !== undefined || this.compactionLane !== undefined) return;
     const w = this.idleWaiters;
     this.idleWaiters = [];
     for (const r of w) r();
+  }
+
+  private async drainFlushes(): Promise<void> {
+    for (let job = this.flushes.shift(); job !== undefined; job = this.flushes.shift()) {
+      if (job.kind === 'exclusive') {
+        // Queued compactions wait (kick() starts none while exclusive > 0); a running one finishes first.
+        while (this.compactionLane !== undefined) await this.compactionLane;
+        try {
+          await this.runJob(job);
+        } finally {
+          this.exclusive--;
+          this.kick();
+        }
+      } else await this.runJob(job);
+    }
+  }
+
+  private async drainCompactions(): Promise<void> {
+    while (this.exclusive === 0) {
+      const job = this.compactions.shift();
+      if (job === undefined) return;
+      await this.runJob(job);
+    }
+  }
+
+  private async runJob(job: Job): Promise<void> {
+    try {
+      await job.run();
+      job.resolve();
+    } catch (e) {
+      this.onError(e);
+      job.reject(e);
+    }
   }
 }

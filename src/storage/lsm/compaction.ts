@@ -137,6 +137,8 @@ export function pickCompaction(store: DiskStore, config: Config): TableFile[] | 
 export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs: TableFile[]): Promise<void> {
   const major = inputs.length === store.files.length;
   const dropsSeq = store.drops.maxSeq;
+  // Rows older than this were all in files when the compaction started (flushes may run meanwhile).
+  const lowestUnflushed = store.minUnflushedSeq();
   for (const f of inputs) f.ref();
   const iters: SSTableIterator[] = [];
   try {
@@ -205,9 +207,9 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
     const edits: ManifestEdit[] = [{ op: 'removeFiles', id: store.id, numbers: inputs.map((f) => f.meta.number) }];
     if (meta !== undefined) edits.unshift({ op: 'addFiles', id: store.id, files: [meta] });
     if (major) {
-      // Drops older than anything still unflushed have now been applied to every file.
-      const lowest = store.minUnflushedSeq();
-      const upTo = Math.min(dropsSeq, lowest === Infinity ? dropsSeq : lowest - 1);
+      // Drops older than anything unflushed when the compaction started have now been applied to
+      // every row they cover (a flush since then may have written rows older than a later drop).
+      const upTo = Math.min(dropsSeq, lowestUnflushed === Infinity ? dropsSeq : lowestUnflushed - 1);
       if (upTo > 0) edits.push({ op: 'clearRangeDrops', id: store.id, upToSeq: upTo });
     }
     if (store.deleted) {

@@ -202,6 +202,31 @@ describe('disk engine block cache', () => {
   });
 });
 
+describe('disk engine flushes beside compactions', () => {
+  it('a flush during a major compaction neither waits for it nor brings back rows a range drop removed', async () => {
+    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true, config: { memtableBytes: 1 << 20, blockBytes: 256, backgroundSliceMillis: 0 } });
+    const store = await engine.openStore('t');
+    for (let f = 0; f < 2; f++) {
+      for (let i = 0; i < 300; i++) await store.write([{ key: `b${f}${String(i).padStart(3, '0')}`, ops: [put('q', 1, 'old'.padEnd(40, '.'))] }]);
+      await engine.flushAll();
+    }
+    // Rows written once (their fragments are flushed as they are), then dropped while still in the memtable.
+    for (let i = 0; i < 10; i++) await store.write([{ key: `d${i}`, ops: [put('q', 1, 'doomed')] }]);
+    await store.dropRange({ start: 'd', end: 'e' });
+    const ds = engine['stores'].get('t')!;
+    let compacted = false;
+    const compaction = engine.compactNow(ds, true).then(() => (compacted = true));
+    await new Promise((r) => setImmediate(r));
+    engine['rotate'](ds);
+    await engine['background'].add('flush', 't', () => engine['flushStore'](ds));
+    expect(compacted).toBe(false); // the flush did not wait for the compaction
+    expect(ds.imms).toHaveLength(0);
+    await compaction;
+    expect((await rows(store)).filter((r) => r.startsWith('d'))).toEqual([]);
+    await engine.close();
+  });
+});
+
 describe('disk engine splits', () => {
   it('children share the parent files until their compactions rewrite them, then the files go', async () => {
     const fs = new MemoryFileSystem();

@@ -14,8 +14,9 @@
  *      readers and acknowledge.
  * Reads see everything up to `visibleSeq`: only durable writes.
  *
- * Background work (one job at a time, flushes before compactions, in slices
- * that yield to the event loop): flush a full memtable to an SSTable, then
+ * Background work (background-queue.ts: flushes one at a time beside
+ * compactions one at a time, splits and merges alone; in slices that yield
+ * to the event loop): flush a full memtable to an SSTable, then
  * maybe merge the store's SSTables (size-tiered; a major compaction of all
  * files applies GC rules and drops tombstones). Each result is installed by
  * one manifest edit; replaced files are deleted once no reader holds them.
@@ -507,7 +508,7 @@ export class DiskEngine implements StorageEngine {
   async splitStore(parentId: string, at: ByteString, leftId: string, rightId: string, meta?: MetaUpdate): Promise<void> {
     this.checkWritable();
     const parent = this.requireStore(parentId);
-    await this.background.add('flush', parentId, async () => {
+    await this.background.add('exclusive', parentId, async () => {
       this.rotate(parent);
       await this.flushStore(parent);
       const children: [DiskStore, ByteString, ByteString | undefined][] = [
@@ -532,7 +533,7 @@ export class DiskEngine implements StorageEngine {
     this.checkWritable();
     const left = this.requireStore(leftId);
     const right = this.requireStore(rightId);
-    await this.background.add('flush', leftId, async () => {
+    await this.background.add('exclusive', leftId, async () => {
       for (const s of [left, right]) {
         this.rotate(s);
         await this.flushStore(s);
@@ -598,7 +599,7 @@ export class DiskEngine implements StorageEngine {
     if (Date.now() - store.lastMajorCompactionMillis < this.config.gcCompactionIntervalMillis) return undefined;
     if (store.files.length === 0 && store.mem.empty && store.imms.length === 0) return undefined;
     this.rotate(store);
-    return this.background.add('flush', store.id, async () => {
+    return this.background.add('exclusive', store.id, async () => {
       await this.flushStore(store);
       await this.compactStore(store, true);
     });
