@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { createFaultFileSystem } from '../fs/fault-fs.js';
+import type { FileSystem, WritableFile } from '../fs/file-system.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
 import type { RowStore, RowWrite, StoreOp } from '../store.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { openDiskEngine, type DiskEngine } from './disk-engine.js';
+import { runFlush } from './compaction.js';
 
 let counter = 0;
 
@@ -172,6 +174,61 @@ describe('disk engine commit-log files', () => {
       expect(await rows(await reopened.openStore('t'))).toEqual(want);
       await reopened.close();
     }
+  });
+});
+
+describe('disk engine commit-log bookkeeping under concurrent manifest writes', () => {
+  /** A filesystem whose manifest syncs wait while `held` is set. */
+  function holdingManifestSyncs(mem: MemoryFileSystem): { fs: FileSystem; hold(): () => void } {
+    let held: Promise<void> | undefined;
+    const wrap = (f: WritableFile): WritableFile =>
+      f.path.includes('MANIFEST')
+        ? { get path() { return f.path; }, get size() { return f.size; }, append: (d) => f.append(d), close: () => f.close(), sync: async () => { if (held !== undefined) await held; await f.sync(); } }
+        : f;
+    const fs: FileSystem = Object.assign(Object.create(mem) as FileSystem, { create: (p: string) => wrap(mem.create(p)), reuse: (p: string) => wrap(mem.reuse(p)) });
+    return {
+      fs,
+      hold: () => {
+        let release!: () => void;
+        held = new Promise((r) => (release = r));
+        return () => {
+          held = undefined;
+          release();
+        };
+      },
+    };
+  }
+
+  it('a log rotated while obsolete logs are being dropped is not forgotten (its rows survive a crash), and no spare is listed twice', async () => {
+    const mem = new MemoryFileSystem();
+    const { fs, hold } = holdingManifestSyncs(mem);
+    const engine = await openDiskEngine({ fs, dir: 'db', manualCompaction: true, config: { walFileBytes: 1 << 30 } });
+    const h = await engine.openStore('h');
+    const c = await engine.openStore('c');
+    const flush = async (id: string): Promise<void> => {
+      const st = engine['stores'].get(id)!;
+      engine['rotate'](st);
+      await runFlush(engine, st);
+    };
+    await h.write([{ key: 'h0', ops: [put('q', 1, 'h0')] }]);
+    await engine['startWal']();
+    await c.write([{ key: 'c1', ops: [put('q', 1, 'c1')] }]);
+    await engine['startWal']();
+    await flush('h'); // the first log is obsolete now
+    await h.write([{ key: 'h2', ops: [put('q', 1, 'h2')] }]); // acknowledged, in the third log
+    const release = hold();
+    const rotation = engine['startWal'](); // retires the third log once its manifest record is synced
+    await new Promise((r) => setImmediate(r));
+    const drops = [engine.dropObsoleteWals(), engine.dropObsoleteWals()];
+    release();
+    await Promise.all([rotation, ...drops]);
+    expect(engine['spareWals']).toHaveLength(new Set(engine['spareWals']).size);
+    await flush('c');
+    await engine.dropObsoleteWals();
+    const reopened = await openDiskEngine({ fs: mem.crash(), dir: 'db', config: {} });
+    expect(await rows(await reopened.openStore('h'))).toEqual(['h0:q@1=h0', 'h2:q@1=h2']);
+    await reopened.close();
+    await engine.close();
   });
 });
 

@@ -121,6 +121,8 @@ export class DiskEngine implements StorageEngine {
   private oldWals: { number: number; maxSeq: number; bytes: number }[] = [];
   /** Numbers of flushed commit-log files kept to be written over by the next logs (SPARE_WAL_FILES). */
   private spareWals: number[] = [];
+  /** The running dropObsoleteWals, if any (they are serialised). */
+  private droppingWals: Promise<void> = Promise.resolve();
   private rotatingWal = false;
   private readonly stores = new Map<string, DiskStore>();
   private readonly background: BackgroundQueue;
@@ -663,19 +665,31 @@ export class DiskEngine implements StorageEngine {
     await runCompaction(this, store, chosen);
   }
 
-  /** Commit-log files whose every entry is in SSTables are deleted. */
-  async dropObsoleteWals(): Promise<void> {
+  /**
+   * Commit-log files whose every entry is in SSTables are deleted (or kept as
+   * spares). Calls run one after another: two at once would both count the
+   * same file (a spare listed twice).
+   */
+  dropObsoleteWals(): Promise<void> {
+    const run = this.droppingWals.then(() => this.dropObsoleteWalsNow());
+    this.droppingWals = run.catch(() => undefined);
+    return run;
+  }
+
+  private async dropObsoleteWalsNow(): Promise<void> {
     let minUnflushed = Infinity;
     for (const s of this.stores.values()) minUnflushed = Math.min(minUnflushed, s.minUnflushedSeq());
     const obsolete = this.oldWals.filter((w) => w.maxSeq < minUnflushed);
     if (obsolete.length === 0) return;
     const remaining = this.oldWals.filter((w) => w.maxSeq >= minUnflushed);
+    // A log being rotated out right now is still this.walNumber until its rotation is recorded: live either way.
     const firstLive = remaining.length > 0 ? remaining[0]!.number : this.walNumber;
     await this.record([
       { op: 'logNumber', number: firstLive },
       { op: 'lastSeq', seq: this.visibleSeq },
     ]);
-    this.oldWals = remaining;
+    // Not `= remaining`: a rotation may have added the log it retired while the record was written.
+    this.oldWals = this.oldWals.filter((w) => !obsolete.includes(w));
     for (const w of obsolete) {
       if (this.spareWals.length < SPARE_WAL_FILES) this.spareWals.push(w.number);
       else this.fs.remove(this.path(walName(w.number)));
