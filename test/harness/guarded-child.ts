@@ -10,6 +10,8 @@ import type { Readable, Writable } from 'node:stream';
  * vitest worker), the pipe closes, the watchdog's `read` returns and it kills
  * the server. `stop()` closes the pipe on purpose. An `exit` hook also kills
  * the watchdog and the server directly, for the common case of a clean exit.
+ * The watcher is forked just after the server starts: a watchdog SIGKILLed
+ * within that moment leaves the server unguarded (only a test does that).
  */
 const WATCHDOG = `
 exec 3<&0

@@ -45,6 +45,10 @@ describe('guarded children', () => {
     const m = await waitForOutput(child, tail, 'sleeper', /^(\d+)\n/);
     const pid = Number(m[1]);
     expect(alive(pid)).toBe(true);
+    // The watchdog protects once it has forked its watcher, a moment after the server starts:
+    // wait for both of its children (on a busy machine the server can print before the fork).
+    const children = (): number => readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter((x) => x !== '').length;
+    expect(await eventually(() => children() >= 2)).toBe(true);
     child.kill('SIGKILL'); // the watchdog shell dies first, as if the worker were SIGKILLed
     child.stdin.destroy(); // and the pipe closes, as it does when the test process dies
     expect(await eventually(() => !alive(pid))).toBe(true);
