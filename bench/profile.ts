@@ -12,6 +12,7 @@
  *   npx tsx bench/profile.ts load --value 1024 --rows 200000
  *   npx tsx bench/profile.ts writes --seconds 5 --memory
  *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan | full-scan
+ *   npx tsx bench/profile.ts writes --emulator     (Google's emulator, as a baseline)
  *
  * Scans wait after their load until the server is idle (its flushes and
  * compactions done), so that they measure reads alone.
@@ -20,11 +21,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.js';
 import { cpuSeconds } from './servers/proc-stats.js';
+import { EMULATOR_BIN } from './servers/targets.js';
 import { GROUP_ROWS, ValuePool, groupPrefix, rowKey } from './workloads/dataset.js';
 import { INSTANCE, createTable, loadRows, nodeClient } from './workloads/node-client.js';
 
@@ -36,6 +38,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '32' },
     memory: { type: 'boolean', default: false },
+    emulator: { type: 'boolean', default: false },
     prof: { type: 'boolean', default: false },
     'prof-dir': { type: 'string', default: '.tmp/prof' },
     port: { type: 'string', default: '8099' },
@@ -62,25 +65,36 @@ const args = [
   ...(values.memory ? ['--in-memory'] : ['--data-dir', dataDir]),
   ...(process.env.SERVER_ARGS ? process.env.SERVER_ARGS.split(' ') : []),
 ];
-const server = spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
+// --emulator profiles Google's emulator instead (a baseline for the per-thread and client figures).
+const server = values.emulator
+  ? spawn(EMULATOR_BIN, ['-host', 'localhost', '-port', values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
+  : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');
 const client = nodeClient(`localhost:${values.port}`);
 
 /** CPU seconds of each thread of the server ("main": the event loop; the others: V8's and libuv's pools). */
-function threadCpu(): Map<string, number> {
+function threadCpu(of: number = pid!): Map<string, number> {
   const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  for (const tid of readdirSync(`/proc/${of}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${of}/task/${tid}/stat`, 'utf8');
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      out.set(tid === String(pid) ? 'main' : `${name} ${tid}`, (Number(rest[11]) + Number(rest[12])) / 100);
+      out.set(tid === String(of) ? 'main' : `${name} ${tid}`, (Number(rest[11]) + Number(rest[12])) / 100);
     } catch {
       // The thread ended meanwhile.
     }
   }
   return out;
+}
+
+/** Seconds of CPU the whole machine spent busy (all processes and the kernel), in iowait and in interrupts, from /proc/stat. */
+function machineCpu(): { busy: number; iowait: number; irq: number } {
+  const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , iowait = 0, irq = 0, softirq = 0, steal = 0] = f;
+  const tick = 100;
+  return { busy: (user + nice + system + irq + softirq + steal) / tick, iowait: iowait / tick, irq: (irq + softirq) / tick };
 }
 
 async function waitForServer(): Promise<void> {
@@ -172,15 +186,26 @@ async function main(): Promise<void> {
   }
   const threads0 = threadCpu();
   const cpu0 = cpuSeconds(pid!);
+  const client0 = process.cpuUsage();
+  const clientMain0 = threadCpu(process.pid).get('main') ?? 0;
+  const machine0 = machineCpu();
   const t0 = performance.now();
   const from = process.hrtime.bigint() / 1000n;
   const { ops, unit } = await measured();
   const to = process.hrtime.bigint() / 1000n;
   const wall = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(pid!) - cpu0;
+  const machine = machineCpu();
+  const clientUsage = process.cpuUsage(client0);
+  const clientMain = (threadCpu(process.pid).get('main') ?? 0) - clientMain0;
+  const clientCpu = (clientUsage.user + clientUsage.system) / 1e6;
   const threads = threadCpu();
-  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
+  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
   console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy)`);
+  console.log(`client CPU (this process, the Node client): ${((clientCpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(clientCpu / wall).toFixed(2)} cores busy, its event loop ${((100 * clientMain) / wall).toFixed(0)}%)`);
+  console.log(
+    `machine: ${((machine.busy - machine0.busy) / wall).toFixed(2)} of ${os.cpus().length} cores busy (${((machine.iowait - machine0.iowait) / wall).toFixed(2)} in iowait, ${((machine.irq - machine0.irq) / wall).toFixed(2)} in interrupts)`,
+  );
   const busy = [...threads].map(([t, s]) => [t, s - (threads0.get(t) ?? 0)] as const).filter(([, s]) => s > 0);
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);

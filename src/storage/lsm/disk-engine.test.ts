@@ -177,28 +177,28 @@ describe('disk engine commit-log files', () => {
   });
 });
 
-describe('disk engine commit-log bookkeeping under concurrent manifest writes', () => {
-  /** A filesystem whose manifest syncs wait while `held` is set. */
-  function holdingManifestSyncs(mem: MemoryFileSystem): { fs: FileSystem; hold(): () => void } {
-    let held: Promise<void> | undefined;
-    const wrap = (f: WritableFile): WritableFile =>
-      f.path.includes('MANIFEST')
-        ? { get path() { return f.path; }, get size() { return f.size; }, append: (d) => f.append(d), close: () => f.close(), sync: async () => { if (held !== undefined) await held; await f.sync(); } }
-        : f;
-    const fs: FileSystem = Object.assign(Object.create(mem) as FileSystem, { create: (p: string) => wrap(mem.create(p)), reuse: (p: string) => wrap(mem.reuse(p)) });
-    return {
-      fs,
-      hold: () => {
-        let release!: () => void;
-        held = new Promise((r) => (release = r));
-        return () => {
-          held = undefined;
-          release();
-        };
-      },
-    };
-  }
+/** A filesystem whose manifest syncs wait while `held` is set. */
+function holdingManifestSyncs(mem: MemoryFileSystem): { fs: FileSystem; hold(): () => void } {
+  let held: Promise<void> | undefined;
+  const wrap = (f: WritableFile): WritableFile =>
+    f.path.includes('MANIFEST')
+      ? { get path() { return f.path; }, get size() { return f.size; }, append: (d) => f.append(d), close: () => f.close(), sync: async () => { if (held !== undefined) await held; await f.sync(); } }
+      : f;
+  const fs: FileSystem = Object.assign(Object.create(mem) as FileSystem, { create: (p: string) => wrap(mem.create(p)), reuse: (p: string) => wrap(mem.reuse(p)) });
+  return {
+    fs,
+    hold: () => {
+      let release!: () => void;
+      held = new Promise((r) => (release = r));
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
+  };
+}
 
+describe('disk engine commit-log bookkeeping under concurrent manifest writes', () => {
   it('a log rotated while obsolete logs are being dropped is not forgotten (its rows survive a crash), and no spare is listed twice', async () => {
     const mem = new MemoryFileSystem();
     const { fs, hold } = holdingManifestSyncs(mem);
@@ -393,6 +393,26 @@ describe('disk engine memtable accounting', () => {
 });
 
 describe('disk engine close', () => {
+  it('waits for a commit-log rotation whose manifest record is still syncing, then reopens with every write', async () => {
+    const mem = new MemoryFileSystem();
+    const { fs, hold } = holdingManifestSyncs(mem);
+    const failures: unknown[] = [];
+    const engine = await openDiskEngine({ fs, dir: 'db', manualCompaction: true, config: { walFileBytes: 512 }, onBackgroundError: (e) => failures.push(e) });
+    const store = await engine.openStore('t');
+    const release = hold();
+    // Passes the log size: the write starts a rotation, whose manifest record waits.
+    await store.write([{ key: 'a', ops: [put('q', 1, 'x'.repeat(600))] }]);
+    const closed = engine.close();
+    await new Promise((r) => setTimeout(r, 5));
+    release();
+    await closed;
+    await new Promise((r) => setTimeout(r, 5));
+    expect(failures).toEqual([]);
+    const reopened = await openDiskEngine({ fs: mem, dir: 'db', config: {} });
+    expect(await rows(await reopened.openStore('t'))).toEqual([`a:q@1=${'x'.repeat(600)}`]);
+    await reopened.close();
+  });
+
   it('acknowledges the durable writes held back by a write stall instead of leaving them pending', async () => {
     const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true, config: { memtableBytes: 1024, totalMemtableBytes: 1024 } });
     const store = await engine.openStore('t');

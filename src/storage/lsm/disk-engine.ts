@@ -123,7 +123,8 @@ export class DiskEngine implements StorageEngine {
   private spareWals: number[] = [];
   /** The running dropObsoleteWals, if any (they are serialised). */
   private droppingWals: Promise<void> = Promise.resolve();
-  private rotatingWal = false;
+  /** The commit-log rotation in progress, if any (close waits for it). */
+  private rotatingWal: Promise<void> | undefined;
   private readonly stores = new Map<string, DiskStore>();
   private readonly background: BackgroundQueue;
   private failure: TabletopError | undefined;
@@ -380,12 +381,11 @@ export class DiskEngine implements StorageEngine {
       for (const s of this.stores.values()) if (largest === undefined || s.mem.bytes > largest.mem.bytes) largest = s;
       if (largest !== undefined && !largest.mem.empty) this.scheduleFlush(largest);
     }
-    if (this.wal.size >= this.config.walFileBytes && !this.rotatingWal) {
-      this.rotatingWal = true;
-      this.startWal()
+    if (this.wal.size >= this.config.walFileBytes && this.rotatingWal === undefined) {
+      this.rotatingWal = this.startWal()
         .catch((e: unknown) => this.backgroundFailed(e))
         .finally(() => {
-          this.rotatingWal = false;
+          this.rotatingWal = undefined;
         });
     }
     if (this.walBytes() > this.config.maxWalBytes) {
@@ -751,6 +751,9 @@ export class DiskEngine implements StorageEngine {
     if (this.closed) return;
     this.closed = true;
     await this.background.stop();
+    // A rotation and the commit-log bookkeeping write to the manifest: they finish before it closes.
+    await this.rotatingWal;
+    await this.droppingWals;
     try {
       await this.wal.flush();
     } catch {
@@ -759,7 +762,7 @@ export class DiskEngine implements StorageEngine {
     // No flush will run any more: writes held back by a stall are durable, so they are acknowledged.
     this.releaseStalls(true);
     this.wal.close();
-    this.manifest.close();
+    await this.manifest.close();
     for (const s of this.stores.values()) {
       for (const f of s.files) f.unref();
       s.files = [];

@@ -88,7 +88,9 @@ export class Manifest {
     return p;
   }
 
-  close(): void {
+  /** Closes the manifest file once the edits already asked for are written (or failed). */
+  async close(): Promise<void> {
+    await this.queue;
     this.writer?.close();
     this.writer = undefined;
   }

@@ -5,11 +5,13 @@ import { encodeRecord } from './log-format.js';
 /**
  * Appends records to one commit-log file with group commit.
  *
- * `append()` writes the framed record to the file at once (so records keep
- * their call order) and returns a promise that resolves when a sync covering
- * it has completed. While one sync is in flight, later appends wait for the
- * next one, which then covers all of them: one fsync serves every writer that
- * arrived while the previous one ran.
+ * `append()` queues the framed record (records keep their call order) and
+ * returns a promise that resolves when a sync covering it has completed.
+ * A sync starts at the end of the current turn of the event loop
+ * (setImmediate), so every writer whose request arrived in the same network
+ * read joins it: a client sending a burst of writes gets one fsync for the
+ * burst, not one for its first write and one for the rest. While a sync is in
+ * flight, later appends wait for the next one, which then covers all of them.
  *
  * A failed append or sync poisons the writer: that and every later append
  * rejects (the data may or may not be on disk, so the log can no longer
@@ -50,7 +52,7 @@ export class LogWriter {
     this.bytesSinceOpen += rec.byteLength;
     return new Promise((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      if (this.syncing === undefined) this.startSync();
+      if (this.syncing === undefined) this.scheduleSync();
     });
   }
 
@@ -63,6 +65,17 @@ export class LogWriter {
 
   close(): void {
     this.file.close();
+  }
+
+  /** Starts a sync for the waiting writers once the current turn of the event loop is over. */
+  private scheduleSync(): void {
+    this.syncing = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.syncing = undefined;
+        if (this.waiters.length > 0) this.startSync();
+        resolve();
+      }),
+    );
   }
 
   private startSync(): void {
@@ -89,7 +102,7 @@ export class LogWriter {
       },
     ).finally(() => {
       this.syncing = undefined;
-      if (this.waiters.length > 0 && this.failure === undefined) this.startSync();
+      if (this.waiters.length > 0 && this.failure === undefined) this.scheduleSync();
     });
   }
 
