@@ -59,14 +59,15 @@ export class WriteBatch {
 
   /**
    * Throws InvalidArgument when the row would be larger than the row limit
-   * (256 MiB) after `ops`. The tablet's size bounds any of its rows, so the
-   * row is only read when the tablet is big enough for the limit to matter.
+   * (256 MiB) after `ops`. The store bounds the row's size without reading
+   * it, so the row is only read when that bound comes near the limit.
    */
   checkRowSize(key: ByteString, ops: readonly StoreOp[]): MaybePromise<void> {
     const added = addedBytes(key, ops);
     if (added === 0) return;
     const tablet = this.tablets.locate(key);
-    const bound = tablet.store.stats().bytes + (this.pending.get(tablet)?.bytes ?? 0) + added;
+    const extra = (this.pending.get(tablet)?.bytes ?? 0) + added;
+    const bound = tablet.store.rowBytesBound(key, LIMITS.maxRowBytes - extra) + extra;
     if (bound <= LIMITS.maxRowBytes) return;
     return andThen(this.read(key), (row) => {
       const after = rowBytes(key, applyStoreOps(row?.cells ?? [], ops));

@@ -4,6 +4,8 @@ import type { RowFilter } from '../model/filter/ast.js';
 import { LIMITS } from '../model/limits.js';
 import type { Mutation, ReadModifyWriteRule } from '../model/mutation.js';
 import type { ValueType } from '../model/value-type.js';
+import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
+import { openDiskEngine } from '../storage/lsm/disk-engine.js';
 import { createAsyncEngine } from './testing/async-engine.js';
 import { T0, codeOf, createTable, errorOf, family, openDb, readAll, set, showRow, text, v } from './testing/db-fixture.js';
 
@@ -355,13 +357,20 @@ for (const engine of ['memory', 'async'] as const) {
   });
 }
 
-describe('row size limit', () => {
+describe.each(['memory', 'durable'] as const)('row size limit (%s engine)', (kind) => {
   it('rejects a write that would make a row larger than 256 MiB, and accepts it in another row', async () => {
-    const f = await openDb();
+    // Durable: each part of the row ends up in its own SSTable (all zeros, so the files are small: the check must not go by file sizes).
+    const disk = kind === 'durable' ? await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db' }) : undefined;
+    const f = await openDb(disk === undefined ? {} : { engine: disk });
+    const flushed = async (): Promise<void> => {
+      if (disk !== undefined) await disk.flushAll();
+    };
     const name = await createTable(f, [family('cf')]);
     const big = new Uint8Array(LIMITS.maxValueBytes);
     await f.db.mutateRow(name, 'r', [{ kind: 'setCell', family: 'cf', qualifier: 'a', timestamp: 1000, value: big }]);
+    await flushed();
     await f.db.mutateRow(name, 'r', [{ kind: 'setCell', family: 'cf', qualifier: 'b', timestamp: 1000, value: big }]);
+    await flushed();
     const error = await errorOf(() => f.db.mutateRow(name, 'r', [{ kind: 'setCell', family: 'cf', qualifier: 'c', timestamp: 1000, value: big }]));
     expect(error.code).toBe('InvalidArgument');
     expect(error.message).toMatch(/maximum allowed row size/);

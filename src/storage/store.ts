@@ -87,6 +87,13 @@ export interface RowStore {
   collectGarbage(gc: ColumnGc, nowMicros: number): MaybePromise<void>;
   /** Approximate stored bytes and rows. */
   stats(): StoreStats;
+  /**
+   * An upper bound of the bytes the row holds, as `rowBytes` counts them
+   * (including writes applied but not yet durable), found without I/O, so
+   * that the row-size limit is checked without reading the row. May stop
+   * refining once the bound is at most `enough`.
+   */
+  rowBytesBound(key: ByteString, enough: number): number;
   /** Keys that cut the store into pieces of roughly `bytesPerPiece`, ascending, with the byte offset at each. */
   sampleKeys(bytesPerPiece: number): MaybePromise<readonly KeySample[]>;
   close(): MaybePromise<void>;

@@ -74,6 +74,7 @@ function asyncStore(s: RowStore): RowStore {
       await s.collectGarbage(gc, now);
     },
     stats: () => s.stats(),
+    rowBytesBound: (key, enough) => s.rowBytesBound(key, enough),
     sampleKeys: async (bytesPerPiece) => {
       await tick();
       return s.sampleKeys(bytesPerPiece);

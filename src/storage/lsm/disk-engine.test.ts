@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { createFaultFileSystem } from '../fs/fault-fs.js';
@@ -388,6 +389,26 @@ describe('disk engine memtable accounting', () => {
     await engine.flushAll();
     check();
     expect(engine['unflushedMemBytes']).toBe(0);
+    await engine.close();
+  });
+});
+
+describe('disk engine row size bound', () => {
+  it('stays near the row itself in a store much larger than one row, so the row-size check reads nothing', async () => {
+    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true });
+    const store = await engine.openStore('t');
+    const key = (i: number): string => `row${String(i).padStart(5, '0')}`;
+    for (let file = 0; file < 4; file++) {
+      await store.write(Array.from({ length: 300 }, (_, i) => ({ key: key(file * 300 + i), ops: [put('q', 1, randomBytes(500).toString('hex'))] })));
+      await engine.flushAll();
+    }
+    await store.write([{ key: key(5), ops: [put('q', 2, 'w'.repeat(1000))] }]);
+    expect(store.stats().bytes).toBeGreaterThan(1_000_000);
+    // Four files of 1 KiB rows plus one memtable fragment: a few KiB, not the store's MiB.
+    expect(store.rowBytesBound(key(5), Infinity)).toBeLessThan(16 * 1024);
+    // Refined (as when the coarse bound is too big), a key no file holds counts only its memtable part.
+    expect(store.rowBytesBound('absent', 0)).toBe('absent'.length);
+    expect(store.rowBytesBound(key(5), 0)).toBeLessThan(6 * 1024);
     await engine.close();
   });
 });

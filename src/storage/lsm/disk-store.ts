@@ -33,7 +33,10 @@ export class DiskStore implements RowStore {
   set files(files: TableFile[]) {
     this.fileList = files;
     this.fileStats = undefined;
+    this.filesEntryBound = undefined;
   }
+  /** The sum over the store's files of the most one row can hold in each, computed once per file list. */
+  private filesEntryBound: number | undefined;
   readonly drops = new DropSet({}, []);
   /** Set when one of the store's files is corrupt: every operation fails with it. */
   failure: TabletopError | undefined;
@@ -194,6 +197,36 @@ export class DiskStore implements RowStore {
     return { bytes: bytes + this.fileStats.bytes, rows: rows + this.fileStats.rows };
   }
 
+  /**
+   * A row is at most one entry per SSTable (keys are unique in a file) plus
+   * its memtable fragments. Its cells, as rowBytes counts them (family +
+   * qualifier + value + 8 per cell, plus the key), take at most twice their
+   * encoded bytes: an encoded put has the same strings and value plus at
+   * least 6 bytes of tags, lengths and varints. So the row is bounded by the
+   * key plus twice the fragments held in memtables plus twice the largest
+   * entry of each file; when that is too coarse, only the files whose key
+   * range and bloom filter admit the key count.
+   */
+  rowBytesBound(key: ByteString, enough: number): number {
+    let encoded = 0;
+    const inMemtable = (m: Memtable): void => {
+      const v = m.get(key);
+      if (v !== undefined) for (const f of fragmentsOf(v)) encoded += f.byteLength;
+    };
+    inMemtable(this.mem);
+    for (const m of this.imms) inMemtable(m);
+    this.filesEntryBound ??= this.fileList.reduce((sum, f) => sum + entryBound(f), 0);
+    const coarse = key.length + 2 * (encoded + this.filesEntryBound);
+    if (coarse <= enough) return coarse;
+    for (const f of this.fileList) {
+      const info = f.reader.info;
+      if (info.smallestKey !== undefined && key >= info.smallestKey && info.largestKey !== undefined && key <= info.largestKey && f.reader.mayContain(key)) {
+        encoded += entryBound(f);
+      }
+    }
+    return key.length + 2 * encoded;
+  }
+
   /** The fraction of a file's bytes that lie within the store's bounds (1 for files it does not share). */
   shareOf(f: TableFile): number {
     if (f.meta.smallest >= this.lower && (this.upper === undefined || f.meta.largest < this.upper)) return 1;
@@ -281,4 +314,10 @@ export class DiskStore implements RowStore {
 function offsetBefore(keys: readonly ByteString[], before: readonly number[], total: number, key: ByteString): number {
   const i = lowerBound(keys, key);
   return i < keys.length ? before[i]! : total;
+}
+
+/** The most one row's entry in the file can hold: its largest entry, or (files older than that property) all its raw bytes. */
+function entryBound(f: TableFile): number {
+  const info = f.reader.info;
+  return info.maxEntryBytes ?? info.rawKeyBytes + info.rawValueBytes;
 }

@@ -138,6 +138,11 @@ export class MemoryRowStore implements RowStore {
     return { bytes: this.bytes, rows: this.tree.size };
   }
 
+  /** The store's size bounds any of its rows (reading a row in memory is cheap when it does not suffice). */
+  rowBytesBound(): number {
+    return this.bytes;
+  }
+
   sampleKeys(bytesPerPiece: number): readonly KeySample[] {
     this.checkOpen();
     if (!(bytesPerPiece > 0)) throw new TabletopError('InvalidArgument', `bytesPerPiece must be positive, got ${bytesPerPiece}`);

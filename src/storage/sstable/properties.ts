@@ -9,6 +9,8 @@
  *   entries         varint
  *   format-version  varint
  *   largest-key     the key's bytes (absent when entries = 0)
+ *   max-entry-bytes varint, the largest key length + value length of one entry
+ *                   (since 2026-11; absent in older files)
  *   raw-key-bytes   varint, sum of key lengths
  *   raw-value-bytes varint, sum of value lengths
  *   smallest-key    the key's bytes (absent when entries = 0)
@@ -34,6 +36,8 @@ export interface SSTableInfo {
   readonly largestKey: ByteString | undefined;
   readonly rawKeyBytes: number;
   readonly rawValueBytes: number;
+  /** The largest key + value length of one entry; undefined in files written before the property existed. */
+  readonly maxEntryBytes: number | undefined;
   readonly dataBlocks: number;
   readonly formatVersion: number;
   readonly createdAtMillis: number;
@@ -59,6 +63,7 @@ export function encodeProperties(info: Omit<SSTableInfo, 'size'>, restartInterva
     ['raw-key-bytes', varintValue(info.rawKeyBytes)],
     ['raw-value-bytes', varintValue(info.rawValueBytes)],
   ];
+  if (info.maxEntryBytes !== undefined) props.push(['max-entry-bytes', varintValue(info.maxEntryBytes)]);
   if (info.smallestKey !== undefined) props.push(['smallest-key', Buffer.from(info.smallestKey, 'latin1')]);
   if (info.largestKey !== undefined) props.push(['largest-key', Buffer.from(info.largestKey, 'latin1')]);
   props.sort((a, b) => (a[0] < b[0] ? -1 : 1));
@@ -99,6 +104,7 @@ export function decodeProperties(body: Buffer, path: string, offset: number, siz
     largestKey: largest?.toString('latin1'),
     rawKeyBytes: num('raw-key-bytes'),
     rawValueBytes: num('raw-value-bytes'),
+    maxEntryBytes: values.has('max-entry-bytes') ? num('max-entry-bytes') : undefined,
     dataBlocks: num('data-blocks'),
     formatVersion: num('format-version'),
     createdAtMillis: num('created-at'),

@@ -69,6 +69,7 @@ class Writer implements SSTableWriter {
   private smallestKey: ByteString | undefined;
   private rawKeyBytes = 0;
   private rawValueBytes = 0;
+  private maxEntryBytes = 0;
   private dataBlocks = 0;
   private incompressibleRun = 0;
   private skipped = 0;
@@ -123,6 +124,7 @@ class Writer implements SSTableWriter {
     this.lastKey = key;
     this.rawKeyBytes += key.length;
     this.rawValueBytes += value.byteLength;
+    if (key.length + value.byteLength > this.maxEntryBytes) this.maxEntryBytes = key.length + value.byteLength;
   }
 
   async finish(): Promise<SSTableInfo> {
@@ -138,6 +140,7 @@ class Writer implements SSTableWriter {
         largestKey: this.count > 0 ? this.lastKey : undefined,
         rawKeyBytes: this.rawKeyBytes,
         rawValueBytes: this.rawValueBytes,
+        maxEntryBytes: this.maxEntryBytes,
         dataBlocks: this.dataBlocks,
         formatVersion: FORMAT_VERSION,
         createdAtMillis: this.createdAtMillis,

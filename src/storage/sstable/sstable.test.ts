@@ -62,6 +62,7 @@ describe.each(filesystems)('SSTable round trip on the %s filesystem', (_name, ma
         expect(info.largestKey).toBe(entries.at(-1)?.[0]);
         expect(info.rawKeyBytes).toBe(entries.reduce((s, [k]) => s + k.length, 0));
         expect(info.rawValueBytes).toBe(entries.reduce((s, [, v]) => s + v.byteLength, 0));
+        expect(info.maxEntryBytes).toBe(entries.reduce((m, [k, v]) => Math.max(m, k.length + v.byteLength), 0));
 
         const cache = cached ? createBlockCache(1 << 20) : undefined;
         const r = openSSTable(fs, path, { id: n, ...(cache ? { cache } : {}) });

@@ -377,6 +377,35 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         if (exact) expect(store.stats().rows).toBe(1);
       });
 
+      it('bounds the size of every row without reading it, coarsely and refined', async () => {
+        const store = await makeStore();
+        let seed = 7;
+        const random = (n: number): number => ((seed = (seed * 16807) % 2147483647) % n);
+        const keys = ['a', 'b', 'row-with-a-longer-key', 'z'];
+        for (let i = 0; i < 60; i++) {
+          const key = keys[random(keys.length)]!;
+          const ops: StoreOp[] = [];
+          for (let n = 1 + random(3); n > 0; n--) {
+            const r = random(10);
+            ops.push(
+              r === 0
+                ? { kind: 'deleteRow' }
+                : r === 1
+                  ? { kind: 'deleteColumn', family: 'f', qualifier: 'q1', start: 0, end: undefined }
+                  : // Small and large values, all-zero ones (they compress well), timestamps with short varints.
+                    { kind: 'put', family: r < 5 ? 'f' : 'family', qualifier: `q${random(3)}`, timestamp: random(3), value: new Uint8Array(r === 9 ? 20_000 : random(3)) },
+            );
+          }
+          await store.write([{ key, ops }]);
+          for (const k of keys) {
+            const row = await store.getForUpdate(k);
+            const actual = row === undefined ? 0 : rowBytes(k, row.cells);
+            expect(store.rowBytesBound(k, Infinity)).toBeGreaterThanOrEqual(actual);
+            expect(store.rowBytesBound(k, 0)).toBeGreaterThanOrEqual(actual);
+          }
+        }
+      });
+
       it('samples keys at roughly even byte offsets, ascending, inside the store', async () => {
         const store = await makeStore();
         const many = Array.from({ length: 1000 }, (_, i) => `k${String(i).padStart(4, '0')}`);
