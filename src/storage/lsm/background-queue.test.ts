@@ -36,6 +36,31 @@ describe('BackgroundQueue', () => {
     expect(idle).toBe(true);
   });
 
+  it('while an exclusive job waits for a running compaction, flushes queued behind it run', async () => {
+    const q = new BackgroundQueue(() => undefined);
+    const log: string[] = [];
+    const compaction = deferred();
+    const c1 = q.add('compaction', 's', async () => {
+      log.push('c1 start');
+      await compaction.promise;
+      log.push('c1 end');
+    });
+    await tick();
+    const x = q.add('exclusive', 's', async () => void log.push('x'));
+    await tick();
+    // Queued behind the waiting exclusive job, before and after it started waiting.
+    const f1 = q.add('flush', 't', async () => void log.push('f1'));
+    await tick();
+    const f2 = q.add('flush', 's', async () => void log.push('f2'));
+    for (let i = 0; i < 5; i++) await tick();
+    expect(log).toEqual(['c1 start', 'f1', 'f2']);
+    await Promise.all([f1, f2]);
+    compaction.resolve();
+    await Promise.all([c1, x]);
+    expect(log).toEqual(['c1 start', 'f1', 'f2', 'c1 end', 'x']);
+    await q.idle();
+  });
+
   it('joins a queued compaction of the same store, reports a failure once and goes on', async () => {
     const errors: unknown[] = [];
     const q = new BackgroundQueue((e) => void errors.push(e));

@@ -6,7 +6,10 @@
  * compaction per store (asking again joins the queued one). An exclusive job
  * (splits, merges, GC passes: they replace a store or compact it themselves)
  * runs in the flush lane once no compaction is running, and no compaction
- * starts until it is done. `add` returns a promise of the job's completion; a
+ * starts until it is done; while it waits for a running compaction, flushes
+ * queued behind it go first (a flush takes the store's state when it runs,
+ * so running it earlier is the same as having asked for it earlier), so a
+ * long compaction never holds back flushes. `add` returns a promise of the job's completion; a
  * failing job rejects it and is reported to `onError` once, and its lane goes
  * on.
  *
@@ -37,6 +40,8 @@ export class BackgroundQueue {
   private exclusive = 0;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
+  /** Wakes an exclusive job waiting for the compaction lane when a flush is queued behind it. */
+  private flushQueued: (() => void) | undefined;
 
   constructor(private readonly onError: (e: unknown) => void) {}
 
@@ -57,6 +62,7 @@ export class BackgroundQueue {
     else {
       if (kind === 'exclusive') this.exclusive++;
       this.flushes.push(job);
+      if (kind === 'flush') this.flushQueued?.();
     }
     this.kick();
     return done;
@@ -103,8 +109,17 @@ export class BackgroundQueue {
   private async drainFlushes(): Promise<void> {
     for (let job = this.flushes.shift(); job !== undefined; job = this.flushes.shift()) {
       if (job.kind === 'exclusive') {
-        // Queued compactions wait (kick() starts none while exclusive > 0); a running one finishes first.
-        while (this.compactionLane !== undefined) await this.compactionLane;
+        // Queued compactions wait (kick() starts none while exclusive > 0); a running one finishes
+        // first, and the flushes queued meanwhile run while it does.
+        while (this.compactionLane !== undefined) {
+          const i = this.flushes.findIndex((j) => j.kind === 'flush');
+          if (i >= 0) {
+            await this.runJob(this.flushes.splice(i, 1)[0]!);
+            continue;
+          }
+          await Promise.race([this.compactionLane, new Promise<void>((resolve) => (this.flushQueued = resolve))]);
+          this.flushQueued = undefined;
+        }
         try {
           await this.runJob(job);
         } finally {
