@@ -9,17 +9,23 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** A queue whose compaction lane runs c1 until `compaction` is resolved; `log` records what ran. */
+async function withRunningCompaction(): Promise<{ q: BackgroundQueue; log: string[]; compaction: { resolve: () => void }; c1: Promise<void> }> {
+  const q = new BackgroundQueue(() => undefined);
+  const log: string[] = [];
+  const compaction = deferred();
+  const c1 = q.add('compaction', 's', async () => {
+    log.push('c1 start');
+    await compaction.promise;
+    log.push('c1 end');
+  });
+  await tick();
+  return { q, log, compaction, c1 };
+}
+
 describe('BackgroundQueue', () => {
   it('runs flushes while a compaction runs; an exclusive job waits for it and holds back later compactions', async () => {
-    const q = new BackgroundQueue(() => undefined);
-    const log: string[] = [];
-    const compaction = deferred();
-    const c1 = q.add('compaction', 's', async () => {
-      log.push('c1 start');
-      await compaction.promise;
-      log.push('c1 end');
-    });
-    await tick();
+    const { q, log, compaction, c1 } = await withRunningCompaction();
     await q.add('flush', 's', async () => void log.push('f1'));
     expect(log).toEqual(['c1 start', 'f1']);
 
@@ -37,15 +43,7 @@ describe('BackgroundQueue', () => {
   });
 
   it('while an exclusive job waits for a running compaction, flushes queued behind it run', async () => {
-    const q = new BackgroundQueue(() => undefined);
-    const log: string[] = [];
-    const compaction = deferred();
-    const c1 = q.add('compaction', 's', async () => {
-      log.push('c1 start');
-      await compaction.promise;
-      log.push('c1 end');
-    });
-    await tick();
+    const { q, log, compaction, c1 } = await withRunningCompaction();
     const x = q.add('exclusive', 's', async () => void log.push('x'));
     await tick();
     // Queued behind the waiting exclusive job, before and after it started waiting.
