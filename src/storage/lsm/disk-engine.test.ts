@@ -5,6 +5,7 @@ import { createFaultFileSystem } from '../fs/fault-fs.js';
 import type { FileSystem, WritableFile } from '../fs/file-system.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
 import type { RowStore, RowWrite, StoreOp } from '../store.js';
+import { rowBytes } from '../row-ops.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { openDiskEngine, type DiskEngine } from './disk-engine.js';
@@ -409,6 +410,19 @@ describe('disk engine row size bound', () => {
     // Refined (as when the coarse bound is too big), a key no file holds counts only its memtable part.
     expect(store.rowBytesBound('absent', 0)).toBe('absent'.length);
     expect(store.rowBytesBound(key(5), 0)).toBeLessThan(6 * 1024);
+    await engine.close();
+  });
+
+  it('counts every fragment of a row written many times since the last flush (a running total per row)', async () => {
+    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true });
+    const store = await engine.openStore('t');
+    for (let i = 0; i < 50; i++) await store.write([{ key: 'hot', ops: [put(`q${i}`, 1, 'x'.repeat(100))] }]);
+    const row = await store.getForUpdate('hot');
+    const actual = rowBytes('hot', row!.cells);
+    for (const enough of [Infinity, 0]) {
+      expect(store.rowBytesBound('hot', enough)).toBeGreaterThanOrEqual(actual);
+      expect(store.rowBytesBound('hot', enough)).toBeLessThanOrEqual(2 * actual + 2 * 50 * 8);
+    }
     await engine.close();
   });
 });

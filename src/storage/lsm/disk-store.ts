@@ -6,7 +6,7 @@ import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, 
 import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
 import type { DiskEngine } from './disk-engine.js';
 import { MergeCursor } from './merge-cursor.js';
-import { collectEntries, FRAGMENT_OVERHEAD, fragmentsOf, Memtable, MemRow, ROW_OVERHEAD } from './memtable.js';
+import { collectEntries, FRAGMENT_OVERHEAD, fragmentBytes, fragmentsOf, Memtable, MemRow, ROW_OVERHEAD } from './memtable.js';
 import { DropSet } from './store-drops.js';
 import { lowerBound } from './sorted-keys.js';
 import type { TableFile } from './table-file.js';
@@ -211,7 +211,7 @@ export class DiskStore implements RowStore {
     let encoded = 0;
     const inMemtable = (m: Memtable): void => {
       const v = m.get(key);
-      if (v !== undefined) for (const f of fragmentsOf(v)) encoded += f.byteLength;
+      if (v !== undefined) encoded += fragmentBytes(v);
     };
     inMemtable(this.mem);
     for (const m of this.imms) inMemtable(m);

@@ -18,6 +18,8 @@ export class MemRow {
   readonly frags: Buffer[] = [];
   /** The last sequence number of each fragment (ascending: fragments arrive in sequence order). */
   readonly lastSeqs: number[] = [];
+  /** The total bytes of `frags`. */
+  bytes = 0;
   private decoded: Entry[] | undefined;
   private decodedFrags = 0;
   /** The row's cells after applying the first `cachedFrags` fragments onto what older sources hold. */
@@ -70,6 +72,11 @@ export type MemValue = Buffer | MemRow;
 /** The row's fragments, oldest first. */
 export function fragmentsOf(v: MemValue): readonly Buffer[] {
   return v instanceof MemRow ? v.frags : [v];
+}
+
+/** The total bytes of the row's fragments. */
+export function fragmentBytes(v: MemValue): number {
+  return v instanceof MemRow ? v.bytes : v.byteLength;
 }
 
 /** The row's fragment when it has exactly one. */
@@ -172,10 +179,12 @@ export class Memtable {
     } else if (prev instanceof MemRow) {
       prev.frags.push(fragment);
       prev.lastSeqs.push(lastSeq);
+      prev.bytes += fragment.byteLength;
     } else {
       const row = new MemRow(key);
       row.frags.push(prev, fragment);
       row.lastSeqs.push(lastSeqOf(prev), lastSeq);
+      row.bytes = prev.byteLength + fragment.byteLength;
       this.rows.set(key, row);
     }
     this.bytes += FRAGMENT_OVERHEAD + fragment.byteLength;
