@@ -4,7 +4,7 @@ import type { Row } from '../model/cell.js';
 import { TabletopError, invalidArgument, isTabletopError } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import { applyStoreOps, rowBytes } from '../storage/row-ops.js';
-import type { MaybePromise, RowWrite, StoreOp } from '../storage/store.js';
+import type { ColumnRef, MaybePromise, RowWrite, StoreOp } from '../storage/store.js';
 import type { LoadTotals } from '../tablet/load-meter.js';
 import type { Tablet } from '../tablet/tablet.js';
 import type { TabletMap } from '../tablet/tablet-map.js';
@@ -49,12 +49,13 @@ export class WriteBatch {
    * The row as the lock holder sees it: including writes applied but not yet
    * durable, this request's earlier ones among them (whatever is pending is
    * applied first; reads are rare in a batch, so tracking which rows are
-   * pending would cost more than it saves).
+   * pending would cost more than it saves). With `columns`, only the newest
+   * cell of each of them (see RowStore.getForUpdate).
    */
-  read(key: ByteString): MaybePromise<Row | undefined> {
+  read(key: ByteString, columns?: readonly ColumnRef[]): MaybePromise<Row | undefined> {
     const store = this.tablets.locate(key).store;
     this.flush();
-    return store.getForUpdate(key);
+    return store.getForUpdate(key, columns);
   }
 
   /**

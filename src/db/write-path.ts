@@ -187,7 +187,8 @@ export async function readModifyWrite(
 ): Promise<Row> {
   return withRow(table, key, async (schema, batch, results) => {
     if (schema !== validatedWith) validateReadModifyWriteRules(schema, key, rules);
-    let row = batch.read(key);
+    // Only the newest cell of each column the rules touch: the rest of the row does not matter here.
+    let row = batch.read(key, rules);
     if (row instanceof Promise) row = await row;
     let working = visibleCells(row?.cells ?? [], schema, nowMicros, 'storage');
     const ops: StoreOp[] = [];

@@ -1,6 +1,6 @@
 import { type Cell, NO_LABELS, cellSize, compareCells } from '../model/cell.js';
 import type { ByteString } from '../model/bytes.js';
-import type { StoreOp } from './store.js';
+import type { ColumnRef, StoreOp } from './store.js';
 
 /**
  * Applying resolved row operations (StoreOp) to the cells of one row.
@@ -57,6 +57,20 @@ export function rowBytes(key: ByteString, cells: readonly Cell[]): number {
   for (const c of cells) n += cellSize(c);
   return n;
 }
+
+/** The newest cell of each listed column that has one, in storage order, each column once. */
+export function newestOfColumns(cells: readonly Cell[], columns: readonly ColumnRef[]): Cell[] {
+  const found = new Set<number>();
+  for (const { family, qualifier } of columns) {
+    // The newest version sorts first in its column: probe above any timestamp.
+    const at = positionOf(cells, { family, qualifier, timestamp: Number.MAX_VALUE, value: EMPTY, labels: NO_LABELS });
+    const c = cells[at];
+    if (c !== undefined && c.family === family && c.qualifier === qualifier) found.add(at);
+  }
+  return [...found].sort((a, b) => a - b).map((at) => cells[at]!);
+}
+
+const EMPTY = new Uint8Array(0);
 
 function putCell(op: Extract<StoreOp, { kind: 'put' }>): Cell {
   return { family: op.family, qualifier: op.qualifier, timestamp: op.timestamp, value: op.value, labels: NO_LABELS };

@@ -25,6 +25,12 @@ export type StoreOp =
   | { readonly kind: 'deleteFamily'; readonly family: string }
   | { readonly kind: 'deleteRow' };
 
+/** A column of a row: family and qualifier. */
+export interface ColumnRef {
+  readonly family: string;
+  readonly qualifier: ByteString;
+}
+
 /** All ops of one row, applied atomically. */
 export interface RowWrite {
   readonly key: ByteString;
@@ -75,8 +81,11 @@ export interface RowStore {
   /**
    * The row including writes applied but not yet durable, for a caller
    * holding the row's lock (read-modify-write, check-and-mutate, aggregates).
+   * With `columns`, the row holds only the newest cell of each of those
+   * columns (what read-modify-write needs), so that a row with many versions
+   * is not assembled whole for each increment.
    */
-  getForUpdate(key: ByteString): MaybePromise<Row | undefined>;
+  getForUpdate(key: ByteString, columns?: readonly ColumnRef[]): MaybePromise<Row | undefined>;
   /** Streams rows in `range`, on a snapshot taken now. */
   scan(options: ScanOptions): RowCursor;
   /** Removes every row in the range (DropRowRange): fast, not row by row when the engine can. */

@@ -43,9 +43,9 @@ function asyncStore(s: RowStore): RowStore {
       const durable = s.write(batch);
       return tick().then(() => durable);
     },
-    getForUpdate: async (key) => {
+    getForUpdate: async (key, columns) => {
       await tick();
-      return s.getForUpdate(key);
+      return s.getForUpdate(key, columns);
     },
     get: async (key) => {
       await tick();

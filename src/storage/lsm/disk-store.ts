@@ -2,10 +2,12 @@ import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import { intersectRanges, type KeyRange } from '../../model/key-range.js';
-import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
+import type { ColumnGc, ColumnRef, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
 import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
 import type { DiskEngine } from './disk-engine.js';
 import { MergeCursor } from './merge-cursor.js';
+import { RowCache } from './row-cache.js';
+import { newestOfColumns } from '../row-ops.js';
 import { collectEntries, FRAGMENT_OVERHEAD, fragmentBytes, fragmentsOf, Memtable, MemRow, ROW_OVERHEAD } from './memtable.js';
 import { DropSet } from './store-drops.js';
 import { lowerBound } from './sorted-keys.js';
@@ -84,22 +86,23 @@ export class DiskStore implements RowStore {
     return this.read(key, this.engine.visibleSeq);
   }
 
-  getForUpdate(key: ByteString): Row | undefined {
-    return this.read(key, this.engine.seq);
+  getForUpdate(key: ByteString, columns?: readonly ColumnRef[]): Row | undefined {
+    if (columns === undefined) return this.read(key, this.engine.seq);
+    this.check();
+    const cached = this.cachedRow(key, this.engine.seq);
+    const cells = cached !== undefined ? cached.newest(columns) : newestOfColumns(this.read(key, this.engine.seq)?.cells ?? [], columns);
+    return cells.length > 0 ? { key, cells } : undefined;
   }
 
   private read(key: ByteString, snapshot: number): Row | undefined {
     this.check();
     if (!this.owns(key)) return undefined;
-    // A row written many times since the last flush: its cells are kept up to date incrementally.
-    // The cache sits on top of everything older sources hold, so it serves only readers that see
-    // all of it (older sources may hold writes applied but not yet published when the memtable
-    // rotated).
-    const fromMem = this.mem.get(key);
-    if (fromMem instanceof MemRow && fromMem.frags.length > 1 && this.drops.empty && snapshot >= this.olderMaxSeq()) {
-      const cells = fromMem.cellsAsOf(snapshot, () => this.readOlder(key));
-      if (cells !== undefined) return cells.length > 0 ? { key, cells } : undefined;
+    const cached = this.cachedRow(key, snapshot);
+    if (cached !== undefined) {
+      const cells = cached.cells();
+      return cells.length > 0 ? { key, cells } : undefined;
     }
+    const fromMem = this.mem.get(key);
     const frags: { buf: Buffer; where: string }[] = [];
     if (fromMem !== undefined) for (const b of fragmentsOf(fromMem)) frags.push({ buf: b, where: 'memtable row' });
     for (const imm of this.imms) {
@@ -124,7 +127,19 @@ export class DiskStore implements RowStore {
     return cells.length > 0 ? { key, cells } : undefined;
   }
 
-  /** The row's cells in the flushed sources (memtables being flushed, SSTables), ignoring the active memtable. */
+  /**
+   * A row written many times since the last flush: its cells are kept up to
+   * date incrementally. The cache sits on top of everything older sources
+   * hold, so it serves only readers that see all of it (older sources may
+   * hold writes applied but not yet published when the memtable rotated).
+   */
+  private cachedRow(key: ByteString, snapshot: number): RowCache | undefined {
+    if (!this.owns(key)) return undefined;
+    const fromMem = this.mem.get(key);
+    if (!(fromMem instanceof MemRow) || fromMem.frags.length < 2 || !this.drops.empty || snapshot < this.olderMaxSeq()) return undefined;
+    return fromMem.cacheAsOf(snapshot, () => this.readOlder(key));
+  }
+
   /** The highest sequence number in the memtables being flushed and the SSTables. */
   private olderMaxSeq(): number {
     let seq = 0;

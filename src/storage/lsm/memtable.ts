@@ -1,7 +1,7 @@
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';
-import { applyStoreOps } from '../row-ops.js';
 import { decodeFragment, type Entry, entryOp } from './fragment.js';
+import { RowCache } from './row-cache.js';
 import { type KeySnapshot, KeySnapshotIterator, SortedKeys } from './sorted-keys.js';
 
 /** Bytes charged per row and per fragment on top of their content (tree slot, objects). */
@@ -23,7 +23,7 @@ export class MemRow {
   private decoded: Entry[] | undefined;
   private decodedFrags = 0;
   /** The row's cells after applying the first `cachedFrags` fragments onto what older sources hold. */
-  private cached: readonly Cell[] | undefined;
+  private cache: RowCache | undefined;
   private cachedFrags = 0;
 
   constructor(readonly key: ByteString) {}
@@ -34,20 +34,25 @@ export class MemRow {
    * proportional to the new writes, not to all of them. `older` resolves what
    * older sources (flushed data) hold for the row; it is asked once and must
    * not change while this memtable lives (so no store-level drops may
-   * apply). Returns undefined for a snapshot older than the cache.
+   * apply). Returns undefined for a snapshot older than the cache. The
+   * cache returned changes with later calls; what it hands out does not.
    */
-  cellsAsOf(snapshotSeq: number, older: () => readonly Cell[]): readonly Cell[] | undefined {
+  cacheAsOf(snapshotSeq: number, older: () => readonly Cell[]): RowCache | undefined {
     let k = this.frags.length;
     while (k > 0 && this.lastSeqs[k - 1]! > snapshotSeq) k--;
     if (k < this.cachedFrags) return undefined;
-    let cells = (this.cached ??= older());
+    const cache = (this.cache ??= new RowCache(older()));
     while (this.cachedFrags < k) {
       const entries = decodeFragment(this.frags[this.cachedFrags]!, 'memtable row');
-      cells = applyStoreOps(cells, entries.map(entryOp));
+      cache.apply(entries.map(entryOp));
       this.cachedFrags++;
     }
-    this.cached = cells;
-    return cells;
+    return cache;
+  }
+
+  /** The row's cells as of `snapshotSeq` (see cacheAsOf), or undefined for a snapshot older than the cache. */
+  cellsAsOf(snapshotSeq: number, older: () => readonly Cell[]): readonly Cell[] | undefined {
+    return this.cacheAsOf(snapshotSeq, older)?.cells();
   }
 
   /** All entries of all fragments, decoded once and cached (appends extend the cache). */

@@ -3,8 +3,8 @@ import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
-import { applyStoreOps, applyStoreOpsSized, rowBytes } from '../row-ops.js';
-import type { ColumnGc, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreOp, StoreStats } from '../store.js';
+import { applyStoreOps, applyStoreOpsSized, newestOfColumns, rowBytes } from '../row-ops.js';
+import type { ColumnGc, ColumnRef, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreOp, StoreStats } from '../store.js';
 import { MemoryCursor } from './memory-cursor.js';
 
 /**
@@ -89,8 +89,11 @@ export class MemoryRowStore implements RowStore {
   }
 
   /** Writes are durable (as durable as this engine gets) at once: the same as get. */
-  getForUpdate(key: ByteString): Row | undefined {
-    return this.get(key);
+  getForUpdate(key: ByteString, columns?: readonly ColumnRef[]): Row | undefined {
+    const row = this.get(key);
+    if (row === undefined || columns === undefined) return row;
+    const cells = newestOfColumns(row.cells, columns);
+    return cells.length > 0 ? { key, cells } : undefined;
   }
 
   scan(options: ScanOptions): RowCursor {

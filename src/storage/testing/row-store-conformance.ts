@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ByteString } from '../../model/bytes.js';
-import { type Row, compareCells } from '../../model/cell.js';
+import { type Cell, type Row, compareCells } from '../../model/cell.js';
 import { FULL_RANGE, type KeyRange } from '../../model/key-range.js';
-import { rowBytes } from '../row-ops.js';
-import type { ColumnGc, MaybePromise, RowCursor, RowStore, StoreOp } from '../store.js';
+import { applyStoreOps, newestOfColumns, rowBytes } from '../row-ops.js';
+import type { ColumnGc, ColumnRef, MaybePromise, RowCursor, RowStore, StoreOp } from '../store.js';
 
 /**
  * The RowStore conformance suite: every engine runs it.
@@ -147,6 +147,41 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await store.write([{ key: 'x', ops: [{ kind: 'deleteRow' }, { kind: 'deleteFamily', family: 'f' }] }]);
         expect(await store.get('x')).toBeUndefined();
         await expectStats(store, { bytes: 0, rows: 0 });
+      });
+
+      it('getForUpdate with columns gives the newest cell of each of them as the row stands', async () => {
+        const store = await makeStore();
+        let seed = 11;
+        const random = (n: number): number => ((seed = (seed * 16807) % 2147483647) % n);
+        const keys = ['a', 'hot'];
+        const columns: ColumnRef[] = [
+          { family: 'f', qualifier: 'c' },
+          { family: 'f', qualifier: 'd' },
+          { family: 'g', qualifier: 'c' },
+        ];
+        const model = new Map<string, readonly Cell[]>();
+        for (let i = 0; i < 200; i++) {
+          // Mostly a newer version of one counter-like column, sometimes an older one or a delete.
+          const key = random(4) === 0 ? 'a' : 'hot';
+          const col = columns[random(columns.length)]!;
+          const r = random(20);
+          const op: StoreOp =
+            r === 0
+              ? { kind: 'deleteRow' }
+              : r === 1
+                ? { kind: 'deleteColumn', family: col.family, qualifier: col.qualifier, start: (i - 5) * 1000, end: undefined }
+                : r === 2
+                  ? { kind: 'deleteFamily', family: col.family }
+                  : { kind: 'put', family: col.family, qualifier: col.qualifier, timestamp: (r === 3 ? i - 10 : i) * 1000, value: v(`${i}`) };
+          await store.write([{ key, ops: [op] }]);
+          model.set(key, applyStoreOps(model.get(key) ?? [], [op]));
+          for (const k of keys) {
+            const asked = [columns[random(3)]!, columns[random(3)]!];
+            const expected = newestOfColumns(model.get(k) ?? [], asked);
+            const got = await store.getForUpdate(k, asked);
+            expect(show(got)).toEqual(expected.length === 0 ? undefined : show({ key: k, cells: expected }));
+          }
+        }
       });
 
       it('keeps binary keys, qualifiers and values intact', async () => {
