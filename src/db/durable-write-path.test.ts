@@ -1,41 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
-import type { FileSystem, WritableFile } from '../storage/fs/file-system.js';
+import type { FileSystem } from '../storage/fs/file-system.js';
+import { slowSyncFs } from '../storage/testing/slow-sync-fs.js';
 import { openDiskEngine } from '../storage/lsm/disk-engine.js';
 import { createTable, family, openDb, readAll } from './testing/db-fixture.js';
 
 /** A filesystem whose syncs take `millis` and are counted, like a real disk's fsync. */
-function slowSyncFs(millis: number): { fs: FileSystem; syncs: () => number } {
-  const mem = new MemoryFileSystem();
+function slowSyncs(millis: number): { fs: FileSystem; syncs: () => number } {
   let syncs = 0;
-  const wrap = (f: WritableFile): WritableFile => ({
-    get path() {
-      return f.path;
-    },
-    get size() {
-      return f.size;
-    },
-    append: (d) => f.append(d),
-    sync: async () => {
-      syncs++;
-      await new Promise((r) => setTimeout(r, millis));
-      await f.sync();
-    },
-    close: () => f.close(),
-  });
-  const fs: FileSystem = new Proxy(mem, {
-    get(target, prop, receiver) {
-      if (prop === 'create') return (path: string) => wrap(target.create(path));
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
+  const fs = slowSyncFs(new MemoryFileSystem(), async () => {
+    syncs++;
+    await new Promise((r) => setTimeout(r, millis));
   });
   return { fs, syncs: () => syncs };
 }
 
 describe('the write path on the durable engine', () => {
   it('pipelines increments of one hot row: each builds on the last, many share one sync', async () => {
-    const { fs, syncs } = slowSyncFs(5);
+    const { fs, syncs } = slowSyncs(5);
     const engine = await openDiskEngine({ fs, dir: 'db' });
     const f = await openDb({ engine });
     const name = await createTable(f, [family('cf')]);
@@ -54,7 +36,7 @@ describe('the write path on the durable engine', () => {
   });
 
   it('readers never see a write before it is durable', async () => {
-    const { fs } = slowSyncFs(20);
+    const { fs } = slowSyncs(20);
     const engine = await openDiskEngine({ fs, dir: 'db' });
     const f = await openDb({ engine });
     const name = await createTable(f, [family('cf')]);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join as pathJoin } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFaultFileSystem, failNth, InjectedFault } from './fault-fs.js';
-import type { FileSystem } from './file-system.js';
+import type { FileSystem, WritableFile } from './file-system.js';
 import { MemoryFileSystem } from './memory-fs.js';
 import { createNodeFileSystem } from './node-fs.js';
 
@@ -154,16 +154,22 @@ describe('MemoryFileSystem crash semantics', () => {
 });
 
 describe('MemoryFileSystem crash semantics of a file written over (reuse)', () => {
-  it('keeps the synced bytes, a prefix of the unsynced writes (last bytes maybe garbled), then the old bytes', async () => {
+  /** A synced file of `length` bytes of 1, reused: its first 20 bytes written over with 2 and synced. */
+  async function reusedLog(length: number): Promise<{ fs: MemoryFileSystem; g: WritableFile }> {
     const fs = new MemoryFileSystem();
     const f = fs.create('log');
-    f.append(Buffer.alloc(100, 1));
+    f.append(Buffer.alloc(length, 1));
     await f.sync();
     await fs.syncDir('.');
     f.close();
     const g = fs.reuse('log');
     g.append(Buffer.alloc(20, 2));
     await g.sync();
+    return { fs, g };
+  }
+
+  it('keeps the synced bytes, a prefix of the unsynced writes (last bytes maybe garbled), then the old bytes', async () => {
+    const { fs, g } = await reusedLog(100);
     const fresh = Buffer.concat([Buffer.alloc(30, 3), Buffer.alloc(70, 4)]); // ends past the old length
     g.append(fresh.subarray(0, 30));
     g.append(fresh.subarray(30));
@@ -174,6 +180,8 @@ describe('MemoryFileSystem crash semantics of a file written over (reuse)', () =
     for (let i = 0; i < 60; i++) {
       const data = fs.crash(random).readFile('log');
       expect(data.subarray(0, 20).every((b) => b === 2)).toBe(true);
+      // All of it in one page: the surviving part of the writes is there, or that page was never written.
+      if (data.subarray(20).every((b, j) => b === (20 + j < 100 ? 1 : 0))) continue;
       // How much of the unsynced writes survived: past the old end, all of what is there; else up to where the old bytes resume.
       let k = data.length - 20;
       if (data.length <= 100) {
@@ -187,6 +195,55 @@ describe('MemoryFileSystem crash semantics of a file written over (reuse)', () =
       kept.add(k);
     }
     expect(kept.size).toBeGreaterThan(5);
+  });
+
+  it('may persist the pages of unsynced writes out of order', async () => {
+    const PAGE = 4096;
+    const { fs, g } = await reusedLog(3 * PAGE);
+    const fresh = Buffer.alloc(5 * PAGE);
+    for (let j = 0; j < fresh.length; j++) fresh[j] = 3 + (j % 251);
+    g.append(fresh);
+    let seed = 5;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    let outOfOrder = 0;
+    for (let i = 0; i < 100; i++) {
+      const data = fs.crash(random).readFile('log');
+      expect(data.subarray(0, 20).every((b) => b === 2)).toBe(true);
+      // Page by page: the new bytes, or what the page held before (the old bytes, zeros past the old end);
+      // the page where the surviving part ends holds new bytes up to the cut, then old ones.
+      const old = (at: number): number => (at < 3 * PAGE ? 1 : 0);
+      const pages: ('new' | 'old' | 'cut')[] = [];
+      let garbled = 0;
+      for (let page = 0; page * PAGE < data.length; page++) {
+        const from = Math.max(page * PAGE, 20);
+        const to = Math.min((page + 1) * PAGE, data.length);
+        // The best cut: new bytes before it, old ones after, with the fewest other bytes.
+        let best = Infinity;
+        let bestCut = from;
+        let offOld = 0;
+        for (let at = from; at < to; at++) if (data[at] !== old(at)) offOld++;
+        let offNew = 0;
+        for (let cut = from; cut <= to; cut++) {
+          const off = offNew + offOld;
+          if (off < best) {
+            best = off;
+            bestCut = cut;
+          }
+          if (cut < to) {
+            if (data[cut] !== fresh[cut - 20]) offNew++;
+            if (data[cut] !== old(cut)) offOld--;
+          }
+        }
+        expect(best).toBeLessThanOrEqual(1);
+        garbled += best;
+        pages.push(bestCut === from ? 'old' : bestCut === to ? 'new' : 'cut');
+      }
+      expect(garbled).toBeLessThanOrEqual(1);
+      // Everything after a cut page is old; an old page before a new one is out of order.
+      expect(pages.slice(pages.indexOf('cut') + 1).every((p) => p === 'old' || pages.indexOf('cut') < 0)).toBe(true);
+      if (pages.join(',').includes('old,new')) outOfOrder++;
+    }
+    expect(outOfOrder).toBeGreaterThan(5);
   });
 });
 

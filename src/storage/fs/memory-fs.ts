@@ -9,12 +9,17 @@ import { dirname, type FileSystem, type RandomAccessFile, type WritableFile } fr
  * syncDir. `crash()` returns the filesystem a machine would find on reboot:
  * every directory reverts to its last synced entries, and every file keeps its
  * synced bytes plus, optionally, a random part of its unsynced tail (its last
- * bytes possibly garbled), as a torn final write would leave it. A file
- * being rewritten in place (`reuse`) keeps, past the part of the unsynced
- * writes that survives, its old synced bytes.
+ * bytes possibly garbled), as a torn final write would leave it. Within that
+ * part, the disk may have written pages in any order: some 4 KiB pages of
+ * it may still hold what they held before (old bytes, or zeros past the old
+ * end of the file). A file being rewritten in place (`reuse`) keeps, past the
+ * part of the unsynced writes that survives, its old synced bytes.
  *
  * Without calling crash() it is simply a fast in-memory filesystem.
  */
+/** The unit in which a disk persists unsynced writes, in any order. */
+const PAGE_BYTES = 4096;
+
 export class MemoryFileSystem implements FileSystem {
   private readonly dirs = new Map<string, Dir>();
 
@@ -178,6 +183,13 @@ class Inode {
         // A torn last sector: garble one of the last few surviving new bytes.
         const at = from + keep - 1 - Math.floor(random() * Math.min(8, keep));
         ino.data[at] = (ino.data[at] ?? 0) ^ 0xa5;
+      }
+      if (random !== undefined && keep > 0 && random() < 0.5) {
+        // Pages written out of order: some pages of the surviving part never reached the disk.
+        for (let page = from - (from % PAGE_BYTES); page < from + keep; page += PAGE_BYTES) {
+          if (random() >= 0.25) continue;
+          for (let i = Math.max(page, from); i < Math.min(page + PAGE_BYTES, from + keep); i++) ino.data[i] = i - from < old.length ? old[i - from]! : 0;
+        }
       }
     }
     ino.syncedLength = ino.length;

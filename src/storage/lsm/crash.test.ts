@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { createFaultFileSystem, type FsOp } from '../fs/fault-fs.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
+import { slowSyncFs } from '../testing/slow-sync-fs.js';
 import type { RowStore, StoreOp } from '../store.js';
 import { openDiskEngine } from './disk-engine.js';
 
@@ -25,9 +26,12 @@ function prng(seed: number): () => number {
 const COLUMNS = ['a', 'b', 'c'];
 const config = { memtableBytes: 2048, blockBytes: 512, compactionTrigger: 3, majorCompactionTrigger: 6, walFileBytes: 8192, backgroundSliceMillis: 0 };
 
-/** A row write: every column of the row gets the same version, so a torn row shows mixed versions. */
-function writeOps(version: number): StoreOp[] {
-  return COLUMNS.map((q) => ({ kind: 'put', family: 'f', qualifier: q, timestamp: 1000, value: Buffer.from(String(version)) }));
+/**
+ * A row write: every column of the row gets the same version, so a torn row shows mixed versions.
+ * `padding` makes it larger (commit-log groups that span pages).
+ */
+function writeOps(version: number, padding = 0): StoreOp[] {
+  return COLUMNS.map((q) => ({ kind: 'put', family: 'f', qualifier: q, timestamp: 1000, value: Buffer.from(String(version) + ' '.repeat(padding)) }));
 }
 
 async function readAll(store: RowStore): Promise<Map<string, string[]>> {
@@ -37,7 +41,7 @@ async function readAll(store: RowStore): Promise<Map<string, string[]>> {
     for (;;) {
       const r = await c.next();
       if (r === undefined) return out;
-      out.set(r.key, r.cells.map((x) => `${x.qualifier}=${Buffer.from(x.value).toString()}`));
+      out.set(r.key, r.cells.map((x) => `${x.qualifier}=${Buffer.from(x.value).toString().trimEnd()}`));
     }
   } finally {
     c.close();
@@ -57,7 +61,11 @@ let reusedLogs = 0;
 async function crashRun(seed: number): Promise<void> {
   const random = prng(seed);
   const fs = new MemoryFileSystem();
-  const counting = createFaultFileSystem(fs, (op) => void (op === 'reuse' && reusedLogs++));
+  // Syncs take effect a moment later, as a disk's do: the crash can find written but unsynced
+  // commit-log groups, whose pages the crash may keep in any order.
+  const syncRandom = prng(seed ^ 0x5bd1e995);
+  const slow = slowSyncFs(fs, () => new Promise((res) => (syncRandom() < 0.5 ? setImmediate(res) : setTimeout(res, 1))));
+  const counting = createFaultFileSystem(slow, (op) => void (op === 'reuse' && reusedLogs++));
   const engine = await openDiskEngine({ fs: counting, dir: 'db', config, onBackgroundError: () => undefined });
   const store = await engine.openStore('t');
   const state: Expect = { issued: new Map(), acked: new Map() };
@@ -72,7 +80,8 @@ async function crashRun(seed: number): Promise<void> {
     const idx = issued.length;
     const del = random() < 0.1;
     issued.push(del ? -1 : ++version);
-    const p = Promise.resolve(store.write([{ key, ops: del ? [{ kind: 'deleteRow' }] : writeOps(version) }])).then(() => {
+    const padding = random() < 0.2 ? 1500 : 0;
+    const p = Promise.resolve(store.write([{ key, ops: del ? [{ kind: 'deleteRow' }] : writeOps(version, padding) }])).then(() => {
       if (crashed === undefined && (state.acked.get(key) ?? -1) < idx) state.acked.set(key, idx);
     });
     pending.push(p.catch(() => undefined));
@@ -83,6 +92,8 @@ async function crashRun(seed: number): Promise<void> {
     // Now and then long enough for background work to catch up (flushes free commit-log files for reuse).
     else if (r < 0.43) await new Promise((res) => setTimeout(res, 3));
   }
+  // Mostly, crash once the last writes are written but their sync has not completed.
+  if (random() < 0.7) await new Promise((res) => setImmediate(res));
   crashed = fs.crash(random);
   await Promise.all(pending);
   await engine.close().catch(() => undefined);

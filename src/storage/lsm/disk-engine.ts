@@ -41,7 +41,7 @@ import { openSSTable } from '../sstable/index.js';
 import type { MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
 import { replayLog } from '../wal/log-reader.js';
 import { LogWriter } from '../wal/log-writer.js';
-import { frameRecyclableInPlace } from '../wal/log-format.js';
+import { encodeSyncMarker, frameRecyclableInPlace } from '../wal/log-format.js';
 import { BackgroundQueue } from './background-queue.js';
 import { pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore } from './disk-store.js';
@@ -255,7 +255,7 @@ export class DiskEngine implements StorageEngine {
       const old = this.wal;
       void old.flush().finally(() => old.close()).catch(() => undefined);
     }
-    this.wal = new LogWriter(file);
+    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number));
     this.walNumber = number;
   }
 

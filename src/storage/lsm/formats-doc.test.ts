@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { encodeRecyclableRecord } from '../wal/log-format.js';
+import { encodeRecyclableRecord, encodeSyncMarker } from '../wal/log-format.js';
 import { encodeBatch } from './wal-batch.js';
 
 describe('docs/format/commit-log.md', () => {
@@ -18,8 +18,9 @@ describe('docs/format/commit-log.md', () => {
       ],
       7,
     );
-    const hex = encodeRecyclableRecord(batch.payload, 12).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+    const hex = (b: Buffer): string => b.toString('hex').replace(/(..)(?!$)/g, '$1 ');
     const doc = readFileSync(new URL('../../../docs/format/commit-log.md', import.meta.url), 'utf8');
-    expect(doc).toContain(`\n${hex}\n`);
+    expect(doc).toContain(`\n${hex(encodeRecyclableRecord(batch.payload, 12))}\n`);
+    expect(doc).toContain(`\n${hex(encodeSyncMarker(4096, 12))}\n`);
   });
 });

@@ -29,7 +29,21 @@
  * a damaged record, only records naming this log count as "valid records
  * following it" (found by searching for the 4-byte number).
  *
- * DO NOT CHANGE: the on-disk layout is versioned by the file name suffix.
+ * Sync markers (recyclable framing only): a record whose length field has
+ * bit 31 set is a marker, not a batch; its 6-byte payload is the file offset
+ * up to which the log was durable (covered by a completed fdatasync) when
+ * the marker was written. The log writer puts one in front of each group of
+ * records it writes, so that replay can tell damage in bytes that had been
+ * synced (corruption: DataLoss) from the torn, possibly out-of-order
+ * persisted, last group of a power loss (dropped). Files written before
+ * markers existed have none; replay treats them the same way.
+ *
+ * Plain framing has no markers, so it keeps the strict rule (damage followed
+ * by any valid record is DataLoss); its one writer, the manifest, syncs each
+ * record before writing the next, so a power loss can only tear the last one.
+ *
+ * DO NOT CHANGE: the on-disk layout is versioned by the file name suffix
+ * (sync markers are an extension that older readers refuse as damage).
  */
 import { crc32c } from '@node-rs/crc32';
 
@@ -77,11 +91,15 @@ export function decodeRecord(data: Buffer, offset: number): RecordResult {
   return decodeFramed(data, offset, HEADER_BYTES);
 }
 
-/** A record whose header is `header` bytes (the checksum first, then the length, then any other field). */
-function decodeFramed(data: Buffer, offset: number, header: number): RecordResult {
+/**
+ * A record whose header is `header` bytes (the checksum first, then the
+ * length, then any other field). `flags` are the bits of the length field
+ * that are flags, not length (the checksum covers them all).
+ */
+function decodeFramed(data: Buffer, offset: number, header: number, flags = 0): RecordResult {
   if (offset === data.length) return { kind: 'end' };
   if (offset + header > data.length) return { kind: 'bad', reason: 'truncated header' };
-  const length = data.readUInt32LE(offset + 4);
+  const length = (data.readUInt32LE(offset + 4) & ~flags) >>> 0;
   if (length > MAX_RECORD_BYTES) return { kind: 'bad', reason: `implausible length ${length}` };
   const end = offset + header + length;
   if (end > data.length) return { kind: 'bad', reason: 'truncated payload' };
@@ -107,19 +125,46 @@ export function encodeRecyclableRecord(payload: Uint8Array, log: number): Buffer
   return frameRecyclableInPlace(out, log);
 }
 
-/** Decodes the recyclable record at `offset`; 'stale' is an intact record of another log (the file's earlier life). */
-export function decodeRecyclableRecord(data: Buffer, offset: number, log: number): RecordResult | { readonly kind: 'stale' } {
-  const r = decodeFramed(data, offset, RECYCLABLE_HEADER_BYTES);
-  if (r.kind === 'record' && data.readUInt32LE(offset + 8) !== log >>> 0) return { kind: 'stale' };
-  return r;
+/** Bit 31 of a recyclable record's length field: the record is a sync marker. */
+const MARKER_FLAG = 0x80000000;
+const MARKER_PAYLOAD_BYTES = 6;
+
+/** A sync marker of log `log`: the log was durable up to file offset `syncedThrough` when it was written. */
+export function encodeSyncMarker(syncedThrough: number, log: number): Buffer {
+  const out = Buffer.allocUnsafe(RECYCLABLE_HEADER_BYTES + MARKER_PAYLOAD_BYTES);
+  out.writeUIntLE(syncedThrough, RECYCLABLE_HEADER_BYTES, MARKER_PAYLOAD_BYTES);
+  out.writeUInt32LE((MARKER_PAYLOAD_BYTES | MARKER_FLAG) >>> 0, 4);
+  out.writeUInt32LE(log >>> 0, 8);
+  out.writeUInt32LE(maskCrc(crc32c(out.subarray(4))), 0);
+  return out;
 }
 
-/** True when a valid record of log `log` starts after `from` (corruption, not a torn tail, then). */
-export function validRecyclableRecordAfter(data: Buffer, from: number, log: number): boolean {
+export type RecyclableResult = RecordResult | { readonly kind: 'stale' } | { readonly kind: 'marker'; readonly syncedThrough: number; readonly next: number };
+
+/**
+ * Decodes the recyclable record at `offset`: a batch record, a sync marker,
+ * or 'stale', an intact record of another log (the file's earlier life).
+ */
+export function decodeRecyclableRecord(data: Buffer, offset: number, log: number): RecyclableResult {
+  const r = decodeFramed(data, offset, RECYCLABLE_HEADER_BYTES, MARKER_FLAG);
+  if (r.kind !== 'record') return r;
+  if (data.readUInt32LE(offset + 8) !== log >>> 0) return { kind: 'stale' };
+  if ((data.readUInt32LE(offset + 4) & MARKER_FLAG) === 0) return r;
+  if (r.payload.length !== MARKER_PAYLOAD_BYTES) return { kind: 'bad', reason: `sync marker of ${r.payload.length} bytes` };
+  return { kind: 'marker', syncedThrough: r.payload.readUIntLE(0, MARKER_PAYLOAD_BYTES), next: r.next };
+}
+
+/**
+ * True when an intact sync marker of log `log` after `from` says the log was
+ * durable past `from`: the damaged record there had been synced, so the
+ * damage is corruption, not the torn last group of a power loss.
+ */
+export function syncedPastRecyclable(data: Buffer, from: number, log: number): boolean {
   const number = Buffer.allocUnsafe(4);
   number.writeUInt32LE(log >>> 0);
   for (let at = data.indexOf(number, from + 9); at >= 0; at = data.indexOf(number, at + 1)) {
-    if (decodeRecyclableRecord(data, at - 8, log).kind === 'record') return true;
+    const r = decodeRecyclableRecord(data, at - 8, log);
+    if (r.kind === 'marker' && r.syncedThrough > from) return true;
   }
   return false;
 }

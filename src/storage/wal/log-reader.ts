@@ -1,6 +1,6 @@
 import { dataLoss } from '../../model/errors.js';
 import type { FileSystem } from '../fs/file-system.js';
-import { decodeRecord, decodeRecyclableRecord, validRecordAfter, validRecyclableRecordAfter } from './log-format.js';
+import { decodeRecord, decodeRecyclableRecord, syncedPastRecyclable, validRecordAfter } from './log-format.js';
 
 export interface ReplayResult {
   /** Payloads of the valid records, in order. */
@@ -15,9 +15,15 @@ export interface ReplayResult {
  * Reads every record of a log file: plain framing, or with `log` the
  * recyclable framing of that log number (log-format.ts), where an intact
  * record of another log (the file's earlier life) ends the log. A torn tail
- * (an incomplete or garbled last record with nothing valid after it) is
- * dropped; damage followed by valid records is corruption and throws
- * DataLoss with the file and offset.
+ * is dropped; damage in bytes known to have been durable throws DataLoss
+ * with the file and offset:
+ *
+ * - plain framing: damage followed by any valid record is corruption;
+ * - recyclable framing: damage is corruption only when an intact sync marker
+ *   after it says the log was synced past it. Otherwise it lies in the last
+ *   group written before a power loss, which the disk may have persisted in
+ *   any order (a later page of one write on disk, an earlier one not): none
+ *   of that group was acknowledged, so replay stops at the damage.
  */
 export function replayLog(fs: FileSystem, path: string, log?: number): ReplayResult {
   const data = fs.readFile(path);
@@ -27,12 +33,13 @@ export function replayLog(fs: FileSystem, path: string, log?: number): ReplayRes
     const r = log === undefined ? decodeRecord(data, offset) : decodeRecyclableRecord(data, offset, log);
     if (r.kind === 'end' || r.kind === 'stale') return { records, validBytes: offset, tornTail: false };
     if (r.kind === 'bad') {
-      if (log === undefined ? validRecordAfter(data, offset) : validRecyclableRecordAfter(data, offset, log)) {
-        throw dataLoss(`commit log ${path} is corrupt at offset ${offset} (${r.reason}) and valid records follow it`);
+      if (log === undefined ? validRecordAfter(data, offset) : syncedPastRecyclable(data, offset, log)) {
+        const what = log === undefined ? 'valid records follow it' : 'a later sync marker says it had been synced';
+        throw dataLoss(`commit log ${path} is corrupt at offset ${offset} (${r.reason}) and ${what}`);
       }
       return { records, validBytes: offset, tornTail: true };
     }
-    records.push(r.payload);
+    if (r.kind === 'record') records.push(r.payload);
     offset = r.next;
   }
 }

@@ -24,8 +24,18 @@ export class LogWriter {
   private bytesSinceOpen = 0;
   /** Records appended but not yet handed to the file: written with one call when the next sync starts. */
   private buffered: Buffer[] = [];
+  /** Bytes of the file covered by completed syncs. */
+  private syncedBytes = 0;
 
-  constructor(private readonly file: WritableFile) {}
+  /**
+   * `syncMarker`, when given, frames the sync marker written in front of
+   * each group of records (recyclable commit logs, see log-format.ts): it is
+   * told how many bytes of the file completed syncs cover at that moment.
+   */
+  constructor(
+    private readonly file: WritableFile,
+    private readonly syncMarker?: (syncedThrough: number) => Buffer,
+  ) {}
 
   get path(): string {
     return this.file.path;
@@ -83,6 +93,13 @@ export class LogWriter {
     this.waiters = [];
     const records = this.buffered;
     this.buffered = [];
+    if (this.syncMarker !== undefined) {
+      // The previous sync has completed (syncs run one at a time): everything written so far is durable.
+      const marker = this.syncMarker(this.syncedBytes);
+      records.unshift(marker);
+      this.bytesSinceOpen += marker.byteLength;
+    }
+    const end = this.bytesSinceOpen;
     try {
       this.file.append(records.length === 1 ? records[0]! : Buffer.concat(records));
     } catch (e) {
@@ -92,6 +109,7 @@ export class LogWriter {
     }
     this.syncing = this.file.sync().then(
       () => {
+        this.syncedBytes = end;
         for (const w of batch) w.resolve();
       },
       (e: unknown) => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createFaultFileSystem, failNth } from '../fs/fault-fs.js';
+import { slowSyncFile } from '../testing/slow-sync-fs.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
-import { decodeRecord, decodeRecyclableRecord, encodeRecord, encodeRecyclableRecord, maskCrc, unmaskCrc } from './log-format.js';
+import { decodeRecord, decodeRecyclableRecord, encodeRecord, encodeRecyclableRecord, encodeSyncMarker, maskCrc, unmaskCrc } from './log-format.js';
 import { replayLog } from './log-reader.js';
 import { LogWriter } from './log-writer.js';
 
@@ -61,30 +62,36 @@ describe('LogWriter + replayLog', () => {
     expect(replayLog(mem, 'wal.log').records.map((b) => b[0])).toEqual([0, 1, 2, 3]);
   });
 
-  it('after a crash, every acknowledged record survives and the torn tail is dropped', async () => {
+  it('after a crash, every acknowledged record survives and the torn tail is dropped, even when its pages reached the disk out of order', async () => {
     let seed = 42;
     const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-    for (let trial = 0; trial < 40; trial++) {
+    let outOfOrder = 0;
+    for (let trial = 0; trial < 80; trial++) {
       const mem = new MemoryFileSystem();
-      const w = new LogWriter(mem.create('wal.log'));
+      const w = new LogWriter(slowSyncFile(mem.create('000001.wal'), () => new Promise((r) => setTimeout(r, 1))), (synced) => encodeSyncMarker(synced, 1));
       await mem.syncDir('.');
       const acked: number[] = [];
       const n = 5 + Math.floor(random() * 30);
       const pending: Promise<void>[] = [];
+      const append = (i: number, size: number): Promise<void> => w.appendRecord(encodeRecyclableRecord(payload(i, size), 1));
       for (let i = 0; i < n; i++) {
-        pending.push(w.append(payload(i, 1 + Math.floor(random() * 300))).then(() => void acked.push(i)));
+        pending.push(append(i, 1 + Math.floor(random() * 3000)).then(() => void acked.push(i)));
         if (random() < 0.3) await Promise.resolve().then(() => undefined);
         if (random() < 0.2) await pending[pending.length - 1];
       }
-      // Crash with some writes unacknowledged: append more without waiting.
-      for (let i = n; i < n + 5; i++) void w.append(payload(i, 50)).catch(() => undefined);
+      // Crash with some writes unacknowledged: more of them, written (one group of several pages) but not synced.
+      for (let i = n; i < n + 5; i++) void append(i, 2000).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, random() * 3));
       const after = mem.crash(random);
-      const r = replayLog(after, 'wal.log');
+      const r = replayLog(after, '000001.wal', 1);
       const got = r.records.map((b) => b[0]);
       // A prefix of the appended sequence, containing every acknowledged one.
       expect(got).toEqual(Array.from({ length: got.length }, (_, i) => i));
       for (const a of acked) expect(got).toContain(a);
+      if (r.tornTail && intactRecordAfter(after.readFile('000001.wal'), r.validBytes, 1)) outOfOrder++;
     }
+    // Damage followed by intact records of the same (unsynced) group happened, and was a torn tail.
+    expect(outOfOrder).toBeGreaterThan(3);
   });
 
   it('reports corruption in the middle as DataLoss with the offset', async () => {
@@ -152,11 +159,15 @@ describe('recyclable commit-log files (written over by a later log)', () => {
     expect(tornSeen).toBeGreaterThan(0);
   });
 
-  it('damage followed by a record of this log is DataLoss; followed only by the old log\'s records, a torn tail', async () => {
+  it('damage is DataLoss once a later sync marker says it was synced; in the last group, or followed only by the old log\'s records, a torn tail', async () => {
     const random = (): number => 0.5;
-    const { mem, w } = await reusedFile(20, random);
-    for (let i = 0; i < 5; i++) await w.appendRecord(encodeRecyclableRecord(payload(i, 40), 2));
+    const { mem } = await reusedFile(20, random);
+    const w = new LogWriter(mem.reuse('000002.wal'), (synced) => encodeSyncMarker(synced, 2));
+    // Four groups of one record, then a last group of two: marker (18 bytes) + records (12 + 40 bytes).
+    for (let i = 0; i < 4; i++) await w.appendRecord(encodeRecyclableRecord(payload(i, 40), 2));
+    await Promise.all([w.appendRecord(encodeRecyclableRecord(payload(4, 40), 2)), w.appendRecord(encodeRecyclableRecord(payload(5, 40), 2))]);
     const good = mem.readFile('000002.wal');
+    expect(replayLog(mem, '000002.wal', 2).records.map((b) => b[0])).toEqual([0, 1, 2, 3, 4, 5]);
     const damaged = (at: number): void => {
       const data = Buffer.from(good);
       data[at] = (data[at] ?? 0) ^ 0xff;
@@ -164,11 +175,39 @@ describe('recyclable commit-log files (written over by a later log)', () => {
       f.append(data);
       f.close();
     };
-    damaged(60); // inside the second record (records are 12 + 40 bytes)
-    expect(() => replayLog(mem, '000002.wal', 2)).toThrow(/corrupt at offset 52/);
-    damaged(4 * 52 + 20); // inside the last record of log 2: only log 1's records follow
-    const r = replayLog(mem, '000002.wal', 2);
+    const group = 18 + 52;
+    damaged(group + 18 + 30); // inside the second record: later markers say it was synced
+    expect(() => replayLog(mem, '000002.wal', 2)).toThrow(/corrupt at offset 88 .*sync marker/);
+    damaged(4 * group + 18 + 30); // inside the first record of the last group: its second record is intact, but nothing says it was synced
+    let r = replayLog(mem, '000002.wal', 2);
+    expect(r.records.map((b) => b[0])).toEqual([0, 1, 2, 3]);
+    expect(r.tornTail).toBe(true);
+    damaged(4 * group + 5); // inside the last group's marker
+    r = replayLog(mem, '000002.wal', 2);
     expect(r.records).toHaveLength(4);
     expect(r.tornTail).toBe(true);
+    damaged(4 * group + 18 + 52 + 30); // inside the last record of log 2: only log 1's records follow
+    r = replayLog(mem, '000002.wal', 2);
+    expect(r.records).toHaveLength(5);
+    expect(r.tornTail).toBe(true);
+  });
+
+  it('a sync marker round-trips, is told from a batch record, and belongs to its log', () => {
+    const m = encodeSyncMarker(123_456_789, 7);
+    expect(decodeRecyclableRecord(m, 0, 7)).toEqual({ kind: 'marker', syncedThrough: 123_456_789, next: m.length });
+    expect(decodeRecyclableRecord(m, 0, 8).kind).toBe('stale');
+    for (let i = 0; i < m.length; i++) {
+      const bad = Buffer.from(m);
+      bad[i] = (bad[i] ?? 0) ^ 0x01;
+      expect(decodeRecyclableRecord(bad, 0, 7).kind).toBe('bad');
+    }
+    // Readers without markers see an implausible length: damage, never a batch.
+    expect(decodeRecord(m, 0).kind).toBe('bad');
   });
 });
+
+/** True when an intact record of log `log` starts somewhere after `from`. */
+function intactRecordAfter(data: Buffer, from: number, log: number): boolean {
+  for (let at = from + 1; at + 12 <= data.length; at++) if (decodeRecyclableRecord(data, at, log).kind === 'record') return true;
+  return false;
+}
