@@ -100,6 +100,11 @@ export function walRecords(file: string): { records: Buffer[]; validBytes: numbe
   let offset = 0;
   for (;;) {
     const r = recyclable ? decodeRecyclableRecord(data, offset, log) : decodeRecord(data, offset);
+    if (r.kind === 'marker') {
+      // The sync marker in front of each group of records (docs/format/commit-log.md).
+      offset = r.next;
+      continue;
+    }
     if (r.kind !== 'record') break;
     records.push(r.payload);
     offset = r.next;

@@ -16,6 +16,9 @@ import { type DurableServer, startDurable } from './durable-server.js';
  * acknowledged write. Damage in the middle of the log, with valid records
  * after it, is corruption: the server must refuse to start rather than
  * silently drop acknowledged writes, and must leave the log as it was.
+ * (Each write here is acknowledged before the next is sent, so each is its
+ * own group, and the sync marker of every later group proves the earlier
+ * ones were synced: docs/format/commit-log.md.)
  * Zeros after the manifest's last record are a torn tail too.
  *
  * The memtable is left at its default size (64 MiB), so nothing is flushed
@@ -142,8 +145,9 @@ describe('torn commit-log and manifest tails after kill -9', () => {
 
   it('refuses to start on damage in the middle of the log, and starts with everything once the damage is undone', async () => {
     const { log, tailKey, tailValue } = await roundThenKill();
-    // A byte inside the first record's payload: many valid records follow it.
-    flipBytes(log, 20, 1);
+    // A byte inside the first record's payload (past the first group's 18-byte sync marker and the
+    // record's 12-byte header): many groups follow it, whose sync markers say it had been synced.
+    flipBytes(log, 40, 1);
     const failed = await startDurable({ dataDir }).then(
       (s): DurableServer | Error => s,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
@@ -155,7 +159,7 @@ describe('torn commit-log and manifest tails after kill -9', () => {
     expect(failed.message).toContain(path.basename(log));
     expect(failed.message).toMatch(/corrupt/i);
     // Nothing was thrown away: with the byte restored, every acknowledged write is back.
-    flipBytes(log, 20, 1);
+    flipBytes(log, 40, 1);
     await start();
     const rows = await expectAllAcknowledged();
     expect(rows.get(tailKey)?.equals(tailValue)).toBe(true);
