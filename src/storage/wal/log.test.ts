@@ -192,6 +192,20 @@ describe('recyclable commit-log files (written over by a later log)', () => {
     expect(r.tornTail).toBe(true);
   });
 
+  it('a file written before sync markers existed is replayed by the same rule: damage proves nothing, a torn tail', async () => {
+    const mem = new MemoryFileSystem();
+    const w = new LogWriter(mem.create('000003.wal'));
+    for (let i = 0; i < 4; i++) await w.appendRecord(encodeRecyclableRecord(payload(i, 40), 3));
+    expect(replayLog(mem, '000003.wal', 3).records).toHaveLength(4);
+    const data = mem.readFile('000003.wal');
+    data[52 + 30] = (data[52 + 30] ?? 0) ^ 0xff; // inside the second record
+    const f = mem.create('000003.wal');
+    f.append(data);
+    const r = replayLog(mem, '000003.wal', 3);
+    expect(r.records.map((b) => b[0])).toEqual([0]);
+    expect(r.tornTail).toBe(true);
+  });
+
   it('a sync marker round-trips, is told from a batch record, and belongs to its log', () => {
     const m = encodeSyncMarker(123_456_789, 7);
     expect(decodeRecyclableRecord(m, 0, 7)).toEqual({ kind: 'marker', syncedThrough: 123_456_789, next: m.length });
