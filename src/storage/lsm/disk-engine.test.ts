@@ -7,6 +7,7 @@ import { MemoryFileSystem } from '../fs/memory-fs.js';
 import type { RowStore, RowWrite, StoreOp } from '../store.js';
 import { rowBytes } from '../row-ops.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
+import { slowSyncFs } from '../testing/slow-sync-fs.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { openDiskEngine, type DiskEngine } from './disk-engine.js';
 import { runFlush } from './compaction.js';
@@ -177,16 +178,47 @@ describe('disk engine commit-log files', () => {
       await reopened.close();
     }
   });
+
+  it('writes nothing to a new log before the old one is durable, so a crash leaves a prefix of the writes across logs', async () => {
+    const mem = new MemoryFileSystem();
+    let hang: string | undefined;
+    let release!: () => void;
+    const hung = new Promise<void>((r) => (release = r));
+    const fs = slowSyncFs(mem, (path) => (path === hang ? hung : Promise.resolve()));
+    const config = { walFileBytes: 1 }; // every write fills its log: the next one goes to a new log
+    const engine = await openDiskEngine({ fs, dir: 'db', config });
+    const store = await engine.openStore('t');
+    const [first] = mem.list('db/wal');
+    hang = `db/wal/${first}`;
+    let acked = 0;
+    const a = Promise.resolve(store.write([{ key: 'a', ops: [put('q', 1, 'first')] }])).then(() => acked++);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(mem.list('db/wal').length).toBeGreaterThan(1);
+    // This write goes to the new log, whose first group waits for the old log's sync.
+    const b = Promise.resolve(store.write([{ key: 'b', ops: [put('q', 1, 'second')] }])).then(() => acked++);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(acked).toBe(0);
+    // Power loss: the old log's last group was never synced. Without the wait, the new log's
+    // record of 'b' would be on disk and come back without 'a', which was written before it.
+    const reopened = await openDiskEngine({ fs: mem.crash(), dir: 'db', config });
+    expect(await rows(await reopened.openStore('t'))).toEqual([]);
+    await reopened.close();
+    release();
+    await Promise.all([a, b]);
+    expect(acked).toBe(2);
+    await engine.close();
+    const again = await openDiskEngine({ fs: mem.crash(), dir: 'db', config });
+    expect(await rows(await again.openStore('t'))).toEqual(['a:q@1=first', 'b:q@1=second']);
+    await again.close();
+  });
 });
 
 /** A filesystem whose manifest syncs wait while `held` is set. */
 function holdingManifestSyncs(mem: MemoryFileSystem): { fs: FileSystem; hold(): () => void } {
   let held: Promise<void> | undefined;
-  const wrap = (f: WritableFile): WritableFile =>
-    f.path.includes('MANIFEST')
-      ? { get path() { return f.path; }, get size() { return f.size; }, append: (d) => f.append(d), close: () => f.close(), sync: async () => { if (held !== undefined) await held; await f.sync(); } }
-      : f;
-  const fs: FileSystem = Object.assign(Object.create(mem) as FileSystem, { create: (p: string) => wrap(mem.create(p)), reuse: (p: string) => wrap(mem.reuse(p)) });
+  const fs = slowSyncFs(mem, async (path) => {
+    if (held !== undefined && path.includes('MANIFEST')) await held;
+  });
   return {
     fs,
     hold: () => {

@@ -250,12 +250,15 @@ export class DiskEngine implements StorageEngine {
     await this.fs.syncDir(this.path(WAL_DIR));
     // The counter must be durable before any record lands in the new file.
     await this.record([]);
+    let previous: Promise<void> | undefined;
     if (this.wal !== undefined) {
       this.oldWals.push({ number: this.walNumber, maxSeq: this.seq, bytes: this.wal.size });
       const old = this.wal;
-      void old.flush().finally(() => old.close()).catch(() => undefined);
+      previous = old.flush();
+      void previous.finally(() => old.close()).catch(() => undefined);
     }
-    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number));
+    // Nothing reaches the new log before the old one is durable: a crash leaves a prefix of the writes.
+    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number), previous);
     this.walNumber = number;
   }
 

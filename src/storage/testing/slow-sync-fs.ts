@@ -5,7 +5,7 @@ import type { FileSystem, WritableFile } from '../fs/file-system.js';
  * fsync takes time: a crash (MemoryFileSystem.crash) can come between the
  * write and its sync, and find written but unsynced bytes.
  */
-export function slowSyncFile(f: WritableFile, wait: () => Promise<void>): WritableFile {
+export function slowSyncFile(f: WritableFile, wait: (path: string) => Promise<void>): WritableFile {
   return {
     get path() {
       return f.path;
@@ -15,15 +15,15 @@ export function slowSyncFile(f: WritableFile, wait: () => Promise<void>): Writab
     },
     append: (d) => f.append(d),
     sync: async () => {
-      await wait();
+      await wait(f.path);
       await f.sync();
     },
     close: () => f.close(),
   };
 }
 
-/** A filesystem whose writable files (created or reused) sync slowly (see slowSyncFile). */
-export function slowSyncFs(inner: FileSystem, wait: () => Promise<void>): FileSystem {
+/** A filesystem whose writable files (created or reused) sync slowly (see slowSyncFile); `wait` is told the file's path. */
+export function slowSyncFs(inner: FileSystem, wait: (path: string) => Promise<void>): FileSystem {
   return new Proxy(inner, {
     get(target, prop, receiver) {
       if (prop === 'create' || prop === 'reuse') return (path: string) => slowSyncFile(target[prop](path), wait);

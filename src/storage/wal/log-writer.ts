@@ -31,11 +31,22 @@ export class LogWriter {
    * `syncMarker`, when given, frames the sync marker written in front of
    * each group of records (recyclable commit logs, see log-format.ts): it is
    * told how many bytes of the file completed syncs cover at that moment.
+   *
+   * `previous`, when given, is the durability of the log this one follows:
+   * nothing is written to this file before it resolves. So a record of this
+   * log on disk means every record of the previous one is too, and a power
+   * loss leaves a prefix of the write sequence across log files, never a
+   * later log's records without an earlier log's lost tail (RocksDB syncs
+   * closed logs for the same reason). If it rejects, this log fails too.
    */
   constructor(
     private readonly file: WritableFile,
     private readonly syncMarker?: (syncedThrough: number) => Buffer,
-  ) {}
+    private previous?: Promise<void>,
+  ) {
+    // Its failure is handled when the first group is written (it fails that group), maybe not at once.
+    previous?.catch(() => undefined);
+  }
 
   get path(): string {
     return this.file.path;
@@ -81,9 +92,26 @@ export class LogWriter {
   private scheduleSync(): void {
     this.syncing = new Promise<void>((resolve) =>
       setImmediate(() => {
-        this.syncing = undefined;
-        if (this.waiters.length > 0) this.startSync();
-        resolve();
+        const go = (): void => {
+          this.syncing = undefined;
+          if (this.waiters.length > 0) this.startSync();
+          resolve();
+        };
+        const previous = this.previous;
+        if (previous === undefined) {
+          go();
+          return;
+        }
+        // The first group waits until the previous log is durable (see the constructor).
+        this.previous = undefined;
+        previous.then(go, (e: unknown) => {
+          const err = this.poison(e);
+          this.syncing = undefined;
+          for (const w of this.waiters) w.reject(err);
+          this.waiters = [];
+          this.buffered = [];
+          resolve();
+        });
       }),
     );
   }

@@ -105,6 +105,24 @@ describe('LogWriter + replayLog', () => {
     expect(() => replayLog(mem, 'wal.log')).toThrow(/corrupt at offset 48/);
   });
 
+  it('writes nothing before the previous log is durable, and fails when the previous log failed', async () => {
+    const mem = new MemoryFileSystem();
+    let release!: () => void;
+    const w = new LogWriter(mem.create('wal.log'), undefined, new Promise<void>((r) => (release = r)));
+    let acked = false;
+    const p = w.append(payload(1)).then(() => (acked = true));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(mem.readFile('wal.log').length).toBe(0);
+    expect(acked).toBe(false);
+    release();
+    await p;
+    expect(replayLog(mem, 'wal.log').records.map((b) => b[0])).toEqual([1]);
+    const failed = new LogWriter(mem.create('wal2.log'), undefined, Promise.reject(new Error('disk gone')));
+    await expect(failed.append(payload(2))).rejects.toMatchObject({ code: 'Unavailable' });
+    await expect(failed.append(payload(3))).rejects.toMatchObject({ code: 'Unavailable' });
+    expect(mem.readFile('wal2.log').length).toBe(0);
+  });
+
   it('a failed sync rejects the waiting writers and poisons the log', async () => {
     const fs = createFaultFileSystem(new MemoryFileSystem(), failNth(1, ['sync']));
     const w = new LogWriter(fs.create('wal.log'));
