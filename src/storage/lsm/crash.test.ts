@@ -69,6 +69,9 @@ async function crashRun(seed: number): Promise<void> {
   const engine = await openDiskEngine({ fs: counting, dir: 'db', config, onBackgroundError: () => undefined });
   const store = await engine.openStore('t');
   const state: Expect = { issued: new Map(), acked: new Map() };
+  /** Every write in issue order (sequence order): the row and its version, -1 for a delete. */
+  const history: { key: string; version: number }[] = [];
+  let lastAcked = -1;
   let version = 0;
   let crashed: MemoryFileSystem | undefined;
   const crashAfter = 20 + Math.floor(random() * 400);
@@ -80,9 +83,11 @@ async function crashRun(seed: number): Promise<void> {
     const idx = issued.length;
     const del = random() < 0.1;
     issued.push(del ? -1 : ++version);
+    const at = history.push({ key, version: del ? -1 : version }) - 1;
     const padding = random() < 0.2 ? 1500 : 0;
     const p = Promise.resolve(store.write([{ key, ops: del ? [{ kind: 'deleteRow' }] : writeOps(version, padding) }])).then(() => {
       if (crashed === undefined && (state.acked.get(key) ?? -1) < idx) state.acked.set(key, idx);
+      if (crashed === undefined && at > lastAcked) lastAcked = at;
     });
     pending.push(p.catch(() => undefined));
     // Let time pass sometimes: syncs complete, background work advances.
@@ -118,7 +123,38 @@ async function crashRun(seed: number): Promise<void> {
     expect(allowed.has(seen), `row ${key}: found ${seen}, acked index ${ackedIdx} of ${issued.join(',')} (seed ${seed})`).toBe(true);
   }
   for (const key of rows.keys()) expect(state.issued.has(key)).toBe(true);
+  expect(isPrefixState(history, rows, lastAcked), `the database after the crash is not what a prefix of the writes (through the last acknowledged one, #${lastAcked}) leaves (seed ${seed})`).toBe(true);
   await reopened.close();
+}
+
+/**
+ * True when `rows` is exactly what the first k writes of `history` leave, for
+ * some k past the last acknowledged write: a crash may lose only a suffix of
+ * the writes, so no later write survives without an earlier one.
+ */
+function isPrefixState(history: readonly { key: string; version: number }[], rows: Map<string, string[]>, lastAcked: number): boolean {
+  const found = (key: string): number => {
+    const cells = rows.get(key);
+    return cells === undefined ? -1 : Number(cells[0]!.split('=')[1]);
+  };
+  // What the prefix leaves for each row (-1: absent), and how many rows differ from `rows`.
+  const expected = new Map<string, number>();
+  let differing = 0;
+  for (const { key } of history) if (!expected.has(key)) {
+    expected.set(key, -1);
+    if (found(key) !== -1) differing++;
+  }
+  for (let k = 0; k <= history.length; k++) {
+    if (k > lastAcked && differing === 0) return true;
+    const w = history[k];
+    if (w === undefined) break;
+    const before = expected.get(w.key)!;
+    const want = found(w.key);
+    if (before === want && w.version !== want) differing++;
+    if (before !== want && w.version === want) differing--;
+    expected.set(w.key, w.version);
+  }
+  return false;
 }
 
 describe('crash safety of the durable engine', () => {
