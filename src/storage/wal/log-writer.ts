@@ -79,6 +79,8 @@ export class LogWriter {
 
   /** Resolves when everything appended so far is durable (or rejects if the log failed). */
   async flush(): Promise<void> {
+    // Durable includes the logs before this one, even when nothing was appended here yet.
+    if (this.previous !== undefined) await this.previous;
     if (this.failure !== undefined) throw this.failure;
     while (this.syncing !== undefined) await this.syncing.catch(() => undefined);
     if (this.failure !== undefined) throw this.failure;

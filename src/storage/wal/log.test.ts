@@ -117,6 +117,15 @@ describe('LogWriter + replayLog', () => {
     release();
     await p;
     expect(replayLog(mem, 'wal.log').records.map((b) => b[0])).toEqual([1]);
+    // A log with nothing appended is durable only once the one before it is: the chain holds across it.
+    let releaseIdle!: () => void;
+    const idle = new LogWriter(mem.create('idle.log'), undefined, new Promise<void>((r) => (releaseIdle = r)));
+    let idleFlushed = false;
+    const flushed = idle.flush().then(() => (idleFlushed = true));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(idleFlushed).toBe(false);
+    releaseIdle();
+    await flushed;
     const failed = new LogWriter(mem.create('wal2.log'), undefined, Promise.reject(new Error('disk gone')));
     await expect(failed.append(payload(2))).rejects.toMatchObject({ code: 'Unavailable' });
     await expect(failed.append(payload(3))).rejects.toMatchObject({ code: 'Unavailable' });
