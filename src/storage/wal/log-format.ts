@@ -26,13 +26,14 @@
  * all flushed is reused for a later log by writing over it from its start,
  * so past the new records it still holds records of the log it was before:
  * a record that checks out but names another log ends replay cleanly. After
- * a damaged record, only records naming this log count as "valid records
- * following it" (found by searching for the 4-byte number).
+ * a damaged record, only sync markers naming this log count (found by
+ * searching for the 4-byte number; see below).
  *
  * Sync markers (recyclable framing only): a record whose length field has
  * bit 31 set is a marker, not a batch; its 6-byte payload is the file offset
  * up to which the log was durable (covered by a completed fdatasync) when
- * the marker was written. The log writer puts one in front of each group of
+ * the marker was written, which is always the marker's own offset (a group
+ * is written once the one before it is synced). The log writer puts one in front of each group of
  * records it writes, so that replay can tell damage in bytes that had been
  * synced (corruption: DataLoss) from the torn, possibly out-of-order
  * persisted, last group of a power loss (dropped). Files written before
@@ -158,13 +159,18 @@ export function decodeRecyclableRecord(data: Buffer, offset: number, log: number
  * True when an intact sync marker of log `log` after `from` says the log was
  * durable past `from`: the damaged record there had been synced, so the
  * damage is corruption, not the torn last group of a power loss.
+ *
+ * A group is written only once the one before it is synced, so a genuine
+ * marker always says the log was durable up to the marker itself. Only such
+ * markers count: a marker-shaped value inside a record's payload (a cell
+ * value can hold any bytes) would have to guess its own file offset.
  */
 export function syncedPastRecyclable(data: Buffer, from: number, log: number): boolean {
   const number = Buffer.allocUnsafe(4);
   number.writeUInt32LE(log >>> 0);
   for (let at = data.indexOf(number, from + 9); at >= 0; at = data.indexOf(number, at + 1)) {
     const r = decodeRecyclableRecord(data, at - 8, log);
-    if (r.kind === 'marker' && r.syncedThrough > from) return true;
+    if (r.kind === 'marker' && r.syncedThrough === at - 8 && r.syncedThrough > from) return true;
   }
   return false;
 }

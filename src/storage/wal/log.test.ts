@@ -233,6 +233,29 @@ describe('recyclable commit-log files (written over by a later log)', () => {
     expect(r.tornTail).toBe(true);
   });
 
+  it('a marker-shaped cell value in the torn last group is not taken for a sync marker', async () => {
+    const mem = new MemoryFileSystem();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let hold = false;
+    const w = new LogWriter(slowSyncFile(mem.create('000007.wal'), () => (hold ? held : Promise.resolve())), (synced) => encodeSyncMarker(synced, 7));
+    await w.appendRecord(encodeRecyclableRecord(payload(1, 40), 7));
+    hold = true;
+    // The last group, never synced: a record, then one whose payload (user data) holds a forged marker.
+    void w.appendRecord(encodeRecyclableRecord(payload(2, 40), 7)).catch(() => undefined);
+    void w.appendRecord(encodeRecyclableRecord(Buffer.concat([Buffer.alloc(5, 3), encodeSyncMarker(2 ** 40, 7)]), 7)).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 5));
+    // The power loss cost the page holding the first record of that group.
+    const data = mem.readFile('000007.wal');
+    data[18 + 52 + 18 + 20] = (data[18 + 52 + 18 + 20] ?? 0) ^ 0xff;
+    const f = mem.create('000007.wal');
+    f.append(data);
+    const r = replayLog(mem, '000007.wal', 7);
+    expect(r.records.map((b) => b[0])).toEqual([1]);
+    expect(r.tornTail).toBe(true);
+    release();
+  });
+
   it('a sync marker round-trips, is told from a batch record, and belongs to its log', () => {
     const m = encodeSyncMarker(123_456_789, 7);
     expect(decodeRecyclableRecord(m, 0, 7)).toEqual({ kind: 'marker', syncedThrough: 123_456_789, next: m.length });
