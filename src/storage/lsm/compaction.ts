@@ -106,6 +106,9 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
     meta = written;
     if (meta !== undefined) edits.push({ op: 'addFiles', id: store.id, files: [meta] });
   }
+  // Only writes the commit log has made durable may become durable in a file (see durableThrough).
+  const durable = engine.durableThrough(imm.maxSeq);
+  if (durable !== undefined) await durable;
   if (store.deleted) return;
   edits.push({ op: 'lastSeq', seq: engine.visibleSeq });
   await engine.record(edits);

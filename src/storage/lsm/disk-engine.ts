@@ -134,6 +134,8 @@ export class DiskEngine implements StorageEngine {
   private readonly opening = new Map<string, Promise<RowStore>>();
   /** Sequence numbers durable or not yet, in order; see publishWhen. */
   private readonly publishQueue: PendingPublish[] = [];
+  /** Waiting for writes to be durable up to a sequence number; see durableThrough. */
+  private durableWaiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   /** Bytes in every store's active memtable, kept up to date so that no write walks all stores. */
   private activeMemBytes = 0;
   /** Bytes in every memtable not flushed yet (active and waiting), over all stores. */
@@ -375,6 +377,25 @@ export class DiskEngine implements StorageEngine {
       n++;
     }
     if (n > 0) q.splice(0, n);
+    if (this.durableWaiters.length > 0) {
+      const ready = this.durableWaiters.filter((w) => w.seq <= this.visibleSeq);
+      this.durableWaiters = this.durableWaiters.filter((w) => w.seq > this.visibleSeq);
+      for (const w of ready) w.resolve();
+    }
+  }
+
+  /**
+   * Resolves once every write up to sequence number `seq` is durable (undefined
+   * when that is so already); rejects if the engine fails first. A flush waits
+   * for it before its file counts: otherwise a crash could keep, in the file,
+   * writes whose commit-log group was lost, without earlier writes lost with
+   * it (recovery keeps a prefix of the writes), and with sequence numbers
+   * above what the engine restarts from.
+   */
+  durableThrough(seq: number): Promise<void> | undefined {
+    if (this.visibleSeq >= seq) return undefined;
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.durableWaiters.push({ seq, resolve, reject }));
   }
 
   private afterWrite(store: DiskStore): void {
@@ -737,6 +758,9 @@ export class DiskEngine implements StorageEngine {
           ? e
           : new TabletopError('Unavailable', `storage failed; writes are refused until restart: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       this.releaseStalls();
+      const waiters = this.durableWaiters;
+      this.durableWaiters = [];
+      for (const w of waiters) w.reject(this.failure);
     }
     return this.failure;
   }
