@@ -12,6 +12,8 @@ import { runSplitMergeConformance } from '../testing/split-merge-conformance.js'
 import { openDiskEngine, type DiskEngine } from './disk-engine.js';
 import type { DiskStore } from './disk-store.js';
 import { runFlush } from './compaction.js';
+import { encodeRecord } from '../wal/log-format.js';
+import { replayLog } from '../wal/log-reader.js';
 
 let counter = 0;
 
@@ -178,6 +180,31 @@ describe('disk engine commit-log files', () => {
       expect(await rows(await reopened.openStore('t'))).toEqual(want);
       await reopened.close();
     }
+  });
+
+  it('restarts above every sequence number its files hold, even when the manifest says less', async () => {
+    const mem = new MemoryFileSystem();
+    const engine = await openDiskEngine({ fs: mem, dir: 'db', manualCompaction: true });
+    const store = await engine.openStore('t');
+    for (let i = 0; i < 5; i++) await store.write([{ key: 'k', ops: [put('q', 1, `old${i}`)] }]);
+    await engine.flushAll();
+    await engine.close();
+    // A data directory from a version whose flushes did not wait for the commit log: a file holds
+    // writes above the manifest's last sequence number, and no commit log says otherwise.
+    const current = `db/${mem.readFile('db/CURRENT').toString('latin1').trim()}`;
+    const { records } = replayLog(mem, current);
+    const edits = records.flatMap((r) => JSON.parse(r.toString('utf8')) as { op: string }[]).filter((e) => e.op !== 'lastSeq');
+    const f = mem.create(current);
+    f.append(encodeRecord(Buffer.from(JSON.stringify(edits), 'utf8')));
+    for (const name of mem.list('db/wal')) mem.remove(`db/wal/${name}`);
+    const reopened = await openDiskEngine({ fs: mem, dir: 'db', manualCompaction: true });
+    const again = await reopened.openStore('t');
+    // Restarting at the manifest's word, the file's writes would sit above every reader's snapshot
+    // (invisible), and new writes would take their sequence numbers.
+    expect(await rows(again)).toEqual(['k:q@1=old4']);
+    await again.write([{ key: 'k', ops: [put('q', 1, 'new')] }]);
+    expect(await rows(again)).toEqual(['k:q@1=new']);
+    await reopened.close();
   });
 
   it('a flush does not make durable in a file the writes the commit log has not yet made durable', async () => {

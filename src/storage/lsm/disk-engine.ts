@@ -218,6 +218,10 @@ export class DiskEngine implements StorageEngine {
         }
       });
     }
+    // Never restart below a sequence number a file already holds: a new write must sort above every
+    // older one. (Flushes wait for the commit log, so the manifest's lastSeq covers their files; data
+    // directories written before that could hold files with writes above it.)
+    for (const st of state.stores.values()) for (const f of st.files) if (f.maxSeq > maxSeq) maxSeq = f.maxSeq;
     this.seq = maxSeq;
     this.visibleSeq = maxSeq;
 
