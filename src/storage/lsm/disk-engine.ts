@@ -469,7 +469,20 @@ export class DiskEngine implements StorageEngine {
 
   // ---------------------------------------------------------------- drops
 
-  /** Reserves a sequence number above every write accepted so far. */
+  /**
+   * Reserves a sequence number above every write accepted so far.
+   *
+   * Drops are recorded in the manifest, not the commit log, so they are
+   * ordered against writes by acknowledgement only (a drop is acknowledged
+   * once every earlier write is durable, and later writes wait for it). The
+   * database runs a table's drops with no write of that table in flight, so
+   * a crash cannot reorder a drop and its own table's writes. But against
+   * another table's unacknowledged writes it can: after a power loss, a drop
+   * may be kept while an earlier write elsewhere is lost, or the reverse.
+   * Neither was acknowledged, and no client could have seen one before the
+   * other. Writing drops to the commit log (as RocksDB does with DeleteRange)
+   * would order them fully.
+   */
   private nextDropSeq(): number {
     return ++this.seq;
   }
