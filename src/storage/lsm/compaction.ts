@@ -109,7 +109,11 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
   // Only writes the commit log has made durable may become durable in a file (see durableThrough).
   const durable = engine.durableThrough(imm.maxSeq);
   if (durable !== undefined) await durable;
-  if (store.deleted) return;
+  if (store.deleted) {
+    // Deleted meanwhile: the file was never recorded, so nothing else will remove it before a restart.
+    if (meta !== undefined) engine.fs.remove(engine.path(sstName(meta.number)));
+    return;
+  }
   edits.push({ op: 'lastSeq', seq: engine.visibleSeq });
   await engine.record(edits);
   if (meta !== undefined) store.files = [engine.openTableFile(meta), ...store.files];

@@ -182,6 +182,27 @@ describe('disk engine commit-log files', () => {
     }
   });
 
+  it('a flush whose store is deleted while it waits for the commit log removes the file it wrote', async () => {
+    const mem = new MemoryFileSystem();
+    let held: Promise<void> | undefined;
+    const fs = slowSyncFs(mem, async (path) => {
+      if (held !== undefined && path.includes('/wal/')) await held;
+    });
+    const engine = await openDiskEngine({ fs, dir: 'db' });
+    const store = (await engine.openStore('t')) as DiskStore;
+    let release!: () => void;
+    held = new Promise((r) => (release = r));
+    const written = store.write([{ key: 'a', ops: [put('q', 1, 'x')] }]);
+    engine.scheduleFlush(store);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(mem.list('db/sst')).toHaveLength(1); // written, waiting for the commit log
+    await engine.deleteStore('t');
+    release();
+    await written;
+    await engine.close();
+    expect(mem.list('db/sst')).toEqual([]);
+  });
+
   it('restarts above every sequence number its files hold, even when the manifest says less', async () => {
     const mem = new MemoryFileSystem();
     const engine = await openDiskEngine({ fs: mem, dir: 'db', manualCompaction: true });
