@@ -184,14 +184,10 @@ describe('disk engine commit-log files', () => {
 
   it('a flush whose store is deleted while it waits for the commit log removes the file it wrote', async () => {
     const mem = new MemoryFileSystem();
-    let held: Promise<void> | undefined;
-    const fs = slowSyncFs(mem, async (path) => {
-      if (held !== undefined && path.includes('/wal/')) await held;
-    });
+    const { fs, hold } = holdingSyncs(mem, '/wal/');
     const engine = await openDiskEngine({ fs, dir: 'db' });
     const store = (await engine.openStore('t')) as DiskStore;
-    let release!: () => void;
-    held = new Promise((r) => (release = r));
+    const release = hold();
     const written = store.write([{ key: 'a', ops: [put('q', 1, 'x')] }]);
     engine.scheduleFlush(store);
     await new Promise((r) => setTimeout(r, 20));
@@ -230,16 +226,12 @@ describe('disk engine commit-log files', () => {
 
   it('a flush does not make durable in a file the writes the commit log has not yet made durable', async () => {
     const mem = new MemoryFileSystem();
-    let held: Promise<void> | undefined;
-    const fs = slowSyncFs(mem, async (path) => {
-      if (held !== undefined && path.includes('/wal/')) await held;
-    });
+    const { fs, hold } = holdingSyncs(mem, '/wal/');
     const engine = await openDiskEngine({ fs, dir: 'db' });
     const s1 = await engine.openStore('s1');
     const s2 = (await engine.openStore('s2')) as DiskStore;
     await s1.write([{ key: 'warm', ops: [put('q', 1, 'x')] }]);
-    let release!: () => void;
-    held = new Promise((r) => (release = r));
+    const release = hold();
     const a = s1.write([{ key: 'a', ops: [put('q', 1, 'first')] }]);
     const b = s2.write([{ key: 'b', ops: [put('q', 1, 'second')] }]);
     // s2 alone is flushed while the commit-log group holding 'a' and then 'b' is not synced.
@@ -298,11 +290,11 @@ describe('disk engine commit-log files', () => {
   });
 });
 
-/** A filesystem whose manifest syncs wait while `held` is set. */
-function holdingManifestSyncs(mem: MemoryFileSystem): { fs: FileSystem; hold(): () => void } {
+/** A filesystem whose syncs of files whose path contains `which` wait while held (hold() returns the release). */
+function holdingSyncs(mem: MemoryFileSystem, which: string): { fs: FileSystem; hold(): () => void } {
   let held: Promise<void> | undefined;
   const fs = slowSyncFs(mem, async (path) => {
-    if (held !== undefined && path.includes('MANIFEST')) await held;
+    if (held !== undefined && path.includes(which)) await held;
   });
   return {
     fs,
@@ -320,7 +312,7 @@ function holdingManifestSyncs(mem: MemoryFileSystem): { fs: FileSystem; hold(): 
 describe('disk engine commit-log bookkeeping under concurrent manifest writes', () => {
   it('a log rotated while obsolete logs are being dropped is not forgotten (its rows survive a crash), and no spare is listed twice', async () => {
     const mem = new MemoryFileSystem();
-    const { fs, hold } = holdingManifestSyncs(mem);
+    const { fs, hold } = holdingSyncs(mem, 'MANIFEST');
     const engine = await openDiskEngine({ fs, dir: 'db', manualCompaction: true, config: { walFileBytes: 1 << 30 } });
     const h = await engine.openStore('h');
     const c = await engine.openStore('c');
@@ -547,7 +539,7 @@ describe('disk engine row size bound', () => {
 describe('disk engine close', () => {
   it('waits for a commit-log rotation whose manifest record is still syncing, then reopens with every write', async () => {
     const mem = new MemoryFileSystem();
-    const { fs, hold } = holdingManifestSyncs(mem);
+    const { fs, hold } = holdingSyncs(mem, 'MANIFEST');
     const failures: unknown[] = [];
     const engine = await openDiskEngine({ fs, dir: 'db', manualCompaction: true, config: { walFileBytes: 512 }, onBackgroundError: (e) => failures.push(e) });
     const store = await engine.openStore('t');
