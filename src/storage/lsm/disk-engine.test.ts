@@ -42,6 +42,14 @@ runRowStoreConformance('disk engine, flushed after every write', async () => {
   }) as RowStore;
 }, { exactStats: false });
 
+/** Waits until `cond` holds (polling; the machine may be slow), failing after 10 s. */
+async function until(cond: () => boolean): Promise<void> {
+  for (const start = Date.now(); !cond(); ) {
+    if (Date.now() - start > 10_000) throw new Error('timed out waiting for a condition');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 const put = (q: string, ts: number, value: string): StoreOp => ({ kind: 'put', family: 'f', qualifier: q, timestamp: ts, value: Buffer.from(value) });
 
 async function rows(store: RowStore): Promise<string[]> {
@@ -190,7 +198,7 @@ describe('disk engine commit-log files', () => {
     const release = hold();
     const written = store.write([{ key: 'a', ops: [put('q', 1, 'x')] }]);
     engine.scheduleFlush(store);
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => mem.list('db/sst').length === 1);
     expect(mem.list('db/sst')).toHaveLength(1); // written, waiting for the commit log
     await engine.deleteStore('t');
     release();
@@ -224,6 +232,31 @@ describe('disk engine commit-log files', () => {
     await reopened.close();
   });
 
+  it('a drop is recorded only once every earlier write is durable, so a crash cannot keep it and lose one of them', async () => {
+    const mem = new MemoryFileSystem();
+    const { fs, hold } = holdingSyncs(mem, '/wal/');
+    const engine = await openDiskEngine({ fs, dir: 'db' });
+    const s1 = await engine.openStore('s1');
+    const s2 = await engine.openStore('s2');
+    await s2.write([{ key: 'old', ops: [put('q', 1, 'x')] }]);
+    const release = hold();
+    const a = s1.write([{ key: 'a', ops: [put('q', 1, 'first')] }]);
+    const drop = s2.dropRange(FULL_RANGE);
+    await new Promise((r) => setTimeout(r, 20));
+    // Power loss while 'a' is not synced: the drop, which came after it, must not be kept without it.
+    const reopened = await openDiskEngine({ fs: mem.crash(), dir: 'db' });
+    expect(await rows(await reopened.openStore('s1'))).toEqual([]);
+    expect(await rows(await reopened.openStore('s2'))).toEqual(['old:q@1=x']);
+    await reopened.close();
+    release();
+    await Promise.all([a, drop]);
+    await engine.close();
+    const again = await openDiskEngine({ fs: mem.crash(), dir: 'db' });
+    expect(await rows(await again.openStore('s1'))).toEqual(['a:q@1=first']);
+    expect(await rows(await again.openStore('s2'))).toEqual([]);
+    await again.close();
+  });
+
   it('a flush does not make durable in a file the writes the commit log has not yet made durable', async () => {
     const mem = new MemoryFileSystem();
     const { fs, hold } = holdingSyncs(mem, '/wal/');
@@ -236,7 +269,7 @@ describe('disk engine commit-log files', () => {
     const b = s2.write([{ key: 'b', ops: [put('q', 1, 'second')] }]);
     // s2 alone is flushed while the commit-log group holding 'a' and then 'b' is not synced.
     engine.scheduleFlush(s2);
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => mem.list('db/sst').length > 0); // s2's file is written; the flush waits to record it
     expect(s2.imms).toHaveLength(1); // the flush waits for the commit log
     // Power loss: the group is lost. Had the flush recorded its file, 'b' would be back without 'a'
     // (and, with sequence numbers above what the engine restarts from, shadowed until later writes pass them).
@@ -269,7 +302,8 @@ describe('disk engine commit-log files', () => {
     hang = `db/wal/${first}`;
     let acked = 0;
     const a = Promise.resolve(store.write([{ key: 'a', ops: [put('q', 1, 'first')] }])).then(() => acked++);
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => mem.list('db/wal').length > 1);
+    await new Promise((r) => setTimeout(r, 20)); // the rotation is recorded
     expect(mem.list('db/wal').length).toBeGreaterThan(1);
     // This write goes to the new log, whose first group waits for the old log's sync.
     const b = Promise.resolve(store.write([{ key: 'b', ops: [put('q', 1, 'second')] }])).then(() => acked++);

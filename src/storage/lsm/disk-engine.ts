@@ -472,16 +472,15 @@ export class DiskEngine implements StorageEngine {
   /**
    * Reserves a sequence number above every write accepted so far.
    *
-   * Drops are recorded in the manifest, not the commit log, so they are
-   * ordered against writes by acknowledgement only (a drop is acknowledged
-   * once every earlier write is durable, and later writes wait for it). The
-   * database runs a table's drops with no write of that table in flight, so
-   * a crash cannot reorder a drop and its own table's writes. But against
-   * another table's unacknowledged writes it can: after a power loss, a drop
-   * may be kept while an earlier write elsewhere is lost, or the reverse.
-   * Neither was acknowledged, and no client could have seen one before the
-   * other. Writing drops to the commit log (as RocksDB does with DeleteRange)
-   * would order them fully.
+   * Drops are recorded in the manifest, not the commit log, once every
+   * earlier write is durable (recordDrop), and are acknowledged in sequence
+   * order with the writes. The database runs a table's drops with no write
+   * of that table in flight, so a crash cannot reorder a drop and its own
+   * table's writes. Against another table's later, unacknowledged writes it
+   * still can: one of those may be synced in the commit log while the drop's
+   * manifest edit is lost. Neither was acknowledged, and no client could
+   * have seen one before the other. Writing drops to the commit log (as
+   * RocksDB does with DeleteRange) would order them fully.
    */
   private nextDropSeq(): number {
     return ++this.seq;
@@ -490,14 +489,18 @@ export class DiskEngine implements StorageEngine {
   async dropRange(store: DiskStore, range: KeyRange): Promise<void> {
     this.checkWritable();
     const seq = this.nextDropSeq();
-    const edits: ManifestEdit[] = [
-      { op: 'rangeDrop', id: store.id, drop: { start: range.start, end: range.end ?? null, seq } },
-      { op: 'lastSeq', seq },
-    ];
-    // Files entirely inside the range go at once.
-    const inside = store.files.filter((f) => f.meta.smallest >= range.start && (range.end === undefined || f.meta.largest < range.end));
-    if (inside.length > 0) edits.push({ op: 'removeFiles', id: store.id, numbers: inside.map((f) => f.meta.number) });
-    await this.publishWhen(seq, this.record(edits));
+    let inside: TableFile[] = [];
+    const recorded = this.recordDrop(seq, () => {
+      const edits: ManifestEdit[] = [
+        { op: 'rangeDrop', id: store.id, drop: { start: range.start, end: range.end ?? null, seq } },
+        { op: 'lastSeq', seq },
+      ];
+      // Files entirely inside the range go at once.
+      inside = store.files.filter((f) => f.meta.smallest >= range.start && (range.end === undefined || f.meta.largest < range.end));
+      if (inside.length > 0) edits.push({ op: 'removeFiles', id: store.id, numbers: inside.map((f) => f.meta.number) });
+      return edits;
+    });
+    await this.publishWhen(seq, recorded);
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
     this.retireFiles(store, inside);
@@ -509,7 +512,7 @@ export class DiskEngine implements StorageEngine {
     const seq = this.nextDropSeq();
     await this.publishWhen(
       seq,
-      this.record([
+      this.recordDrop(seq, () => [
         { op: 'familyDrop', id: store.id, family, seq },
         { op: 'lastSeq', seq },
       ]),
@@ -517,6 +520,17 @@ export class DiskEngine implements StorageEngine {
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
     this.scheduleCompaction(store);
+  }
+
+  /**
+   * Records a drop at `seq` in the manifest once every earlier write is
+   * durable, so that a crash cannot keep the drop and lose one of them (see
+   * nextDropSeq for the other direction). The edits are made then.
+   */
+  private async recordDrop(seq: number, edits: () => ManifestEdit[]): Promise<void> {
+    const earlier = this.durableThrough(seq - 1);
+    if (earlier !== undefined) await earlier;
+    await this.record(edits());
   }
 
   /**

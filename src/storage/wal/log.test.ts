@@ -66,9 +66,10 @@ describe('LogWriter + replayLog', () => {
     let seed = 42;
     const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
     let outOfOrder = 0;
-    for (let trial = 0; trial < 80; trial++) {
+    for (let trial = 0; trial < 150; trial++) {
       const mem = new MemoryFileSystem();
-      const w = new LogWriter(slowSyncFile(mem.create('000001.wal'), () => new Promise((r) => setTimeout(r, 1))), (synced) => encodeSyncMarker(synced, 1));
+      // Syncs complete a turn of the event loop later (not after wall-clock time, so the test does not depend on the machine's speed).
+      const w = new LogWriter(slowSyncFile(mem.create('000001.wal'), () => new Promise((r) => setImmediate(r))), (synced) => encodeSyncMarker(synced, 1));
       await mem.syncDir('.');
       const acked: number[] = [];
       const n = 5 + Math.floor(random() * 30);
@@ -81,7 +82,7 @@ describe('LogWriter + replayLog', () => {
       }
       // Crash with some writes unacknowledged: more of them, written (one group of several pages) but not synced.
       for (let i = n; i < n + 5; i++) void append(i, 2000).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, random() * 3));
+      for (let turns = Math.floor(random() * 3); turns > 0; turns--) await new Promise((r) => setImmediate(r));
       const after = mem.crash(random);
       const r = replayLog(after, '000001.wal', 1);
       const got = r.records.map((b) => b[0]);
