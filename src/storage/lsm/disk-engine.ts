@@ -35,7 +35,7 @@ import { TabletopError, dataLoss } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/index.js';
 import { join, type FileSystem, type WritableFile } from '../fs/file-system.js';
-import type { FileMeta, ManifestEdit } from '../manifest/manifest-state.js';
+import type { FileMeta, ManifestEdit, RangeDrop } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
 import type { MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
@@ -47,7 +47,7 @@ import { pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore } from './disk-store.js';
 import { Memtable } from './memtable.js';
 import { TableFile } from './table-file.js';
-import { decodeBatch, encodeBatch } from './wal-batch.js';
+import { decodeLogged, encodeBatch, encodeDrop, type LoggedDrop } from './wal-batch.js';
 
 export interface DiskEngineOptions {
   readonly fs: FileSystem;
@@ -98,6 +98,11 @@ function fileNumber(name: string): number {
   return Number(name.slice(0, name.indexOf('.')));
 }
 
+/** The manifest edits recording a drop read back from the commit log. */
+function dropEdits(d: LoggedDrop): ManifestEdit[] {
+  return d.kind === 'range' ? [{ op: 'rangeDrop', id: d.storeId, drop: d.drop }] : [{ op: 'familyDrop', id: d.storeId, family: d.family, seq: d.seq }];
+}
+
 export async function openDiskEngine(options: DiskEngineOptions): Promise<DiskEngine> {
   const engine = new DiskEngine(options);
   await engine.open();
@@ -136,6 +141,8 @@ export class DiskEngine implements StorageEngine {
   private readonly publishQueue: PendingPublish[] = [];
   /** Waiting for writes to be durable up to a sequence number; see durableThrough. */
   private durableWaiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** Sequence numbers of drops in the commit log whose manifest edit is not written yet: they pin their log. */
+  private readonly pendingDrops = new Set<number>();
   /** Bytes in every store's active memtable, kept up to date so that no write walks all stores. */
   private activeMemBytes = 0;
   /** Bytes in every memtable not flushed yet (active and waiting), over all stores. */
@@ -195,6 +202,7 @@ export class DiskEngine implements StorageEngine {
 
     // Replay the commit logs the manifest still needs.
     let maxSeq = state.lastSeq;
+    const replayedDrops: ManifestEdit[] = [];
     const wals = fs
       .list(this.path(WAL_DIR))
       .map((n) => ({ name: n, number: fileNumber(n) }))
@@ -208,7 +216,15 @@ export class DiskEngine implements StorageEngine {
       const path = this.path(join(WAL_DIR, w.name));
       const { records } = replayLog(fs, path, w.name.endsWith(LEGACY_WAL_SUFFIX) ? undefined : w.number);
       records.forEach((payload, i) => {
-        const batch = decodeBatch(payload, `${path} record ${i}`);
+        const batch = decodeLogged(payload, `${path} record ${i}`);
+        if ('kind' in batch) {
+          const seq = batch.kind === 'range' ? batch.drop.seq : batch.seq;
+          if (seq > maxSeq) maxSeq = seq;
+          // Recorded in the manifest already when its lastSeq covers it (a drop's edit carries its
+          // sequence number, and no later sequence number is recorded before it); the store may be gone.
+          if (seq > state.lastSeq && this.stores.has(batch.storeId)) replayedDrops.push(...dropEdits(batch));
+          return;
+        }
         const store = this.stores.get(batch.storeId);
         const flushed = state.stores.get(batch.storeId)?.flushedSeq ?? 0;
         for (const row of batch.rows) {
@@ -224,6 +240,11 @@ export class DiskEngine implements StorageEngine {
     for (const st of state.stores.values()) for (const f of st.files) if (f.maxSeq > maxSeq) maxSeq = f.maxSeq;
     this.seq = maxSeq;
     this.visibleSeq = maxSeq;
+    // Drops the commit log holds and the manifest lacks: recorded before anything records a later lastSeq.
+    if (replayedDrops.length > 0) {
+      await this.record([...replayedDrops, { op: 'lastSeq', seq: maxSeq }]);
+      for (const [id, s] of state.stores) this.stores.get(id)?.drops.update(s.familyDrops, s.rangeDrops);
+    }
 
     // A fresh log; what was replayed is flushed so the old logs can go.
     await this.startWal();
@@ -281,6 +302,8 @@ export class DiskEngine implements StorageEngine {
 
   openStore(id: string): RowStore | Promise<RowStore> {
     this.checkOpen();
+    // The commit log tells a drop from a batch by an empty store id (wal-batch.ts).
+    if (id === '') throw new TabletopError('InvalidArgument', 'a store id cannot be empty');
     // A store being created is handed out only once the manifest has it.
     const opening = this.opening.get(id);
     if (opening !== undefined) return opening;
@@ -470,37 +493,46 @@ export class DiskEngine implements StorageEngine {
   // ---------------------------------------------------------------- drops
 
   /**
-   * Reserves a sequence number above every write accepted so far.
-   *
-   * Drops are recorded in the manifest, not the commit log, once every
-   * earlier write is durable (recordDrop), and are acknowledged in sequence
-   * order with the writes. The database runs a table's drops with no write
-   * of that table in flight, so a crash cannot reorder a drop and its own
-   * table's writes. Against another table's later, unacknowledged writes it
-   * still can: one of those may be synced in the commit log while the drop's
-   * manifest edit is lost. Neither was acknowledged, and no client could
-   * have seen one before the other. Writing drops to the commit log (as
-   * RocksDB does with DeleteRange) would order them fully.
+   * Drops go through the commit log like writes, so a crash keeps a prefix of
+   * writes and drops together: a drop survives whenever a later write does.
+   * Once its record is durable (and with it every earlier write), the drop is
+   * recorded in the manifest, which is where stores read their drops from;
+   * until then it pins its commit-log file (pendingDrops), and replay records
+   * it if a crash came first. It is acknowledged in sequence order with the
+   * writes, so readers never see a later write before it.
    */
-  private nextDropSeq(): number {
-    return ++this.seq;
+  private async logDrop(store: DiskStore, drop: LoggedDrop, edits: () => ManifestEdit[]): Promise<void> {
+    const seq = drop.kind === 'range' ? drop.drop.seq : drop.seq;
+    const durable = this.wal.appendRecord(frameRecyclableInPlace(encodeDrop(drop), this.walNumber));
+    this.pendingDrops.add(seq);
+    const recorded = durable.then(
+      // A store deleted meanwhile must not come back through the edit.
+      () => this.record(store.deleted ? [] : edits()),
+      (e: unknown) => {
+        throw this.fail(e);
+      },
+    );
+    try {
+      await this.publishWhen(seq, recorded);
+    } finally {
+      this.pendingDrops.delete(seq);
+    }
   }
 
   async dropRange(store: DiskStore, range: KeyRange): Promise<void> {
     this.checkWritable();
-    const seq = this.nextDropSeq();
+    const drop: RangeDrop = { start: range.start, end: range.end ?? null, seq: ++this.seq };
     let inside: TableFile[] = [];
-    const recorded = this.recordDrop(seq, () => {
+    await this.logDrop(store, { kind: 'range', storeId: store.id, drop }, () => {
       const edits: ManifestEdit[] = [
-        { op: 'rangeDrop', id: store.id, drop: { start: range.start, end: range.end ?? null, seq } },
-        { op: 'lastSeq', seq },
+        { op: 'rangeDrop', id: store.id, drop },
+        { op: 'lastSeq', seq: drop.seq },
       ];
       // Files entirely inside the range go at once.
       inside = store.files.filter((f) => f.meta.smallest >= range.start && (range.end === undefined || f.meta.largest < range.end));
       if (inside.length > 0) edits.push({ op: 'removeFiles', id: store.id, numbers: inside.map((f) => f.meta.number) });
       return edits;
     });
-    await this.publishWhen(seq, recorded);
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
     this.retireFiles(store, inside);
@@ -509,28 +541,14 @@ export class DiskEngine implements StorageEngine {
 
   async dropFamily(store: DiskStore, family: string): Promise<void> {
     this.checkWritable();
-    const seq = this.nextDropSeq();
-    await this.publishWhen(
-      seq,
-      this.recordDrop(seq, () => [
-        { op: 'familyDrop', id: store.id, family, seq },
-        { op: 'lastSeq', seq },
-      ]),
-    );
+    const seq = ++this.seq;
+    await this.logDrop(store, { kind: 'family', storeId: store.id, family, seq }, () => [
+      { op: 'familyDrop', id: store.id, family, seq },
+      { op: 'lastSeq', seq },
+    ]);
     const s = this.manifest.state.stores.get(store.id);
     if (s !== undefined) store.drops.update(s.familyDrops, s.rangeDrops);
     this.scheduleCompaction(store);
-  }
-
-  /**
-   * Records a drop at `seq` in the manifest once every earlier write is
-   * durable, so that a crash cannot keep the drop and lose one of them (see
-   * nextDropSeq for the other direction). The edits are made then.
-   */
-  private async recordDrop(seq: number, edits: () => ManifestEdit[]): Promise<void> {
-    const earlier = this.durableThrough(seq - 1);
-    if (earlier !== undefined) await earlier;
-    await this.record(edits());
   }
 
   /**
@@ -734,6 +752,7 @@ export class DiskEngine implements StorageEngine {
   private async dropObsoleteWalsNow(): Promise<void> {
     let minUnflushed = Infinity;
     for (const s of this.stores.values()) minUnflushed = Math.min(minUnflushed, s.minUnflushedSeq());
+    for (const seq of this.pendingDrops) minUnflushed = Math.min(minUnflushed, seq);
     const obsolete = this.oldWals.filter((w) => w.maxSeq < minUnflushed);
     if (obsolete.length === 0) return;
     const remaining = this.oldWals.filter((w) => w.maxSeq >= minUnflushed);

@@ -1,14 +1,22 @@
 /**
- * Commit-log payload: one atomic write batch of one store.
+ * Commit-log payloads: one atomic write batch of one store, or one drop.
  *
- *   payload := storeId:str rowCount:varint row{rowCount}
+ *   payload := batch | drop
+ *   batch   := storeId:str rowCount:varint row{rowCount}
  *   row     := key:str fragment:bytes          (fragment: see fragment.ts)
+ *   drop    := 0x00 0x00 kind:u8 storeId:str seq:varint what
+ *   what    := start:str hasEnd:u8 [end:str]   (kind 1: a key range)
+ *            | family:str                      (kind 2: a column family)
  *
  * Each row's fragment carries its own sequence numbers, so replay knows which
- * rows a store has already flushed.
+ * rows a store has already flushed. A drop starts like a batch of no rows of
+ * the store named "" (no store has that name), so versions that predate drops
+ * in the commit log find trailing bytes and refuse with DataLoss instead of
+ * skipping it.
  */
 import { dataLoss } from '../../model/errors.js';
 import { RECYCLABLE_HEADER_BYTES as HEADER_BYTES } from '../wal/log-format.js';
+import type { RangeDrop } from '../manifest/manifest-state.js';
 import type { RowWrite } from '../store.js';
 import { encodeOps } from './fragment.js';
 import { ByteReader, ByteWriter } from './varint.js';
@@ -101,4 +109,54 @@ export function decodeBatch(payload: Buffer, where: string): DecodedBatch {
   }
   if (!r.done) throw fail('trailing bytes');
   return { storeId, rows };
+}
+
+/** A drop of a key range or a column family of one store, at sequence number `seq`. */
+export type LoggedDrop =
+  | { readonly kind: 'range'; readonly storeId: string; readonly drop: RangeDrop }
+  | { readonly kind: 'family'; readonly storeId: string; readonly family: string; readonly seq: number };
+
+const DROP_RANGE = 1;
+const DROP_FAMILY = 2;
+
+/** Encodes a drop as a commit-log record (header room, then the payload; frame it with frameRecyclableInPlace). */
+export function encodeDrop(d: LoggedDrop): Buffer {
+  const w = new ByteWriter(HEADER_BYTES + 32 + d.storeId.length + (d.kind === 'range' ? d.drop.start.length + (d.drop.end?.length ?? 0) : d.family.length));
+  w.pos = HEADER_BYTES;
+  w.str('');
+  w.varint(0);
+  w.u8(d.kind === 'range' ? DROP_RANGE : DROP_FAMILY);
+  w.str(d.storeId);
+  if (d.kind === 'range') {
+    w.varint(d.drop.seq);
+    w.str(d.drop.start);
+    w.u8(d.drop.end === null ? 0 : 1);
+    if (d.drop.end !== null) w.str(d.drop.end);
+  } else {
+    w.varint(d.seq);
+    w.str(d.family);
+  }
+  return w.view();
+}
+
+/** Decodes a commit-log payload, a batch or a drop; `where` names the log and record for DataLoss. */
+export function decodeLogged(payload: Buffer, where: string): DecodedBatch | LoggedDrop {
+  // A batch's store id is never empty: two zero bytes start a drop.
+  if (payload.length < 3 || payload[0] !== 0 || payload[1] !== 0) return decodeBatch(payload, where);
+  const fail = (what: string): Error => dataLoss(`${where}: malformed drop (${what})`);
+  const r = new ByteReader(payload, 2, payload.length, fail);
+  const kind = r.u8();
+  const storeId = r.str();
+  const seq = r.varint();
+  let d: LoggedDrop;
+  if (kind === DROP_RANGE) {
+    const start = r.str();
+    const hasEnd = r.u8();
+    if (hasEnd > 1) throw fail(`end flag ${hasEnd}`);
+    d = { kind: 'range', storeId, drop: { start, end: hasEnd === 1 ? r.str() : null, seq } };
+  } else if (kind === DROP_FAMILY) {
+    d = { kind: 'family', storeId, family: r.str(), seq };
+  } else throw fail(`kind ${kind}`);
+  if (!r.done) throw fail('trailing bytes');
+  return d;
 }
