@@ -79,24 +79,40 @@ async function crashRun(seed: number): Promise<void> {
   let crashed: MemoryFileSystem | undefined;
   const crashAfter = 20 + Math.floor(random() * 400);
   const pending: Promise<unknown>[] = [];
+  const pendingOf: Promise<unknown>[][] = [[], []];
+  /** Per store, the drop in flight (writes to the store wait for it). */
+  const gates: (Promise<unknown> | undefined)[] = [undefined, undefined];
   const rowKey = (i: number): string => `row${String(i).padStart(2, '0')}`;
   for (let op = 0; op < crashAfter; op++) {
     if (random() < 0.03) {
       // A DropRowRange of a few rows of one store, as the database runs it: with no write of the
-      // table in flight (its write gate), and acknowledged before the next write.
-      await Promise.all(pending);
+      // table in flight and none issued until it is acknowledged (its write gate). Writes to the
+      // other store go on meanwhile, so the crash can split them from the drop.
       const first = Math.floor(random() * 40);
+      const si = first < 20 ? 0 : 1;
+      await Promise.all([...pendingOf[si]!, gates[si]]);
       const start = rowKey(first);
       const end = rowKey(Math.min(first + 1 + Math.floor(random() * 6), first < 20 ? 20 : 40));
-      await storeOf(start).dropRange({ start, end });
+      const dropped: [string, number][] = [];
+      let at = -1;
       for (const [key, issued] of state.issued) {
         if (key < start || key >= end) continue;
-        state.acked.set(key, issued.push(-1) - 1);
-        lastAcked = history.push({ key, version: -1 }) - 1;
+        dropped.push([key, issued.push(-1) - 1]);
+        at = history.push({ key, version: -1 }) - 1;
       }
+      const d = stores[si]!.dropRange({ start, end }).then(() => {
+        if (crashed !== undefined) return;
+        for (const [key, idx] of dropped) if ((state.acked.get(key) ?? -1) < idx) state.acked.set(key, idx);
+        if (at > lastAcked) lastAcked = at;
+      });
+      gates[si] = d.catch(() => undefined);
+      pending.push(gates[si]);
+      if (random() < 0.5) await gates[si];
       continue;
     }
     const key = rowKey(Math.floor(random() * 40));
+    const si = key < 'row20' ? 0 : 1;
+    await gates[si];
     const issued = state.issued.get(key) ?? [];
     state.issued.set(key, issued);
     const idx = issued.length;
@@ -109,6 +125,7 @@ async function crashRun(seed: number): Promise<void> {
       if (crashed === undefined && at > lastAcked) lastAcked = at;
     });
     pending.push(p.catch(() => undefined));
+    pendingOf[si]!.push(p.catch(() => undefined));
     // Let time pass sometimes: syncs complete, background work advances.
     const r = random();
     if (r < 0.3) await p.catch(() => undefined);
