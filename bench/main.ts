@@ -69,9 +69,9 @@ async function main(argv: readonly string[]): Promise<number> {
   writeFileSync(files.markdown, report);
   writeFileSync(files.svg, svgChart(title, options.targets, resultPanels(options.workloads, options.targets, results.records)));
   const summary = sectionOf(report, '## Summary');
-  writeLatest(files, title, command, summary.filter((l) => !l.startsWith('![')));
+  if (options.complete) writeLatest(files, title, command, summary.filter((l) => !l.startsWith('![')));
   progress.line(`\n${summary.filter((l) => !l.startsWith('![')).join('\n').trim()}\n`);
-  progress.line(`report: ${path.relative(process.cwd(), files.markdown)}\nchart:  ${path.relative(process.cwd(), files.svg)}\nlatest: ${path.relative(process.cwd(), files.latest)}`);
+  progress.line(`report: ${path.relative(process.cwd(), files.markdown)}\nchart:  ${path.relative(process.cwd(), files.svg)}\nlatest: ${options.complete ? path.relative(process.cwd(), files.latest) : 'unchanged (a partial run: --only, --targets or --quick)'}`);
   const failed = results.records.filter((r) => r.error !== undefined).length;
   if (failed > 0) progress.line(`${failed} run(s) failed; see the report.`);
   return failed > 0 ? 1 : 0;

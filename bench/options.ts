@@ -14,7 +14,8 @@ export const USAGE = `Usage: npm run bench -- [options]
 
 Benchmarks tabletop against Google's Bigtable emulator (cbtemulator) through the
 official Node client and a raw gRPC load generator; writes bench/results/<date>-<label>.md
-and .svg, and bench/results/latest.md.
+and .svg, and (for a complete run: every workload, both targets, not --quick)
+bench/results/latest.md.
 
 Options:
   --quick                 small sizes for a smoke run (about a minute)
@@ -45,6 +46,8 @@ export interface Options {
   readonly label: string;
   readonly quick: boolean;
   readonly build: boolean;
+  /** Every workload on both targets at full size: only such a run becomes bench/results/latest.md. */
+  readonly complete: boolean;
 }
 
 export type ParseResult = { readonly kind: 'run'; readonly options: Options } | { readonly kind: 'help' };
@@ -107,6 +110,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
       label,
       quick,
       build: values['no-build'] !== true,
+      complete: values.only === undefined && values.targets === undefined && !quick,
     },
   };
 }

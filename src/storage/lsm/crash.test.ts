@@ -100,14 +100,15 @@ async function crashRun(seed: number): Promise<void> {
         dropped.push([key, issued.push(-1) - 1]);
         at = history.push({ key, version: -1 }) - 1;
       }
-      const d = stores[si]!.dropRange({ start, end }).then(() => {
+      const d = Promise.resolve(stores[si]!.dropRange({ start, end })).then(() => {
         if (crashed !== undefined) return;
         for (const [key, idx] of dropped) if ((state.acked.get(key) ?? -1) < idx) state.acked.set(key, idx);
         if (at > lastAcked) lastAcked = at;
       });
-      gates[si] = d.catch(() => undefined);
-      pending.push(gates[si]);
-      if (random() < 0.5) await gates[si];
+      const gate = d.catch(() => undefined);
+      gates[si] = gate;
+      pending.push(gate);
+      if (random() < 0.5) await gate;
       continue;
     }
     const key = rowKey(Math.floor(random() * 40));
