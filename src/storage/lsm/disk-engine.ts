@@ -47,7 +47,7 @@ import { pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore } from './disk-store.js';
 import { Memtable } from './memtable.js';
 import { TableFile } from './table-file.js';
-import { decodeLogged, encodeBatch, encodeDrop, type LoggedDrop } from './wal-batch.js';
+import { decodeLogged, encodeBatch, encodeDrop, type EncodedRow, type LoggedDrop } from './wal-batch.js';
 
 export interface DiskEngineOptions {
   readonly fs: FileSystem;
@@ -227,11 +227,10 @@ export class DiskEngine implements StorageEngine {
         }
         const store = this.stores.get(batch.storeId);
         const flushed = state.stores.get(batch.storeId)?.flushedSeq ?? 0;
-        for (const row of batch.rows) {
-          if (row.lastSeq > maxSeq) maxSeq = row.lastSeq;
-          if (store === undefined || row.lastSeq <= flushed) continue;
-          this.addToMemtable(store, row.key, Buffer.from(row.fragment), row.firstSeq, row.lastSeq);
-        }
+        for (const row of batch.rows) if (row.lastSeq > maxSeq) maxSeq = row.lastSeq;
+        const replayed = store === undefined ? [] : batch.rows.filter((row) => row.lastSeq > flushed);
+        // A copy: the memtable must not hold on to the whole log file's buffer.
+        if (store !== undefined && replayed.length > 0) this.addToMemtable(store, Buffer.from(batch.payload), replayed);
       });
     }
     // Never restart below a sequence number a file already holds: a new write must sort above every
@@ -363,7 +362,7 @@ export class DiskEngine implements StorageEngine {
     this.seq = encoded.lastSeq;
     const durable = this.wal.appendRecord(frameRecyclableInPlace(encoded.record, this.walNumber));
     const published = this.publishWhen(encoded.lastSeq, durable);
-    for (const r of encoded.rows) this.addToMemtable(store, r.key, r.fragment, r.firstSeq, r.lastSeq);
+    this.addToMemtable(store, encoded.payload, encoded.rows);
     this.afterWrite(store);
     const stalled = this.unflushedMemBytes > 2 * this.config.totalMemtableBytes ? this.stall() : undefined;
     return published.then(
@@ -449,9 +448,12 @@ export class DiskEngine implements StorageEngine {
     }
   }
 
-  private addToMemtable(store: DiskStore, key: ByteString, fragment: Buffer, firstSeq: number, lastSeq: number): void {
-    const before = store.mem.bytes;
-    store.mem.add(key, fragment, firstSeq, lastSeq);
+  /** Adds rows of one batch, whose fragments are spans of `payload`, to the store's active memtable. */
+  private addToMemtable(store: DiskStore, payload: Buffer, rows: readonly EncodedRow[]): void {
+    const mem = store.mem;
+    const before = mem.bytes;
+    const record = mem.addRecord(payload);
+    for (const r of rows) mem.addSpan(r.key, record, r.start, r.end, r.firstSeq, r.lastSeq);
     this.activeMemBytes += store.mem.bytes - before;
     this.unflushedMemBytes += store.mem.bytes - before;
   }

@@ -4,7 +4,7 @@ import type { Cell } from '../../model/cell.js';
 import type { StoreOp } from '../store.js';
 import { decodeFragment, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
 import { Memtable, MemRow } from './memtable.js';
-import { encodeBatch } from './wal-batch.js';
+import { encodeBatch, fragmentOf } from './wal-batch.js';
 
 const op: fc.Arbitrary<StoreOp> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('put' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'r'), timestamp: fc.constantFrom(1000, 2000, 3000), value: fc.uint8Array({ maxLength: 3 }) }) },
@@ -19,14 +19,14 @@ describe('MemRow.cellsAsOf', () => {
     fc.assert(
       fc.property(fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 30 }), fc.array(op, { maxLength: 3 }), fc.nat(), (writes, olderOps, cut) => {
         // Older (flushed) data for the row: sequence numbers below the memtable's.
-        const older: Entry[] = olderOps.length === 0 ? [] : decodeFragment(encodeBatch('s', [{ key: 'k', ops: olderOps }], 1).rows[0]!.fragment, 'older');
+        const older: Entry[] = olderOps.length === 0 ? [] : decodeFragment(((b) => fragmentOf(b, b.rows[0]!))(encodeBatch('s', [{ key: 'k', ops: olderOps }], 1)), 'older');
         const olderCells = resolveEntries('k', [...older], Number.MAX_SAFE_INTEGER, NO_DROPS);
         const mem = new Memtable();
         let seq = 100;
         const snapshots: number[] = [];
         for (const ops of writes) {
           const e = encodeBatch('s', [{ key: 'k', ops }], seq);
-          mem.add('k', Buffer.from(e.rows[0]!.fragment), e.rows[0]!.firstSeq, e.rows[0]!.lastSeq);
+          mem.add('k', Buffer.from(fragmentOf(e, e.rows[0]!)), e.rows[0]!.firstSeq, e.rows[0]!.lastSeq);
           seq = e.lastSeq + 1;
           snapshots.push(e.lastSeq);
         }

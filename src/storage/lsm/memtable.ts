@@ -111,7 +111,7 @@ export class MemCursor {
 
   constructor(
     keys: KeySnapshot,
-    private readonly rows: ReadonlyMap<ByteString, MemValue>,
+    private readonly table: Memtable,
     start: ByteString,
     end: ByteString | undefined,
     reverse: boolean,
@@ -127,7 +127,7 @@ export class MemCursor {
       return false;
     }
     this.key = key;
-    this.value = this.rows.get(key);
+    this.value = this.table.get(key);
     return true;
   }
 }
@@ -136,12 +136,12 @@ export class MemCursor {
 export class MemView {
   constructor(
     private readonly keys: KeySnapshot,
-    private readonly rows: ReadonlyMap<ByteString, MemValue>,
+    private readonly table: Memtable,
   ) {}
 
   /** A cursor over the rows with keys in [start, end), before its first row. */
   cursor(start: ByteString, end: ByteString | undefined, reverse: boolean): MemCursor {
-    return new MemCursor(this.keys, this.rows, start, end, reverse);
+    return new MemCursor(this.keys, this.table, start, end, reverse);
   }
 
   /** Every row in key order. */
@@ -153,13 +153,22 @@ export class MemView {
 /**
  * A memtable: the fragments written to each row since the last flush. Point
  * lookups go through a Map; order comes from an insert-only sorted key set
- * (sorted-keys.ts), so a write costs a hash insert and, for a new row, a short
- * binary-search insert. Rows are only ever added, never removed. Fragments
- * are views of the commit-log records they were written in (no copies).
+ * (sorted-keys.ts), so a write costs a hash insert and, for a new row, an
+ * array push. Rows are only ever added, never removed. Fragments are spans
+ * of the commit-log records they were written in (no copies): a row written
+ * once is held as the index of its span in a typed array, not as a Buffer of
+ * its own, so a bulk load leaves no object per row for the collector beyond
+ * its key; the Buffer view is made when the row is read or flushed.
  */
 export class Memtable {
-  private readonly rows = new Map<ByteString, MemValue>();
+  /** A MemRow, or for a row written once the index of its fragment's span (see span). */
+  private readonly rows = new Map<ByteString, number | MemRow>();
   private readonly keys = new SortedKeys();
+  /** Buffers holding fragments (commit-log payloads), referred to by spans. */
+  private readonly records: Buffer[] = [];
+  /** Per span: record index, start, end (records are commit-log payloads, under the 256 MiB message limit). */
+  private spans = new Int32Array(3 * 1024);
+  private spanCount = 0;
   /** Approximate memory held: fragment bytes plus per-row overhead. */
   bytes = 0;
   /** Lowest and highest sequence number held (0 when empty). */
@@ -176,33 +185,63 @@ export class Memtable {
 
   /** Adds a row fragment whose entries have sequence numbers in [firstSeq, lastSeq]. */
   add(key: ByteString, fragment: Buffer, firstSeq: number, lastSeq: number): void {
+    this.addSpan(key, this.addRecord(fragment), 0, fragment.byteLength, firstSeq, lastSeq);
+  }
+
+  /** Registers a buffer whose spans addSpan adds as fragments; returns its handle. */
+  addRecord(buf: Buffer): number {
+    return this.records.push(buf) - 1;
+  }
+
+  /** Adds the fragment `records[record][start, end)` of a row; its entries have sequence numbers in [firstSeq, lastSeq]. */
+  addSpan(key: ByteString, record: number, start: number, end: number, firstSeq: number, lastSeq: number): void {
     const prev = this.rows.get(key);
     if (prev === undefined) {
-      this.rows.set(key, fragment);
+      let s = this.spans;
+      const at = 3 * this.spanCount;
+      if (at + 3 > s.length) {
+        s = new Int32Array(2 * s.length);
+        s.set(this.spans);
+        this.spans = s;
+      }
+      s[at] = record;
+      s[at + 1] = start;
+      s[at + 2] = end;
+      this.rows.set(key, this.spanCount++);
       this.keys.insert(key);
       this.bytes += ROW_OVERHEAD + key.length;
-    } else if (prev instanceof MemRow) {
-      prev.frags.push(fragment);
-      prev.lastSeqs.push(lastSeq);
-      prev.bytes += fragment.byteLength;
     } else {
-      const row = new MemRow(key);
-      row.frags.push(prev, fragment);
-      row.lastSeqs.push(lastSeqOf(prev), lastSeq);
-      row.bytes = prev.byteLength + fragment.byteLength;
-      this.rows.set(key, row);
+      const fragment = this.records[record]!.subarray(start, end);
+      if (prev instanceof MemRow) {
+        prev.frags.push(fragment);
+        prev.lastSeqs.push(lastSeq);
+        prev.bytes += fragment.byteLength;
+      } else {
+        const first = this.span(prev);
+        const row = new MemRow(key);
+        row.frags.push(first, fragment);
+        row.lastSeqs.push(lastSeqOf(first), lastSeq);
+        row.bytes = first.byteLength + fragment.byteLength;
+        this.rows.set(key, row);
+      }
     }
-    this.bytes += FRAGMENT_OVERHEAD + fragment.byteLength;
+    this.bytes += FRAGMENT_OVERHEAD + end - start;
     if (this.minSeq === 0 || firstSeq < this.minSeq) this.minSeq = firstSeq;
     if (lastSeq > this.maxSeq) this.maxSeq = lastSeq;
   }
 
+  private span(i: number): Buffer {
+    const s = this.spans;
+    return this.records[s[3 * i]!]!.subarray(s[3 * i + 1]!, s[3 * i + 2]!);
+  }
+
   get(key: ByteString): MemValue | undefined {
-    return this.rows.get(key);
+    const v = this.rows.get(key);
+    return typeof v === 'number' ? this.span(v) : v;
   }
 
   /** A frozen view of the rows for iteration. */
   view(): MemView {
-    return new MemView(this.keys.snapshot(), this.rows);
+    return new MemView(this.keys.snapshot(), this);
   }
 }

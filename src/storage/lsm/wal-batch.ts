@@ -21,9 +21,11 @@ import type { RowWrite } from '../store.js';
 import { encodeOps } from './fragment.js';
 import { ByteReader, ByteWriter } from './varint.js';
 
+/** A row of a batch: its fragment is `payload[start, end)` (no Buffer per row: the memtable keeps the span). */
 export interface EncodedRow {
   readonly key: string;
-  readonly fragment: Buffer;
+  readonly start: number;
+  readonly end: number;
   readonly firstSeq: number;
   readonly lastSeq: number;
 }
@@ -36,7 +38,12 @@ export interface EncodedBatch {
   readonly lastSeq: number;
 }
 
-/** Encodes a batch, giving its ops sequence numbers from `firstSeq` on. Fragments are views into `payload`. */
+/** A row's fragment, as a view of the batch's payload. */
+export function fragmentOf(batch: { readonly payload: Buffer }, row: EncodedRow): Buffer {
+  return batch.payload.subarray(row.start, row.end);
+}
+
+/** Encodes a batch, giving its ops sequence numbers from `firstSeq` on. Rows name their fragments' spans in `payload`. */
 export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSeq: number): EncodedBatch {
   let estimate = 16 + storeId.length;
   for (const w of batch) {
@@ -47,11 +54,7 @@ export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSe
   w.pos = HEADER_BYTES;
   w.str(storeId);
   w.varint(batch.length);
-  // Fragments are cut out of the final buffer at the end (it may still grow); until then each
-  // row's `fragment` is a placeholder and its span is kept in `starts` / `ends`.
-  const rows: { key: string; fragment: Buffer; firstSeq: number; lastSeq: number }[] = new Array(batch.length);
-  const starts = new Int32Array(batch.length);
-  const ends = new Int32Array(batch.length);
+  const rows: EncodedRow[] = new Array(batch.length);
   let seq = firstSeq;
   let i = 0;
   for (const row of batch) {
@@ -62,17 +65,12 @@ export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSe
     w.pos += 5;
     const start = w.pos;
     encodeOps(w, row.ops, seq);
-    const len = w.pos - start;
-    patchLength5(w.buf, lenAt, len);
-    starts[i] = start - HEADER_BYTES;
-    ends[i] = w.pos - HEADER_BYTES;
-    rows[i++] = { key: row.key, fragment: EMPTY, firstSeq: seq, lastSeq: seq + row.ops.length - 1 };
+    patchLength5(w.buf, lenAt, w.pos - start);
+    rows[i++] = { key: row.key, start: start - HEADER_BYTES, end: w.pos - HEADER_BYTES, firstSeq: seq, lastSeq: seq + row.ops.length - 1 };
     seq += row.ops.length;
   }
   const record = w.view();
-  const payload = record.subarray(HEADER_BYTES);
-  for (let k = 0; k < rows.length; k++) rows[k]!.fragment = payload.subarray(starts[k]!, ends[k]!);
-  return { record, payload, rows, lastSeq: seq - 1 };
+  return { record, payload: record.subarray(HEADER_BYTES), rows, lastSeq: seq - 1 };
 }
 
 /** A 5-byte padded varint (a valid LEB128 encoding with continuation bits). */
@@ -85,10 +83,9 @@ function patchLength5(buf: Buffer, at: number, len: number): void {
   buf[at + 4] = v;
 }
 
-const EMPTY = Buffer.alloc(0);
-
 export interface DecodedBatch {
   readonly storeId: string;
+  readonly payload: Buffer;
   readonly rows: EncodedRow[];
 }
 
@@ -105,10 +102,10 @@ export function decodeBatch(payload: Buffer, where: string): DecodedBatch {
     const fr = new ByteReader(fragment, 0, fragment.length, fail);
     const firstSeq = fr.varint();
     const count = fr.varint();
-    rows.push({ key, fragment, firstSeq, lastSeq: firstSeq + Math.max(0, count - 1) });
+    rows.push({ key, start: r.pos - fragment.length, end: r.pos, firstSeq, lastSeq: firstSeq + Math.max(0, count - 1) });
   }
   if (!r.done) throw fail('trailing bytes');
-  return { storeId, rows };
+  return { storeId, payload, rows };
 }
 
 /** A drop of a key range or a column family of one store, at sequence number `seq`. */
