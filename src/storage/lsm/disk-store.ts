@@ -223,6 +223,13 @@ export class DiskStore implements RowStore {
    * range and bloom filter admit the key count.
    */
   rowBytesBound(key: ByteString, enough: number): number {
+    this.filesEntryBound ??= this.fileList.reduce((sum, f) => sum + entryBound(f), 0);
+    // All memtable bytes bound the row's fragments too: usually enough, and no hash lookup (a cache
+    // miss in a memtable of many rows).
+    let memBytes = this.mem.bytes;
+    for (const m of this.imms) memBytes += m.bytes;
+    const coarsest = key.length + 2 * (memBytes + this.filesEntryBound);
+    if (coarsest <= enough) return coarsest;
     let encoded = 0;
     const inMemtable = (m: Memtable): void => {
       const v = m.get(key);
@@ -230,7 +237,6 @@ export class DiskStore implements RowStore {
     };
     inMemtable(this.mem);
     for (const m of this.imms) inMemtable(m);
-    this.filesEntryBound ??= this.fileList.reduce((sum, f) => sum + entryBound(f), 0);
     const coarse = key.length + 2 * (encoded + this.filesEntryBound);
     if (coarse <= enough) return coarse;
     for (const f of this.fileList) {
