@@ -168,7 +168,7 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
     }
     const written = await writeTable(engine, { minSeq, maxSeq }, async (writer) => {
       for (;;) {
-        if (store.deleted) throw new Abandoned();
+        if (store.deleted || store.yieldCompaction) throw new Abandoned();
         let key: ByteString | undefined;
         for (const it of iters) if (it.valid && (key === undefined || it.key < key)) key = it.key;
         if (key === undefined) break;

@@ -509,6 +509,38 @@ describe('disk engine splits', () => {
   });
 });
 
+describe('disk engine splits during a compaction', () => {
+  it('a split does not wait for a running compaction of its store: the compaction gives up, its output goes, and the children share the inputs', async () => {
+    const mem = new MemoryFileSystem();
+    const engine = await openDiskEngine({ fs: mem, dir: 'db', manualCompaction: true, config: { blockBytes: 256, backgroundSliceMillis: 0 } });
+    const store = await engine.openStore('p');
+    for (let f = 0; f < 3; f++) {
+      await store.write(Array.from({ length: 2000 }, (_, i) => ({ key: `k${String(i).padStart(4, '0')}`, ops: [put('q', f, `v${f}`)] })));
+      await engine.flushAll();
+    }
+    const inputs = mem.list('db/sst');
+    expect(inputs).toHaveLength(3);
+    const ds = engine['stores'].get('p')!;
+    let compacted = false;
+    // A major compaction yields after every row (slices of 0 ms): it runs for thousands of event-loop turns.
+    const compaction = engine.compactNow(ds, true).then(() => (compacted = true));
+    await until(() => mem.list('db/sst').length === 4); // its output file is being written
+    await engine.splitStore('p', 'k1000', 'l', 'r');
+    expect(compacted).toBe(true); // it ended (gave up) before the split ran
+    await compaction;
+    // Nothing of the compaction was installed: the children list the three inputs, and its output is gone.
+    expect(mem.list('db/sst')).toEqual(inputs);
+    const stores = engine['stores'];
+    expect(stores.get('l')!.files.map((f) => f.meta.number)).toHaveLength(3);
+    expect(await rows(await engine.openStore('l'))).toHaveLength(1000);
+    expect((await rows(await engine.openStore('r')))[0]).toBe('k1000:q@2=v2,q@1=v1,q@0=v0');
+    // The children compact as usual later.
+    await engine.compactNow(stores.get('l')!, true);
+    expect(stores.get('l')!.files).toHaveLength(1);
+    await engine.close();
+  });
+});
+
 describe('disk engine file references', () => {
   it('a range drop and a compaction retiring the same file let go of it once: open cursors keep it', async () => {
     const fs = new MemoryFileSystem();

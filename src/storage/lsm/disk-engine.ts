@@ -585,7 +585,7 @@ export class DiskEngine implements StorageEngine {
   async splitStore(parentId: string, at: ByteString, leftId: string, rightId: string, meta?: MetaUpdate): Promise<void> {
     this.checkWritable();
     const parent = this.requireStore(parentId);
-    await this.background.add('exclusive', parentId, async () => {
+    await this.yieldingCompactions([parent], () => this.background.add('exclusive', parentId, async () => {
       this.rotate(parent);
       await this.flushStore(parent);
       const children: [DiskStore, ByteString, ByteString | undefined][] = [
@@ -602,7 +602,23 @@ export class DiskEngine implements StorageEngine {
       if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
       await this.record(edits);
       this.replaceStores([parent], children.map(([c]) => c));
-    });
+    }));
+  }
+
+  /**
+   * Runs a split or merge of `stores`, making a compaction of them that is
+   * running give up meanwhile: the job waits for the running compaction, and
+   * a compaction of a large store can take minutes, while its result would
+   * be rewritten by the children's own compactions anyway. (A running
+   * compaction of another store is still waited for.)
+   */
+  private async yieldingCompactions(stores: readonly DiskStore[], job: () => Promise<void>): Promise<void> {
+    for (const s of stores) s.yieldCompaction = true;
+    try {
+      await job();
+    } finally {
+      for (const s of stores) s.yieldCompaction = false;
+    }
   }
 
   /** Merges two adjacent stores into one that lists the files of both (shared ones once). */
@@ -610,7 +626,7 @@ export class DiskEngine implements StorageEngine {
     this.checkWritable();
     const left = this.requireStore(leftId);
     const right = this.requireStore(rightId);
-    await this.background.add('exclusive', leftId, async () => {
+    await this.yieldingCompactions([left, right], () => this.background.add('exclusive', leftId, async () => {
       for (const s of [left, right]) {
         this.rotate(s);
         await this.flushStore(s);
@@ -623,7 +639,7 @@ export class DiskEngine implements StorageEngine {
       if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
       await this.record(edits);
       this.replaceStores([left, right], [merged]);
-    });
+    }));
   }
 
   /** Manifest edits creating `child` with its files and the drops and flush state of `parents`. */

@@ -50,6 +50,8 @@ export class DiskStore implements RowStore {
   dropsAppliedSeq = 0;
   closed = false;
   deleted = false;
+  /** A split or merge of this store is waiting: a running compaction of it gives up at its next slice (its result would be replaced anyway). */
+  yieldCompaction = false;
   /** The keys this store owns: [lower, upper), upper undefined = unbounded (see StoreState). */
   lower: ByteString = '';
   upper: ByteString | undefined = undefined;
