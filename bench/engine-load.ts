@@ -49,6 +49,7 @@ const engine = await openDiskEngine({ fs: createNodeFileSystem(dir), dir: 'db' }
 try {
   const store = await engine.openStore('t');
   const cpu = process.cpuUsage();
+  const faults = process.resourceUsage().minorPageFault;
   const wall = performance.now();
   const pending: Promise<void>[] = [];
   for (const [n, batch] of batches.entries()) {
@@ -62,7 +63,8 @@ try {
   process.stderr.write('\r');
   console.log(
     `${rows.toLocaleString('en-US')} rows of ${valueSize} B: ${((used.user + used.system) / rows).toFixed(2)} µs CPU/row ` +
-      `(user ${(used.user / rows).toFixed(2)}, system ${(used.system / rows).toFixed(2)}), ${((performance.now() - wall) / 1000).toFixed(1)} s`,
+      `(user ${(used.user / rows).toFixed(2)}, system ${(used.system / rows).toFixed(2)}), ` +
+      `${((process.resourceUsage().minorPageFault - faults) / rows).toFixed(3)} minor page faults/row, ${((performance.now() - wall) / 1000).toFixed(1)} s`,
   );
 } finally {
   await engine.close();

@@ -265,3 +265,31 @@ describe('fault-injecting filesystem', () => {
     expect(mem.readFile('f').toString()).toBe('abc');
   });
 });
+
+describe('node filesystem syncs', () => {
+  const make = implementations[1]![1];
+
+  it('syncs small and large unsynced tails alike, and a failed sync of either rejects with the file named', async () => {
+    const fs = make();
+    const f = fs.create('f');
+    f.append(Buffer.alloc(100, 1)); // synced on the calling thread
+    await f.sync();
+    const big = Buffer.alloc(200 * 1024, 2); // through libuv's pool
+    f.append(big);
+    await f.sync();
+    await f.sync(); // nothing new: the cheap path
+    f.close();
+    const r = fs.openRead('f');
+    expect(r.size).toBe(100 + big.length);
+    expect(r.read(100, big.length).equals(big)).toBe(true);
+    r.close();
+    for (const size of [10, 200 * 1024]) {
+      const g = fs.create(`g${size}`);
+      g.append(Buffer.alloc(size));
+      g.close(); // the descriptor is gone: fdatasync fails with EBADF
+      const sync = g.sync();
+      expect(sync).toBeInstanceOf(Promise);
+      await expect(sync).rejects.toMatchObject({ code: 'Internal', message: expect.stringContaining(`sync g${size}`) });
+    }
+  });
+});

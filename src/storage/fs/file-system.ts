@@ -15,8 +15,9 @@
  *
  * Reads are synchronous on purpose: a pread from the page cache costs ~1 µs
  * while a thread-pool round trip costs ~15–50 µs, and reads are on the hot
- * path. Syncs are asynchronous so that one fsync can serve many writers
- * (group commit) while the event loop keeps running.
+ * path. Syncs return a promise so that one fsync can serve many writers
+ * (group commit); an implementation may complete a small sync before it
+ * returns (node-fs.ts does, for ≤ 64 KiB written since the last sync).
  */
 export interface FileSystem {
   /** Creates an empty file (replacing any file of that name) for appending. */
@@ -53,7 +54,7 @@ export interface WritableFile {
   readonly path: string;
   /** Bytes written through this handle so far (the position of the next append). */
   readonly size: number;
-  /** Writes bytes at the handle's position and advances it (not yet durable). */
+  /** Writes bytes at the handle's position and advances it (not yet durable). The caller may reuse `data` once it returns. */
   append(data: Uint8Array): void;
   /** Makes everything appended so far durable. */
   sync(): Promise<void>;

@@ -72,8 +72,24 @@ function ioError(op: string, path: string, e: unknown): TabletopError {
   return new TabletopError(code === 'ENOENT' ? 'NotFound' : 'Internal', `${op} ${path}: ${(e as Error).message}`, { cause: e });
 }
 
+/**
+ * A sync of at most this many bytes written since the last one runs on the
+ * calling thread (it blocks the event loop for the device's flush, ~0.45 ms
+ * here, during which requests queue and then share the next sync); a larger
+ * one runs on libuv's pool, so the event loop keeps decoding the next
+ * requests while a bulk load's megabytes go to disk. Measured on this
+ * project's VM (a 1 KiB write + sync in a loop): 62–76 µs of CPU per sync on
+ * the calling thread, 118–123 µs through the pool (waking a pool thread and
+ * being woken back is the difference); through the server, single-row
+ * writes cost 15 µs less CPU each and the load generator's MutateRow,
+ * CheckAndMutateRow and ReadModifyWriteRow 6–10 µs less, at the same or
+ * higher throughput. 64 KiB syncs take ~0.54 ms, 256 KiB ~1 ms.
+ */
+const SYNC_ON_LOOP_MAX_BYTES = 64 * 1024;
+
 class NodeWritableFile implements WritableFile {
   size = 0;
+  private syncedSize = 0;
   private closed = false;
   constructor(
     readonly path: string,
@@ -85,7 +101,26 @@ class NodeWritableFile implements WritableFile {
     this.size += data.byteLength;
   }
   sync(): Promise<void> {
-    return new Promise((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(ioError('sync', this.path, err)) : resolve())));
+    if (this.size - this.syncedSize <= SYNC_ON_LOOP_MAX_BYTES) {
+      try {
+        fs.fdatasyncSync(this.fd);
+      } catch (err) {
+        return Promise.reject(ioError('sync', this.path, err));
+      }
+      this.syncedSize = this.size;
+      return Promise.resolve();
+    }
+    const size = this.size;
+    return new Promise((resolve, reject) =>
+      fs.fdatasync(this.fd, (err) => {
+        if (err) {
+          reject(ioError('sync', this.path, err));
+          return;
+        }
+        this.syncedSize = Math.max(this.syncedSize, size);
+        resolve();
+      }),
+    );
   }
   close(): void {
     if (!this.closed) {
