@@ -358,7 +358,7 @@ export class DiskEngine implements StorageEngine {
   write(store: DiskStore, batch: readonly RowWrite[]): Promise<void> | undefined {
     this.checkWritable();
     if (batch.length === 0) return undefined;
-    const encoded = encodeBatch(store.id, batch, this.seq + 1);
+    const encoded = encodeBatch(store.id, batch, this.seq + 1, store.mem.arena);
     this.seq = encoded.lastSeq;
     const durable = this.wal.appendRecord(frameRecyclableInPlace(encoded.record, this.walNumber));
     const published = this.publishWhen(encoded.lastSeq, durable);

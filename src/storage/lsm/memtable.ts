@@ -1,6 +1,7 @@
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';
 import { decodeFragment, type Entry, entryOp } from './fragment.js';
+import { RecordArena } from './record-arena.js';
 import { RowCache } from './row-cache.js';
 import { type KeySnapshot, KeySnapshotIterator, SortedKeys } from './sorted-keys.js';
 
@@ -164,6 +165,8 @@ export class Memtable {
   /** A MemRow, or for a row written once the index of its fragment's span (see span). */
   private readonly rows = new Map<ByteString, number | MemRow>();
   private readonly keys = new SortedKeys();
+  /** Where the commit-log records written to this memtable are allocated (they live as long as it does). */
+  readonly arena = new RecordArena();
   /** Buffers holding fragments (commit-log payloads), referred to by spans. */
   private readonly records: Buffer[] = [];
   /** Per span: record index, start, end (records are commit-log payloads, under the 256 MiB message limit). */

@@ -69,8 +69,9 @@ export class ByteReader {
 export class ByteWriter {
   buf: Buffer;
   pos = 0;
-  constructor(initial = 256) {
-    this.buf = Buffer.allocUnsafe(initial);
+  /** `initial`: the first buffer, or its size. */
+  constructor(initial: number | Buffer = 256) {
+    this.buf = typeof initial === 'number' ? Buffer.allocUnsafe(initial) : initial;
   }
 
   ensure(n: number): void {

@@ -19,6 +19,7 @@ import { RECYCLABLE_HEADER_BYTES as HEADER_BYTES } from '../wal/log-format.js';
 import type { RangeDrop } from '../manifest/manifest-state.js';
 import type { RowWrite } from '../store.js';
 import { encodeOps } from './fragment.js';
+import type { RecordArena } from './record-arena.js';
 import { ByteReader, ByteWriter } from './varint.js';
 
 /** A row of a batch: its fragment is `payload[start, end)` (no Buffer per row: the memtable keeps the span). */
@@ -43,14 +44,18 @@ export function fragmentOf(batch: { readonly payload: Buffer }, row: EncodedRow)
   return batch.payload.subarray(row.start, row.end);
 }
 
-/** Encodes a batch, giving its ops sequence numbers from `firstSeq` on. Rows name their fragments' spans in `payload`. */
-export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSeq: number): EncodedBatch {
+/**
+ * Encodes a batch, giving its ops sequence numbers from `firstSeq` on. Rows
+ * name their fragments' spans in `payload`. The record is allocated from
+ * `arena` when given (the memtable that will keep it).
+ */
+export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSeq: number, arena?: RecordArena): EncodedBatch {
   let estimate = 16 + storeId.length;
   for (const w of batch) {
     estimate += w.key.length + 16;
     for (const op of w.ops) estimate += 32 + op.kind.length + ('value' in op ? op.value.byteLength + op.qualifier.length : 0);
   }
-  const w = new ByteWriter(estimate + HEADER_BYTES);
+  const w = new ByteWriter(arena === undefined ? estimate + HEADER_BYTES : arena.reserve(estimate + HEADER_BYTES));
   w.pos = HEADER_BYTES;
   w.str(storeId);
   w.varint(batch.length);
@@ -69,6 +74,7 @@ export function encodeBatch(storeId: string, batch: readonly RowWrite[], firstSe
     rows[i++] = { key: row.key, start: start - HEADER_BYTES, end: w.pos - HEADER_BYTES, firstSeq: seq, lastSeq: seq + row.ops.length - 1 };
     seq += row.ops.length;
   }
+  arena?.commit(w.buf, w.pos);
   const record = w.view();
   return { record, payload: record.subarray(HEADER_BYTES), rows, lastSeq: seq - 1 };
 }
