@@ -43,9 +43,12 @@ function asyncStore(s: RowStore): RowStore {
       const durable = s.write(batch);
       return tick().then(() => durable);
     },
+    // The row is read when asked and handed over a turn later: a caller that does not hold the row's
+    // lock meanwhile may act on a stale row, which is what the row locks must prevent.
     getForUpdate: async (key, columns) => {
+      const row = await s.getForUpdate(key, columns);
       await tick();
-      return s.getForUpdate(key, columns);
+      return row;
     },
     get: async (key) => {
       await tick();

@@ -23,7 +23,7 @@ describe('RecordArena', () => {
     const used = records.reduce((n, r) => n + r.byteLength, 0);
     expect(arena.allocatedBytes).toBeLessThanOrEqual(2 * used + 4096);
     // And the records still decode to what was written.
-    const decoded = decodeBatch(records[123]!.subarray(12));
+    const decoded = decodeBatch(records[123]!.subarray(12), 'test');
     expect(decoded.rows[0]?.key).toBe('k123');
   });
 
