@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createFaultFileSystem, failNth, InjectedFault } from './fault-fs.js';
 import type { FileSystem, WritableFile } from './file-system.js';
 import { MemoryFileSystem } from './memory-fs.js';
-import { createNodeFileSystem } from './node-fs.js';
+import { createNodeFileSystem, SyncPlacement } from './node-fs.js';
 
 const tmpRoots: string[] = [];
 afterAll(() => {
@@ -291,5 +291,20 @@ describe('node filesystem syncs', () => {
       expect(sync).toBeInstanceOf(Promise);
       await expect(sync).rejects.toMatchObject({ code: 'Internal', message: expect.stringContaining(`sync g${size}`) });
     }
+  });
+});
+
+describe('where node filesystem syncs run', () => {
+  it('small syncs run on the loop, large ones on the pool, and all on the pool for a second after a slow one', () => {
+    const p = new SyncPlacement();
+    expect(p.onLoop(10, 0)).toBe(true);
+    expect(p.onLoop(64 * 1024, 0)).toBe(true);
+    expect(p.onLoop(64 * 1024 + 1, 0)).toBe(false);
+    p.tookOnLoop(0.5, 10); // a normal sync
+    expect(p.onLoop(10, 11)).toBe(true);
+    p.tookOnLoop(40, 100); // the disk is slow right now
+    expect(p.onLoop(10, 101)).toBe(false);
+    expect(p.onLoop(10, 1099)).toBe(false);
+    expect(p.onLoop(10, 1100)).toBe(true);
   });
 });
