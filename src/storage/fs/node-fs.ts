@@ -85,28 +85,30 @@ function ioError(op: string, path: string, e: unknown): TabletopError {
  * CheckAndMutateRow and ReadModifyWriteRow 6–10 µs less, at the same or
  * higher throughput. 64 KiB syncs take ~0.54 ms, 256 KiB ~1 ms.
  *
- * A disk that is slow right now (a sync on the loop took over
- * SLOW_SYNC_MILLIS, e.g. behind a compaction's writes) would stall every
- * request for that long, so then syncs go to the pool for the next
- * SLOW_DISK_PAUSE_MILLIS before the loop tries again.
+ * A disk that is slow for a while (behind a compaction's writes, say) would
+ * stall every request for as long as each sync takes, so syncs go to the
+ * pool while the recent average sync (a moving average over about the last
+ * ten, wherever they ran) takes over SLOW_SYNC_MILLIS. Single slow syncs are
+ * common here (one or two a second over 5 ms under a write load) and do not
+ * move it: reacting to each of them sent most syncs back to the pool.
  */
 const SYNC_ON_LOOP_MAX_BYTES = 64 * 1024;
 const SLOW_SYNC_MILLIS = 5;
-const SLOW_DISK_PAUSE_MILLIS = 1000;
+const SYNC_AVERAGE_WEIGHT = 0.1;
 
-/** Where syncs run (see above); times are milliseconds of one clock. */
+/** Where syncs run (see above). */
 export class SyncPlacement {
-  /** Until when syncs go to the pool because one on the loop was slow. */
-  private poolUntil = 0;
+  /** Moving average of recent sync durations, in milliseconds. */
+  private averageMillis = 0;
 
-  /** Whether a sync of `bytes` written since the last one runs on the calling thread at `now`. */
-  onLoop(bytes: number, now: number): boolean {
-    return bytes <= SYNC_ON_LOOP_MAX_BYTES && now >= this.poolUntil;
+  /** Whether a sync of `bytes` written since the last one runs on the calling thread. */
+  onLoop(bytes: number): boolean {
+    return bytes <= SYNC_ON_LOOP_MAX_BYTES && this.averageMillis <= SLOW_SYNC_MILLIS;
   }
 
-  /** A sync on the calling thread took `millis`, ending at `now`. */
-  tookOnLoop(millis: number, now: number): void {
-    if (millis > SLOW_SYNC_MILLIS) this.poolUntil = now + SLOW_DISK_PAUSE_MILLIS;
+  /** A sync took `millis` (on the loop, or from the call to its completion on the pool). */
+  took(millis: number): void {
+    this.averageMillis += SYNC_AVERAGE_WEIGHT * (millis - this.averageMillis);
   }
 }
 
@@ -128,20 +130,20 @@ class NodeWritableFile implements WritableFile {
   }
   sync(): Promise<void> {
     const started = performance.now();
-    if (placement.onLoop(this.size - this.syncedSize, started)) {
+    if (placement.onLoop(this.size - this.syncedSize)) {
       try {
         fs.fdatasyncSync(this.fd);
       } catch (err) {
         return Promise.reject(ioError('sync', this.path, err));
       }
-      const ended = performance.now();
-      placement.tookOnLoop(ended - started, ended);
+      placement.took(performance.now() - started);
       this.syncedSize = this.size;
       return Promise.resolve();
     }
     const size = this.size;
     return new Promise((resolve, reject) =>
       fs.fdatasync(this.fd, (err) => {
+        placement.took(performance.now() - started);
         if (err) {
           reject(ioError('sync', this.path, err));
           return;
