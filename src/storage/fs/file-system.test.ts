@@ -300,15 +300,17 @@ describe('where node filesystem syncs run', () => {
     expect(p.onLoop(10)).toBe(true);
     expect(p.onLoop(64 * 1024)).toBe(true);
     expect(p.onLoop(64 * 1024 + 1)).toBe(false);
-    for (let i = 0; i < 20; i++) p.took(0.5);
-    p.took(40); // one slow sync: common, ignored
+    for (let i = 0; i < 20; i++) p.took(0.5, 100);
+    p.took(300, 8 * 1024 * 1024); // a large sync (an SSTable's) is slow for its size: not counted
     expect(p.onLoop(10)).toBe(true);
-    p.took(40);
-    p.took(40); // the disk is slow for a while
+    p.took(40, 100); // one slow sync: common, ignored
+    expect(p.onLoop(10)).toBe(true);
+    p.took(40, 100);
+    p.took(40, 100); // the disk is slow for a while
     expect(p.onLoop(10)).toBe(false);
     let fast = 0;
     while (!p.onLoop(10) && fast < 100) {
-      p.took(0.5); // syncs on the pool that are fast again
+      p.took(0.5, 100); // syncs on the pool that are fast again
       fast++;
     }
     expect(fast).toBeGreaterThan(2);

@@ -106,8 +106,12 @@ export class SyncPlacement {
     return bytes <= SYNC_ON_LOOP_MAX_BYTES && this.averageMillis <= SLOW_SYNC_MILLIS;
   }
 
-  /** A sync took `millis` (on the loop, or from the call to its completion on the pool). */
-  took(millis: number): void {
+  /**
+   * A sync of `bytes` took `millis` (on the loop, or from the call to its completion on the pool).
+   * Only syncs small enough for the loop count: a large one (an SSTable's) is slow for its size.
+   */
+  took(millis: number, bytes: number): void {
+    if (bytes > SYNC_ON_LOOP_MAX_BYTES) return;
     this.averageMillis += SYNC_AVERAGE_WEIGHT * (millis - this.averageMillis);
   }
 }
@@ -130,20 +134,21 @@ class NodeWritableFile implements WritableFile {
   }
   sync(): Promise<void> {
     const started = performance.now();
-    if (placement.onLoop(this.size - this.syncedSize)) {
+    const bytes = this.size - this.syncedSize;
+    if (placement.onLoop(bytes)) {
       try {
         fs.fdatasyncSync(this.fd);
       } catch (err) {
         return Promise.reject(ioError('sync', this.path, err));
       }
-      placement.took(performance.now() - started);
+      placement.took(performance.now() - started, bytes);
       this.syncedSize = this.size;
       return Promise.resolve();
     }
     const size = this.size;
     return new Promise((resolve, reject) =>
       fs.fdatasync(this.fd, (err) => {
-        placement.took(performance.now() - started);
+        placement.took(performance.now() - started, bytes);
         if (err) {
           reject(ioError('sync', this.path, err));
           return;
