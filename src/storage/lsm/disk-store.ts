@@ -10,7 +10,7 @@ import { RowCache } from './row-cache.js';
 import { newestOfColumns } from '../row-ops.js';
 import { collectEntries, FRAGMENT_OVERHEAD, fragmentBytes, fragmentsOf, Memtable, MemRow, ROW_OVERHEAD } from './memtable.js';
 import { DropSet } from './store-drops.js';
-import { lowerBound } from './sorted-keys.js';
+import { lowerBound } from './sorted-entries.js';
 import type { TableFile } from './table-file.js';
 
 /**

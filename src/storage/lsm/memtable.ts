@@ -3,12 +3,12 @@ import type { Cell } from '../../model/cell.js';
 import { decodeFragment, type Entry, entryOp } from './fragment.js';
 import { RecordArena } from './record-arena.js';
 import { RowCache } from './row-cache.js';
-import { type KeySnapshot, KeySnapshotIterator, SortedKeys } from './sorted-keys.js';
+import { type EntrySnapshot, EntryIterator, SortedEntries } from './sorted-entries.js';
 
-/** Bytes charged per row and per fragment on top of their content (tree slot, objects). */
+/** Bytes charged per memtable entry (one write to a row), on top of its key and fragment: key string, slots, index. */
 export const ROW_OVERHEAD = 96;
+/** Bytes charged per fragment on top of its content. */
 export const FRAGMENT_OVERHEAD = 16;
-
 
 /**
  * The fragments written to one row since the last flush. Fragments are only
@@ -28,6 +28,13 @@ export class MemRow {
   private cachedFrags = 0;
 
   constructor(readonly key: ByteString) {}
+
+  /** Appends a fragment whose highest sequence number is `lastSeq`. */
+  push(fragment: Buffer, lastSeq: number): void {
+    this.frags.push(fragment);
+    this.lastSeqs.push(lastSeq);
+    this.bytes += fragment.byteLength;
+  }
 
   /**
    * The row's cells as of `snapshotSeq`, kept up to date incrementally: a
@@ -97,38 +104,31 @@ export function collectEntries(v: MemValue, out: Entry[]): void {
   else decodeFragment(v, 'memtable row', out);
 }
 
-/** The highest sequence number in a fragment. */
-function lastSeqOf(fragment: Buffer): number {
-  let seq = 0;
-  for (const e of decodeFragment(fragment, 'memtable row')) if (e.seq > seq) seq = e.seq;
-  return seq;
-}
-
 /** Walks a memtable view in key order (or reverse) within [start, end). */
 export class MemCursor {
   key: ByteString = '';
   value: MemValue | undefined;
-  private readonly it: KeySnapshotIterator;
+  private readonly it: EntryIterator;
 
   constructor(
-    keys: KeySnapshot,
+    snap: EntrySnapshot,
     private readonly table: Memtable,
     start: ByteString,
     end: ByteString | undefined,
     reverse: boolean,
   ) {
-    this.it = new KeySnapshotIterator(keys, start, end, reverse);
+    this.it = new EntryIterator(snap, start, end, reverse);
   }
 
   /** Moves to the next row; false at the end (then `value` is undefined). */
   next(): boolean {
-    const key = this.it.next();
-    if (key === undefined) {
+    const it = this.it;
+    if (!it.next()) {
       this.value = undefined;
       return false;
     }
-    this.key = key;
-    this.value = this.table.get(key);
+    this.key = it.key;
+    this.value = this.table.valueOf(it.key, it.group);
     return true;
   }
 }
@@ -136,13 +136,13 @@ export class MemCursor {
 /** A frozen view of a memtable's rows for one scan or flush. */
 export class MemView {
   constructor(
-    private readonly keys: KeySnapshot,
+    private readonly snap: EntrySnapshot,
     private readonly table: Memtable,
   ) {}
 
   /** A cursor over the rows with keys in [start, end), before its first row. */
   cursor(start: ByteString, end: ByteString | undefined, reverse: boolean): MemCursor {
-    return new MemCursor(this.keys, this.table, start, end, reverse);
+    return new MemCursor(this.snap, this.table, start, end, reverse);
   }
 
   /** Every row in key order. */
@@ -152,38 +152,49 @@ export class MemView {
 }
 
 /**
- * A memtable: the fragments written to each row since the last flush. Point
- * lookups go through a Map; order comes from an insert-only sorted key set
- * (sorted-keys.ts), so a write costs a hash insert and, for a new row, an
- * array push. Rows are only ever added, never removed. Fragments are spans
- * of the commit-log records they were written in (no copies): a row written
- * once is held as the index of its span in a typed array, not as a Buffer of
- * its own, so a bulk load leaves no object per row for the collector beyond
- * its key; the Buffer view is made when the row is read or flushed.
+ * A memtable: the fragments written to each row since the last flush, as
+ * entries in arrival order (a row written twice has two), never removed.
+ * Order comes from SortedEntries (sorted-entries.ts), so a write costs array
+ * appends and, amortised, its share of sorting: no hash insert, and a flush
+ * walks the sorted entries without a lookup per row. Point lookups go
+ * through a Map from key to row, built on the first lookup and brought up to
+ * date by each later one; a memtable that is only written and flushed (a
+ * bulk load) never builds it. The first lookup into a large memtable pays
+ * for indexing all of it at once (~0.5 µs per entry).
+ *
+ * Fragments are spans of the commit-log records they were written in (no
+ * copies), held as (record, start, end) in a typed array, so a bulk load
+ * leaves no object per row for the collector beyond its key; the Buffer
+ * view is made when the row is read or flushed.
  */
 export class Memtable {
-  /** A MemRow, or for a row written once the index of its fragment's span (see span). */
-  private readonly rows = new Map<ByteString, number | MemRow>();
-  private readonly keys = new SortedKeys();
+  /** Each entry's row key. */
+  private readonly keys: ByteString[] = [];
+  private readonly sorted = new SortedEntries(this.keys);
+  /** Per entry: record index, start, end (records are commit-log payloads, under the 256 MiB message limit). */
+  private spans = new Int32Array(3 * 1024);
+  /** Per entry: the highest sequence number of its fragment. */
+  private lastSeqs = new Float64Array(1024);
+  /** Point-lookup index over the first `indexed` entries: a MemRow, or for a row with one entry its entry number. */
+  private index: Map<ByteString, number | MemRow> | undefined;
+  private indexed = 0;
   /** Where the commit-log records written to this memtable are allocated (they live as long as it does). */
   readonly arena = new RecordArena();
   /** Buffers holding fragments (commit-log payloads), referred to by spans. */
   private readonly records: Buffer[] = [];
-  /** Per span: record index, start, end (records are commit-log payloads, under the 256 MiB message limit). */
-  private spans = new Int32Array(3 * 1024);
-  private spanCount = 0;
-  /** Approximate memory held: fragment bytes plus per-row overhead. */
+  /** Approximate memory held: fragment bytes plus per-entry overhead. */
   bytes = 0;
   /** Lowest and highest sequence number held (0 when empty). */
   minSeq = 0;
   maxSeq = 0;
 
+  /** The number of rows: exact once indexed; otherwise an estimate that may count a row written several times more than once. */
   get size(): number {
-    return this.rows.size;
+    return this.index !== undefined && this.indexed === this.keys.length ? this.index.size : this.sorted.distinct;
   }
 
   get empty(): boolean {
-    return this.rows.size === 0;
+    return this.keys.length === 0;
   }
 
   /** Adds a row fragment whose entries have sequence numbers in [firstSeq, lastSeq]. */
@@ -198,53 +209,61 @@ export class Memtable {
 
   /** Adds the fragment `records[record][start, end)` of a row; its entries have sequence numbers in [firstSeq, lastSeq]. */
   addSpan(key: ByteString, record: number, start: number, end: number, firstSeq: number, lastSeq: number): void {
-    const prev = this.rows.get(key);
-    if (prev === undefined) {
-      let s = this.spans;
-      const at = 3 * this.spanCount;
-      if (at + 3 > s.length) {
-        s = new Int32Array(2 * s.length);
-        s.set(this.spans);
-        this.spans = s;
-      }
-      s[at] = record;
-      s[at + 1] = start;
-      s[at + 2] = end;
-      this.rows.set(key, this.spanCount++);
-      this.keys.insert(key);
-      this.bytes += ROW_OVERHEAD + key.length;
-    } else {
-      const fragment = this.records[record]!.subarray(start, end);
-      if (prev instanceof MemRow) {
-        prev.frags.push(fragment);
-        prev.lastSeqs.push(lastSeq);
-        prev.bytes += fragment.byteLength;
-      } else {
-        const first = this.span(prev);
-        const row = new MemRow(key);
-        row.frags.push(first, fragment);
-        row.lastSeqs.push(lastSeqOf(first), lastSeq);
-        row.bytes = first.byteLength + fragment.byteLength;
-        this.rows.set(key, row);
-      }
+    const i = this.keys.length;
+    let s = this.spans;
+    if (3 * i + 3 > s.length) {
+      s = new Int32Array(2 * s.length);
+      s.set(this.spans);
+      this.spans = s;
+      const seqs = new Float64Array(2 * this.lastSeqs.length);
+      seqs.set(this.lastSeqs);
+      this.lastSeqs = seqs;
     }
-    this.bytes += FRAGMENT_OVERHEAD + end - start;
+    s[3 * i] = record;
+    s[3 * i + 1] = start;
+    s[3 * i + 2] = end;
+    this.lastSeqs[i] = lastSeq;
+    this.keys.push(key);
+    this.sorted.appended();
+    this.bytes += ROW_OVERHEAD + FRAGMENT_OVERHEAD + key.length + end - start;
     if (this.minSeq === 0 || firstSeq < this.minSeq) this.minSeq = firstSeq;
     if (lastSeq > this.maxSeq) this.maxSeq = lastSeq;
   }
 
+  /** Entry `i`'s fragment. */
   private span(i: number): Buffer {
     const s = this.spans;
     return this.records[s[3 * i]!]!.subarray(s[3 * i + 1]!, s[3 * i + 2]!);
   }
 
   get(key: ByteString): MemValue | undefined {
-    const v = this.rows.get(key);
+    const index = (this.index ??= new Map());
+    const keys = this.keys;
+    while (this.indexed < keys.length) {
+      const i = this.indexed++;
+      const k = keys[i]!;
+      const prev = index.get(k);
+      if (prev === undefined) index.set(k, i);
+      else if (prev instanceof MemRow) prev.push(this.span(i), this.lastSeqs[i]!);
+      else index.set(k, this.rowOf(k, [prev, i]));
+    }
+    const v = index.get(key);
     return typeof v === 'number' ? this.span(v) : v;
+  }
+
+  /** A row's value from its entries (ascending), for a cursor: its only fragment, or a MemRow. */
+  valueOf(key: ByteString, entries: readonly number[]): MemValue {
+    return entries.length === 1 ? this.span(entries[0]!) : this.rowOf(key, entries);
+  }
+
+  private rowOf(key: ByteString, entries: readonly number[]): MemRow {
+    const row = new MemRow(key);
+    for (const i of entries) row.push(this.span(i), this.lastSeqs[i]!);
+    return row;
   }
 
   /** A frozen view of the rows for iteration. */
   view(): MemView {
-    return new MemView(this.keys.snapshot(), this);
+    return new MemView(this.sorted.snapshot(), this);
   }
 }

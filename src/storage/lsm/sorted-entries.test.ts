@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EntryIterator, type EntrySnapshot, SortedEntries } from './sorted-entries.js';
+
+/** The (key, entry numbers) groups an iterator yields. */
+function all(snap: EntrySnapshot, start: string, end: string | undefined, reverse: boolean): [string, number[]][] {
+  const out: [string, number[]][] = [];
+  for (const it = new EntryIterator(snap, start, end, reverse); it.next(); ) out.push([it.key, [...it.group]]);
+  return out;
+}
+
+/** What the first `n` entries should yield: distinct keys in order, each with its entry numbers ascending. */
+function expected(keys: readonly string[], n: number, start: string, end: string | undefined, reverse: boolean): [string, number[]][] {
+  const groups = new Map<string, number[]>();
+  keys.slice(0, n).forEach((k, i) => {
+    if (k >= start && (end === undefined || k < end)) groups.set(k, [...(groups.get(k) ?? []), i]);
+  });
+  const out = [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  return reverse ? out.reverse() : out;
+}
+
+class Appender {
+  readonly keys: string[] = [];
+  readonly sorted = new SortedEntries(this.keys);
+  add(k: string): void {
+    this.keys.push(k);
+    this.sorted.appended();
+  }
+}
+
+describe('SortedEntries', () => {
+  it('groups repeated keys in arrival order, iterates any range both ways, and snapshots stay frozen', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', '\x00', '\xff'), maxLength: 4 }), { maxLength: 1500 }),
+        fc.string({ maxLength: 3 }),
+        fc.option(fc.string({ maxLength: 3 }), { nil: undefined }),
+        fc.nat(),
+        (keys, start, end, cut) => {
+          const s = new Appender();
+          const at = keys.length === 0 ? 0 : cut % keys.length;
+          for (const k of keys.slice(0, at)) s.add(k);
+          const snap = s.sorted.snapshot();
+          // One sort so far: the count of distinct keys is exact.
+          expect(s.sorted.distinct).toBe(new Set(keys.slice(0, at)).size);
+          for (const k of keys.slice(at)) s.add(k);
+          for (const reverse of [false, true]) {
+            expect(all(snap, start, end, reverse)).toEqual(expected(keys, at, start, end, reverse));
+            expect(all(s.sorted.snapshot(), start, end, reverse)).toEqual(expected(keys, keys.length, start, end, reverse));
+          }
+          // Across runs not yet merged, a key counts once per run: a bound, never an undercount.
+          expect(s.sorted.distinct).toBeGreaterThanOrEqual(new Set(keys).size);
+          expect(s.sorted.distinct).toBeLessThanOrEqual(keys.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('SortedEntries at scale', () => {
+  it('keeps 40,000 random entries in order across several runs, with repeats and snapshots taken along the way', () => {
+    let seed = 12345;
+    const rand = (): number => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    const s = new Appender();
+    const snaps: { snap: EntrySnapshot; n: number }[] = [];
+    while (s.keys.length < 40_000) {
+      // One write in ten goes to a row written before, possibly in an older run.
+      const k = s.keys.length > 0 && rand() < 0.1 ? s.keys[Math.floor(rand() * s.keys.length)]! : `k${Math.floor(rand() * 1e9).toString(36)}`;
+      s.add(k);
+      if (s.keys.length % 9_999 === 0) snaps.push({ snap: s.sorted.snapshot(), n: s.keys.length });
+    }
+    expect(all(s.sorted.snapshot(), '', undefined, false)).toEqual(expected(s.keys, s.keys.length, '', undefined, false));
+    const distinct = new Set(s.keys).size;
+    expect(s.sorted.distinct).toBeGreaterThanOrEqual(distinct);
+    // Most repeats meet in merges: the estimate stays close.
+    expect(s.sorted.distinct).toBeLessThan(distinct + (s.keys.length - distinct) / 2);
+    for (const { snap, n } of snaps) {
+      expect(all(snap, '', undefined, false)).toEqual(expected(s.keys, n, '', undefined, false));
+      expect(all(snap, 'k5', 'k8', true)).toEqual(expected(s.keys, n, 'k5', 'k8', true));
+    }
+  });
+});
