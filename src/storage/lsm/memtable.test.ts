@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Cell } from '../../model/cell.js';
 import type { StoreOp } from '../store.js';
 import { decodeFragment, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
-import { Memtable, MemRow } from './memtable.js';
+import { fragmentsOf, Memtable, MemRow } from './memtable.js';
 import { encodeBatch, fragmentOf } from './wal-batch.js';
 
 const op: fc.Arbitrary<StoreOp> = fc.oneof(
@@ -45,5 +45,54 @@ describe('MemRow.cellsAsOf', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('Memtable lookups and views', () => {
+  /** A fragment that names its write, so that results can be compared to the writes in order. */
+  const frag = (n: number): Buffer => Buffer.from(`w${n}`);
+  const names = (v: ReturnType<Memtable['get']>): string[] => (v === undefined ? [] : fragmentsOf(v).map((b) => b.toString()));
+
+  it('agree with the writes in arrival order while the lookup index catches up a few entries at a time', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof({ weight: 4, arbitrary: fc.record({ add: fc.constantFrom('a', 'b', 'c', 'd', 'e', '\x00', '\xff') }) }, { weight: 1, arbitrary: fc.record({ get: fc.constantFrom('a', 'c', 'e', 'z') }) }, { weight: 1, arbitrary: fc.constant({ view: true }) }), {
+          maxLength: 300,
+        }),
+        fc.integer({ min: 1, max: 9 }),
+        (steps, chunk) => {
+          const mem = new Memtable(chunk);
+          const model = new Map<string, string[]>();
+          let n = 0;
+          for (const step of steps) {
+            if ('add' in step) {
+              n++;
+              mem.add(step.add, frag(n), n, n);
+              model.set(step.add, [...(model.get(step.add) ?? []), `w${n}`]);
+            } else if ('get' in step) {
+              expect(names(mem.get(step.get))).toEqual(model.get(step.get) ?? []);
+            } else {
+              const seen: [string, string[]][] = [];
+              for (const c = mem.view().all(); c.next(); ) seen.push([c.key, names(c.value)]);
+              expect(seen).toEqual([...model].sort((x, y) => (x[0] < y[0] ? -1 : 1)));
+            }
+          }
+          expect(mem.empty).toBe(n === 0);
+          // Once every entry is indexed, the row count is exact.
+          for (let i = 0; i < steps.length; i++) mem.get('z');
+          expect(mem.size).toBe(model.size);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a first lookup into a large memtable indexes only a bounded part of it', () => {
+    const mem = new Memtable(1000);
+    for (let i = 0; i < 20_000; i++) mem.add(`k${i % 15_000}`, frag(i), i + 1, i + 1);
+    // Entries of k3 and k14999 lie beyond the first 1,000: found in the sorted runs and the tail.
+    expect(names(mem.get('k3'))).toEqual(['w3', 'w15003']);
+    expect(names(mem.get('k14999'))).toEqual(['w14999']);
+    expect(mem['indexed']).toBe(2000);
   });
 });

@@ -68,6 +68,20 @@ export class SortedEntries {
     return this.cached;
   }
 
+  /** The numbers of the entries at or after `from` whose key is `key`, ascending. */
+  find(key: ByteString, from: number): number[] {
+    const out: number[] = [];
+    for (const run of this.runs) {
+      for (let p = lowerBound(run.keys, key); run.keys[p] === key; p++) {
+        const e = run.entries[p]!;
+        if (e >= from) out.push(e);
+      }
+    }
+    const keys = this.keys;
+    for (let i = Math.max(from, this.sealed); i < keys.length; i++) if (keys[i] === key) out.push(i);
+    return out;
+  }
+
   /** Sorts the tail into a run of its own, then merges runs to keep their sizes falling geometrically. */
   private seal(): void {
     const end = this.keys.length;
