@@ -25,7 +25,7 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.js';
-import { cpuSeconds, minorFaults } from './servers/proc-stats.js';
+import { cpuSeconds, minorFaults, untilIdle } from './servers/proc-stats.js';
 import { EMULATOR_BIN } from './servers/targets.js';
 import { GROUP_ROWS, ValuePool, groupPrefix, rowKey } from './workloads/dataset.js';
 import { INSTANCE, createTable, loadRows, nodeClient } from './workloads/node-client.js';
@@ -109,14 +109,6 @@ async function waitForServer(): Promise<void> {
   throw new Error('the server did not answer within 10 s');
 }
 
-/** Waits (up to 60 s) until the server has used under 2% of a core for a second: its background work is done. */
-async function untilIdle(): Promise<void> {
-  for (let i = 0; i < 60; i++) {
-    const c0 = cpuSeconds(pid!);
-    await new Promise((r) => setTimeout(r, 1000));
-    if (cpuSeconds(pid!) - c0 < 0.02) return;
-  }
-}
 
 /** Runs `op` in `lanes` closed loops for `secs` seconds; returns the operations done. */
 async function closedLoop(lanes: number, secs: number, op: (lane: number, i: number) => Promise<void>): Promise<number> {
@@ -157,7 +149,7 @@ async function main(): Promise<void> {
       op = async (lane, i) => void (await table.row(key(lane, i)).filter({ column: 'v' }, { onMatch: mutation(i), onNoMatch: mutation(i) }));
     } else {
       await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
-      await untilIdle();
+      await untilIdle(pid!);
       const groups = Math.max(1, Math.floor(rows / GROUP_ROWS));
       // 100 rows: a prefix of one group, or a range from a row that is not group-aligned.
       const request = (lane: number, i: number): object => {
@@ -202,8 +194,13 @@ async function main(): Promise<void> {
   const clientMain = (threadCpu(process.pid).get('main') ?? 0) - clientMain0;
   const clientCpu = (clientUsage.user + clientUsage.system) / 1e6;
   const threads = threadCpu();
+  // Work a load leaves behind (flushes, compactions) is the load's too: how much is still to come.
+  let after = '';
+  if (workload === 'load') {
+    after = `; then ${(((await untilIdle(pid!)) * 1e6) / ops).toFixed(1)} µs per row of background work after the last write was acknowledged`;
+  }
   console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
-  console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy), ${(faults / ops).toFixed(3)} minor page faults per ${unit}`);
+  console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy), ${(faults / ops).toFixed(3)} minor page faults per ${unit}${after}`);
   console.log(`client CPU (this process, the Node client): ${((clientCpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(clientCpu / wall).toFixed(2)} cores busy, its event loop ${((100 * clientMain) / wall).toFixed(0)}%)`);
   console.log(
     `machine: ${((machine.busy - machine0.busy) / wall).toFixed(2)} of ${os.cpus().length} cores busy (${((machine.iowait - machine0.iowait) / wall).toFixed(2)} in iowait, ${((machine.irq - machine0.irq) / wall).toFixed(2)} in interrupts)`,

@@ -59,3 +59,18 @@ function statusField(pid: number, field: string): number {
   if (m === null) throw new Error(`/proc/${pid}/status has no ${field} line`);
   return Number(m[1]) * 1024;
 }
+
+/**
+ * Waits until the process has used under 2% of a core for a second (its
+ * background work, such as flushes and compactions, is done), at most
+ * `maxSeconds`; returns the CPU seconds it used meanwhile.
+ */
+export async function untilIdle(pid: number, maxSeconds = 60): Promise<number> {
+  const start = cpuSeconds(pid);
+  for (let i = 0; i < maxSeconds; i++) {
+    const c0 = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (cpuSeconds(pid) - c0 < 0.02) break;
+  }
+  return cpuSeconds(pid) - start;
+}
