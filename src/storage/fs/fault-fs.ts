@@ -92,6 +92,19 @@ class FaultWritableFile implements WritableFile {
     if (fate === 'error') throw new InjectedFault('append', this.path);
     this.inner.append(data);
   }
+  get length(): number {
+    return this.inner.length;
+  }
+  extend(length: number): void {
+    // Zeros are writes too: they fail (or tear) as appends do.
+    const fate = this.policy('append', this.path);
+    if (fate === 'short') {
+      this.inner.extend(this.inner.length + ((length - this.inner.length) >> 1));
+      throw new InjectedFault('append', this.path);
+    }
+    if (fate === 'error') throw new InjectedFault('append', this.path);
+    this.inner.extend(length);
+  }
   async sync(): Promise<void> {
     if (this.policy('sync', this.path) !== undefined) throw new InjectedFault('sync', this.path);
     await this.inner.sync();

@@ -89,6 +89,26 @@ describe.each(implementations)('FileSystem conformance: %s', (_name, make) => {
     expect(() => fs.reuse('missing')).toThrow(expect.objectContaining({ code: 'NotFound' }));
   });
 
+  it('extend writes zeros past the end without moving the append position; appends then write over them', async () => {
+    const fs = make();
+    const f = fs.create('x');
+    f.append(Buffer.from('abc'));
+    f.extend(10);
+    expect(f.size).toBe(3);
+    expect(f.length).toBe(10);
+    await f.sync();
+    f.append(Buffer.from('de'));
+    await f.sync();
+    f.extend(8); // already that long: nothing
+    expect(f.length).toBe(10);
+    expect(() => f.extend(20)).toThrow(/extend/); // the append position is inside the file
+    f.close();
+    expect(fs.readFile('x')).toEqual(Buffer.concat([Buffer.from('abcde'), Buffer.alloc(5)]));
+    const r = fs.reuse('x');
+    expect([r.size, r.length]).toEqual([0, 10]);
+    r.close();
+  });
+
   it('create replaces an existing file', () => {
     const fs = make();
     const a = fs.create('x');

@@ -56,6 +56,17 @@ export interface WritableFile {
   readonly size: number;
   /** Writes bytes at the handle's position and advances it (not yet durable). The caller may reuse `data` once it returns. */
   append(data: Uint8Array): void;
+  /** The file's length in bytes: at least `size` (a reused file keeps its old bytes past the writes). */
+  readonly length: number;
+  /**
+   * Writes zeros from the end of the file up to `length` bytes (nothing if it
+   * is that long already), without moving the append position: later appends
+   * write over them. Only while the append position is at the end of the
+   * file, and not durable until a sync. A commit log extends its file ahead
+   * of its writes so that most syncs do not change the file's size (on ext4
+   * a size change makes fdatasync commit the journal too).
+   */
+  extend(length: number): void;
   /** Makes everything appended so far durable. */
   sync(): Promise<void>;
   close(): void;

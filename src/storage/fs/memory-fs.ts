@@ -218,6 +218,14 @@ class MemWritableFile implements WritableFile {
     this.inode.write(this.size, data);
     this.size += data.byteLength;
   }
+  get length(): number {
+    return this.inode.length;
+  }
+  extend(length: number): void {
+    if (length <= this.inode.length) return;
+    if (this.size !== this.inode.length) throw new Error(`MemoryFileSystem: extend of ${this.path} while appending inside it`);
+    this.inode.write(this.inode.length, Buffer.alloc(length - this.inode.length));
+  }
   async sync(): Promise<void> {
     this.inode.sync();
   }

@@ -8,11 +8,12 @@ export function createNodeFileSystem(root: string): FileSystem {
   const abs = (p: string): string => nodePath.resolve(root, p);
   return {
     create(path) {
-      return new NodeWritableFile(path, fs.openSync(abs(path), 'w'));
+      return new NodeWritableFile(path, fs.openSync(abs(path), 'w'), 0);
     },
     reuse(path) {
       try {
-        return new NodeWritableFile(path, fs.openSync(abs(path), 'r+'));
+        const fd = fs.openSync(abs(path), 'r+');
+        return new NodeWritableFile(path, fd, fs.fstatSync(fd).size);
       } catch (e) {
         throw ioError('open', path, e);
       }
@@ -119,6 +120,9 @@ export class SyncPlacement {
 /** One disk, one placement for all its files. */
 const placement = new SyncPlacement();
 
+/** Zeros for NodeWritableFile.extend, written in pieces of this size. */
+const ZEROS = Buffer.alloc(256 * 1024);
+
 class NodeWritableFile implements WritableFile {
   size = 0;
   private syncedSize = 0;
@@ -126,11 +130,25 @@ class NodeWritableFile implements WritableFile {
   constructor(
     readonly path: string,
     private readonly fd: number,
+    public length: number,
   ) {}
   append(data: Uint8Array): void {
-    let off = 0;
-    while (off < data.byteLength) off += fs.writeSync(this.fd, data, off, data.byteLength - off, this.size + off);
+    this.write(data, this.size);
     this.size += data.byteLength;
+    if (this.size > this.length) this.length = this.size;
+  }
+  extend(length: number): void {
+    if (length <= this.length) return;
+    if (this.size !== this.length) throw new Error(`extend of ${this.path} while appending inside it (at ${this.size} of ${this.length} bytes)`);
+    while (this.length < length) {
+      const n = Math.min(ZEROS.length, length - this.length);
+      this.write(ZEROS.subarray(0, n), this.length);
+      this.length += n;
+    }
+  }
+  private write(data: Uint8Array, at: number): void {
+    let off = 0;
+    while (off < data.byteLength) off += fs.writeSync(this.fd, data, off, data.byteLength - off, at + off);
   }
   sync(): Promise<void> {
     const started = performance.now();

@@ -71,6 +71,8 @@ const SST_DIR = 'sst';
  * than appending new ones. Each costs up to --wal-file-size of disk.
  */
 const SPARE_WAL_FILES = 2;
+/** How far a commit log's file is extended with zeros ahead of its writes (see LogWriter). */
+const WAL_EXTEND_BYTES = 1024 * 1024;
 
 interface PendingPublish {
   readonly seq: number;
@@ -284,7 +286,7 @@ export class DiskEngine implements StorageEngine {
       void previous.finally(() => old.close()).catch(() => undefined);
     }
     // Nothing reaches the new log before the old one is durable: a crash leaves a prefix of the writes.
-    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number), previous);
+    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number), previous, Math.min(WAL_EXTEND_BYTES, this.config.walFileBytes));
     this.walNumber = number;
   }
 

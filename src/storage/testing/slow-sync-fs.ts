@@ -14,6 +14,10 @@ export function slowSyncFile(f: WritableFile, wait: (path: string) => Promise<vo
       return f.size;
     },
     append: (d) => f.append(d),
+    get length() {
+      return f.length;
+    },
+    extend: (n) => f.extend(n),
     sync: async () => {
       await wait(f.path);
       await f.sync();

@@ -29,6 +29,10 @@
  * a damaged record, only sync markers naming this log count (found by
  * searching for the 4-byte number; see below).
  *
+ * A commit-log file may end in zeros: the writer extends new files with
+ * zeros ahead of its writes (LogWriter), and replay ends where only zeros
+ * remain.
+ *
  * Sync markers (recyclable framing only): a record whose length field has
  * bit 31 set is a marker, not a batch; its 6-byte payload is the file offset
  * up to which the log was durable (covered by a completed fdatasync) when

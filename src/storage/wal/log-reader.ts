@@ -33,6 +33,9 @@ export function replayLog(fs: FileSystem, path: string, log?: number): ReplayRes
     const r = log === undefined ? decodeRecord(data, offset) : decodeRecyclableRecord(data, offset, log);
     if (r.kind === 'end' || r.kind === 'stale') return { records, validBytes: offset, tornTail: false };
     if (r.kind === 'bad') {
+      // Zeros to the end: the log's file was extended ahead of its writes (LogWriter), or the
+      // unsynced pages past its last write never reached the disk. Either way nothing follows.
+      if (allZero(data, offset)) return { records, validBytes: offset, tornTail: false };
       if (log === undefined ? validRecordAfter(data, offset) : syncedPastRecyclable(data, offset, log)) {
         const what = log === undefined ? 'valid records follow it' : 'a later sync marker says it had been synced';
         throw dataLoss(`commit log ${path} is corrupt at offset ${offset} (${r.reason}) and ${what}`);
@@ -42,4 +45,9 @@ export function replayLog(fs: FileSystem, path: string, log?: number): ReplayRes
     if (r.kind === 'record') records.push(r.payload);
     offset = r.next;
   }
+}
+
+function allZero(data: Buffer, from: number): boolean {
+  for (let i = from; i < data.length; i++) if (data[i] !== 0) return false;
+  return true;
 }

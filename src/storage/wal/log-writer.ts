@@ -38,11 +38,19 @@ export class LogWriter {
    * loss leaves a prefix of the write sequence across log files, never a
    * later log's records without an earlier log's lost tail (RocksDB syncs
    * closed logs for the same reason). If it rejects, this log fails too.
+   *
+   * `extendBy`, when positive: whenever a group grows the file, zeros are
+   * written after it up to `extendBy` bytes past the group (WritableFile.extend),
+   * so the syncs of the following groups write into the file without changing
+   * its size. On ext4 here, a 1 KiB write + fdatasync that grows the file
+   * costs ~110 µs of CPU and ~270 µs, one inside the file ~63 µs and ~185 µs
+   * (a throwaway loop of 2,000 each). Replay ends at the zeros.
    */
   constructor(
     private readonly file: WritableFile,
     private readonly syncMarker?: (syncedThrough: number) => Buffer,
     private previous?: Promise<void>,
+    private readonly extendBy = 0,
   ) {
     // Its failure is handled when the first group is written (it fails that group), maybe not at once.
     previous?.catch(() => undefined);
@@ -132,6 +140,7 @@ export class LogWriter {
     const end = this.bytesSinceOpen;
     try {
       this.file.append(records.length === 1 ? records[0]! : Buffer.concat(records));
+      if (this.extendBy > 0 && this.file.size >= this.file.length) this.file.extend(this.file.size + this.extendBy);
     } catch (e) {
       const err = this.poison(e);
       for (const w of batch) w.reject(err);
