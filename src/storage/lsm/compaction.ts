@@ -33,10 +33,19 @@ const MAX_FILES_PER_MERGE = 32;
 class Slicer {
   private start = performance.now();
   constructor(private readonly millis: number) {}
-  async maybeYield(): Promise<void> {
-    if (performance.now() - this.start < this.millis) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.start = performance.now();
+  /**
+   * A promise to await when the slice is used up, else undefined: callers
+   * await only then (`await` of a value still suspends the loop for a
+   * microtask, allocating ~0.5 KB per row; half the garbage of a flush).
+   */
+  maybeYield(): Promise<void> | undefined {
+    if (performance.now() - this.start < this.millis) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.start = performance.now();
+        resolve();
+      }),
+    );
   }
 }
 
@@ -99,7 +108,8 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
           value = w.view();
         }
         writer.add(key, value);
-        await slicer.maybeYield();
+        const pause = slicer.maybeYield();
+        if (pause !== undefined) await pause;
       }
     });
     if (written === ABANDONED) return;
@@ -189,7 +199,8 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
           if (!major || (gc === undefined && fragmentHasOnlyPuts(value, inputs[only]!.where))) {
             writer.add(key, value);
             it.next();
-            await slicer.maybeYield();
+            const pause = slicer.maybeYield();
+            if (pause !== undefined) await pause;
             continue;
           }
         }
@@ -206,7 +217,8 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
           encodeEntries(w, merged);
           writer.add(key, w.view());
         }
-        await slicer.maybeYield();
+        const pause = slicer.maybeYield();
+        if (pause !== undefined) await pause;
       }
     });
     if (written === ABANDONED) return;

@@ -128,7 +128,7 @@ export class MemCursor {
       return false;
     }
     this.key = it.key;
-    this.value = this.table.valueOf(it.key, it.group);
+    this.value = this.table.valueOf(it.key, it.group, it.count);
     return true;
   }
 }
@@ -267,14 +267,17 @@ export class Memtable {
     return row;
   }
 
-  /** A row's value from its entries (ascending), for a cursor: its only fragment, or a MemRow. */
-  valueOf(key: ByteString, entries: readonly number[]): MemValue {
-    return entries.length === 1 ? this.span(entries[0]!) : this.rowOf(key, entries);
+  /** A row's value from its first `count` entries (ascending), for a cursor: its only fragment, or a MemRow. */
+  valueOf(key: ByteString, entries: readonly number[], count = entries.length): MemValue {
+    return count === 1 ? this.span(entries[0]!) : this.rowOf(key, entries, count);
   }
 
-  private rowOf(key: ByteString, entries: readonly number[]): MemRow {
+  private rowOf(key: ByteString, entries: readonly number[], count = entries.length): MemRow {
     const row = new MemRow(key);
-    for (const i of entries) row.push(this.span(i), this.lastSeqs[i]!);
+    for (let n = 0; n < count; n++) {
+      const i = entries[n]!;
+      row.push(this.span(i), this.lastSeqs[i]!);
+    }
     return row;
   }
 

@@ -5,7 +5,7 @@ import { EntryIterator, type EntrySnapshot, SortedEntries } from './sorted-entri
 /** The (key, entry numbers) groups an iterator yields. */
 function all(snap: EntrySnapshot, start: string, end: string | undefined, reverse: boolean): [string, number[]][] {
   const out: [string, number[]][] = [];
-  for (const it = new EntryIterator(snap, start, end, reverse); it.next(); ) out.push([it.key, [...it.group]]);
+  for (const it = new EntryIterator(snap, start, end, reverse); it.next(); ) out.push([it.key, it.group.slice(0, it.count)]);
   return out;
 }
 

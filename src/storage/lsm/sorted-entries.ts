@@ -162,8 +162,9 @@ export function lowerBound(keys: readonly ByteString[], key: ByteString): number
  */
 export class EntryIterator {
   key: ByteString = '';
-  /** The current key's entry numbers, ascending. */
+  /** The current key's entry numbers, ascending: the first `count` (the array is reused, never shrunk: no allocation per key). */
   readonly group: number[] = [];
+  count = 0;
   private readonly pos: number[];
 
   constructor(
@@ -186,20 +187,23 @@ export class EntryIterator {
       if (k === undefined) continue;
       if (key === undefined || (reverse ? k > key : k < key)) key = k;
     }
-    this.group.length = 0;
+    this.count = 0;
     if (key === undefined || (reverse ? key < this.start : this.end !== undefined && key >= this.end)) return false;
     const step = reverse ? -1 : 1;
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r]!;
       let p = pos[r]!;
       while (run.keys[p] === key) {
-        this.group.push(run.entries[p]!);
+        this.group[this.count++] = run.entries[p]!;
         p += step;
       }
       pos[r] = p;
     }
     // Runs are in arrival order and sorted by arrival within a key, so only a reverse walk needs this.
-    if (reverse && this.group.length > 1) this.group.sort((a, b) => a - b);
+    if (reverse && this.count > 1) {
+      const sorted = this.group.slice(0, this.count).sort((a, b) => a - b);
+      for (let i = 0; i < sorted.length; i++) this.group[i] = sorted[i]!;
+    }
     this.key = key;
     return true;
   }
