@@ -196,7 +196,8 @@ async function main(): Promise<void> {
   const threads = threadCpu();
   // Work a load leaves behind (flushes, compactions) is the load's too: how much is still to come.
   let after = '';
-  if (workload === 'load') {
+  // (Not under --prof: the sampling profiler keeps the server from ever looking idle.)
+  if (workload === 'load' && !values.prof) {
     after = `; then ${(((await untilIdle(pid!)) * 1e6) / ops).toFixed(1)} µs per row of background work after the last write was acknowledged`;
   }
   console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);

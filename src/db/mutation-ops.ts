@@ -21,6 +21,9 @@ export function needsCurrentRow(mutations: readonly Mutation[]): boolean {
  * it as we go, so two AddToCells on one cell both count.
  */
 export function storeOpsFor(schema: Schema, mutations: readonly Mutation[], nowMicros: number, current: readonly Cell[] | undefined): StoreOp[] {
+  // The bulk-load case, one SetCell: an array of exactly one (a push into [] allocates room for 17).
+  const only = mutations.length === 1 ? mutations[0]! : undefined;
+  if (only?.kind === 'setCell') return [{ kind: 'put', family: only.family, qualifier: only.qualifier, timestamp: only.timestamp === SERVER_TIME ? nowMicros : only.timestamp, value: only.value }];
   const ops: StoreOp[] = [];
   let working = current;
   for (const m of mutations) {

@@ -147,7 +147,7 @@ function readEntryField(r: Reader, k: number, keyKey: number, mutationKey: numbe
   } else if (k === mutationKey) {
     const end = readLengthEnd(r);
     entry.sent++;
-    entry.error = decodeMutationInto(r, end, entry.mutations, entry.error);
+    entry.error = decodeMutationInto(r, end, entry, entry.error);
   } else {
     return false;
   }
@@ -175,10 +175,14 @@ function decodeEntry(r: Reader, end: number): DecodedEntry {
  * Decodes one Mutation in [r.pos, end) and appends it. A semantic problem is
  * returned as the entry's (first) error and the rest of the mutation skipped.
  */
-function decodeMutationInto(r: Reader, end: number, out: Mutation[], error: TabletopError | undefined): TabletopError | undefined {
+function decodeMutationInto(r: Reader, end: number, entry: Mutable<DecodedEntry>, error: TabletopError | undefined): TabletopError | undefined {
   try {
     const m = decodeMutation(r, end);
-    if (m !== undefined) out.push(m);
+    // A first mutation gets an array of exactly one (a push into [] allocates room for 17): most entries have one.
+    if (m !== undefined) {
+      if (entry.mutations.length === 0) entry.mutations = [m];
+      else entry.mutations.push(m);
+    }
     return error;
   } catch (e) {
     if (!isTabletopError(e)) throw e;

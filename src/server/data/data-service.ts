@@ -84,13 +84,13 @@ export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, met
       checkMutationCount(req.mutationCount);
       env.metrics.mutations += req.mutationCount;
       const results: (TabletopError | undefined)[] = new Array<TabletopError | undefined>(req.entries.length).fill(undefined);
-      const toApply: { key: string; mutations: DecodedMutateRows['entries'][number]['mutations'] }[] = [];
+      const toApply: DecodedMutateRows['entries'][number][] = [];
       const positions: number[] = [];
       req.entries.forEach((e, i) => {
         if (e.error !== undefined) results[i] = e.error;
         else if (e.sent > 0 && e.mutations.length === 0) results[i] = undefined;
         else {
-          toApply.push({ key: e.key, mutations: e.mutations });
+          toApply.push(e);
           positions.push(i);
         }
       });
