@@ -32,3 +32,13 @@ export function appendZeros(file: string, bytes: number): void {
     closeSync(fd);
   }
 }
+
+/** Overwrites `count` bytes at `offset` with zeros (a write that never landed in a file already that long). */
+export function zeroBytes(file: string, offset: number, count: number): void {
+  const fd = openSync(file, 'r+');
+  try {
+    writeSync(fd, Buffer.alloc(count), 0, count, offset);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bigtable, Table } from '@google-cloud/bigtable';
 import { nodeClient } from '../harness/node-client.js';
-import { appendZeros, cutTail, flipBytes } from './damage.js';
+import { appendZeros, cutTail, flipBytes, zeroBytes } from './damage.js';
 import { readDataDir, walFiles, walRecords } from './data-dir.js';
 import { type DurableServer, startDurable } from './durable-server.js';
 
@@ -20,6 +20,11 @@ import { type DurableServer, startDurable } from './durable-server.js';
  * own group, and the sync marker of every later group proves the earlier
  * ones were synced: docs/format/commit-log.md.)
  * Zeros after the manifest's last record are a torn tail too.
+ *
+ * The log writer extends a new log file with zeros ahead of its writes
+ * (docs/format/commit-log.md), so the last record is followed by zeros: a
+ * torn last record is either cut short at the end of the file (a file that
+ * was not extended) or partly zeros inside the extended file.
  *
  * The memtable is left at its default size (64 MiB), so nothing is flushed
  * before the kill and every write of a round is only in the commit log.
@@ -52,7 +57,7 @@ describe('torn commit-log and manifest tails after kill -9', () => {
    * acknowledged), then kills the server. Returns the commit log holding
    * the round and the length of its last record (the tail's).
    */
-  const roundThenKill = async (): Promise<{ log: string; tailKey: string; tailValue: Buffer; lastRecordBytes: number }> => {
+  const roundThenKill = async (): Promise<{ log: string; tailKey: string; tailValue: Buffer; lastRecordBytes: number; validBytes: number }> => {
     round++;
     for (let i = 0; i < 40; i++) {
       const key = `r${round}-${String(i).padStart(3, '0')}`;
@@ -68,9 +73,11 @@ describe('torn commit-log and manifest tails after kill -9', () => {
     if (log === undefined) throw new Error(`no commit log in ${dataDir}`);
     const { records, validBytes, size, headerBytes } = walRecords(log);
     const last = records.at(-1);
-    expect(validBytes, `${log} should end with a whole record`).toBe(size);
+    // Past the last whole record, only the zeros the log was extended with.
+    expect(size, `${log} should be extended ahead of its last record`).toBeGreaterThan(validBytes);
+    expect(readFileSync(log).subarray(validBytes).every((b) => b === 0), `${log} should hold only zeros after its last record`).toBe(true);
     expect(last?.includes(Buffer.from(tailKey)), `the last record of ${log} should be the write of ${tailKey}`).toBe(true);
-    return { log, tailKey, tailValue, lastRecordBytes: (last?.length ?? 0) + headerBytes };
+    return { log, tailKey, tailValue, lastRecordBytes: (last?.length ?? 0) + headerBytes, validBytes };
   };
 
   const readAll = async (): Promise<Map<string, Buffer>> => {
@@ -97,8 +104,9 @@ describe('torn commit-log and manifest tails after kill -9', () => {
   });
 
   it('drops a last record cut short by a few bytes and keeps everything before it', async () => {
-    const { log, tailKey } = await roundThenKill();
-    cutTail(log, 3);
+    const { log, tailKey, validBytes } = await roundThenKill();
+    // The file ends 3 bytes before the end of the last record.
+    cutTail(log, statSync(log).size - (validBytes - 3));
     await start();
     const rows = await expectAllAcknowledged();
     // The cut record is gone as a whole; it was the only place the tail row lived.
@@ -107,8 +115,9 @@ describe('torn commit-log and manifest tails after kill -9', () => {
   });
 
   it('drops a last record of which only part of the header remains', async () => {
-    const { log, tailKey, lastRecordBytes } = await roundThenKill();
-    cutTail(log, lastRecordBytes - 5);
+    const { log, tailKey, lastRecordBytes, validBytes } = await roundThenKill();
+    // Inside the extended file: all but 5 bytes of the record's header never landed.
+    zeroBytes(log, validBytes - lastRecordBytes + 5, lastRecordBytes - 5);
     await start();
     const rows = await expectAllAcknowledged();
     expect(rows.has(tailKey)).toBe(false);
