@@ -13,6 +13,7 @@
  *   npx tsx bench/profile.ts writes --seconds 5 --memory
  *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan | full-scan
  *   npx tsx bench/profile.ts writes --emulator     (Google's emulator, as a baseline)
+ *   npx tsx bench/profile.ts writes --floor        (a do-nothing gRPC server on node:http2: the transport's floor)
  *
  * Scans wait after their load until the server is idle (its flushes and
  * compactions done), so that they measure reads alone.
@@ -23,6 +24,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.js';
 import { cpuSeconds, minorFaults, untilIdle } from './servers/proc-stats.js';
@@ -39,6 +41,7 @@ const { values, positionals } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     memory: { type: 'boolean', default: false },
     emulator: { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
     prof: { type: 'boolean', default: false },
     'prof-dir': { type: 'string', default: '.tmp/prof' },
     port: { type: 'string', default: '8099' },
@@ -47,6 +50,8 @@ const { values, positionals } = parseArgs({
 const workload = positionals[0] ?? 'load';
 const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan', 'range-scan', 'full-scan'];
 if (!KINDS.includes(workload)) throw new Error(`workload must be one of ${KINDS.join(', ')}, not "${workload}"`);
+if (values.floor && workload.endsWith('-scan')) throw new Error('--floor serves no reads: profile a load, writes, rmw or check-and-mutate');
+if (values.floor && values.emulator) throw new Error('--floor and --emulator are two different servers: pick one');
 const valueSize = Number(values.value);
 const rows = Number(values.rows);
 const seconds = Number(values.seconds);
@@ -65,10 +70,13 @@ const args = [
   ...(values.memory ? ['--in-memory'] : ['--data-dir', dataDir]),
   ...(process.env.SERVER_ARGS ? process.env.SERVER_ARGS.split(' ') : []),
 ];
-// --emulator profiles Google's emulator instead (a baseline for the per-thread and client figures).
+// --emulator profiles Google's emulator instead (a baseline for the per-thread and client figures);
+// --floor a server that only answers (servers/floor-server.ts): what the transport alone costs.
 const server = values.emulator
   ? spawn(EMULATOR_BIN, ['-host', 'localhost', '-port', values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
-  : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
+  : values.floor
+    ? spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
+    : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');
 const client = nodeClient(`localhost:${values.port}`);
@@ -200,7 +208,7 @@ async function main(): Promise<void> {
   if (workload === 'load' && !values.prof) {
     after = `; then ${(((await untilIdle(pid!)) * 1e6) / ops).toFixed(1)} µs per row of background work after the last write was acknowledged`;
   }
-  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
+  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values.floor ? 'transport floor' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
   console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy), ${(faults / ops).toFixed(3)} minor page faults per ${unit}${after}`);
   console.log(`client CPU (this process, the Node client): ${((clientCpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(clientCpu / wall).toFixed(2)} cores busy, its event loop ${((100 * clientMain) / wall).toFixed(0)}%)`);
   console.log(
