@@ -58,9 +58,13 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tabletop-profile-'));
-const args = [
+// SERVER_NODE_FLAGS (space-separated) replaces the server's V8 options, for experiments; the floor server gets them too.
+const nodeArgs = [
   ...(process.env.SERVER_NODE_FLAGS !== undefined ? process.env.SERVER_NODE_FLAGS.split(' ').filter((f) => f !== '') : SERVER_NODE_FLAGS),
   ...(values.prof ? ['--cpu-prof', '--cpu-prof-dir', values['prof-dir']] : []),
+];
+const args = [
+  ...nodeArgs,
   'dist/cli/main.js',
   'serve',
   '--port',
@@ -75,7 +79,7 @@ const args = [
 const server = values.emulator
   ? spawn(EMULATOR_BIN, ['-host', 'localhost', '-port', values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
   : values.floor
-    ? spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
+    ? spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
     : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');
