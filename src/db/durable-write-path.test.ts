@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
 import type { FileSystem } from '../storage/fs/file-system.js';
 import { slowSyncFs } from '../storage/testing/slow-sync-fs.js';
+import { createFaultFileSystem } from '../storage/fs/fault-fs.js';
 import { openDiskEngine } from '../storage/lsm/disk-engine.js';
-import { createTable, family, openDb, readAll } from './testing/db-fixture.js';
+import { createTable, family, openDb, readAll, set } from './testing/db-fixture.js';
 
 /** A filesystem whose syncs take `millis` and are counted, like a real disk's fsync. */
 function slowSyncs(millis: number): { fs: FileSystem; syncs: () => number } {
@@ -46,5 +47,28 @@ describe('the write path on the durable engine', () => {
     await write;
     expect((await readAll(f, name)).length).toBe(1);
     await f.db.close();
+  });
+
+  it('a failed commit-log sync fails every call that waited for it: one row, one tablet, two tablets', async () => {
+    let failSyncs = false;
+    const fs = createFaultFileSystem(new MemoryFileSystem(), (op, path) => (failSyncs && op === 'sync' && path.includes('wal/') ? 'error' : undefined));
+    const engine = await openDiskEngine({ fs, dir: 'db' });
+    const f = await openDb({ engine });
+    const name = await createTable(f, [family('cf')], { splits: ['m'] });
+    // The same three shapes succeed while syncs work.
+    await f.db.mutateRow(name, 'a0', [set('cf', 'q', 1000, 'x')]);
+    expect(await f.db.mutateRows(name, [{ key: 'b0', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'c0', mutations: [set('cf', 'q', 1000, 'x')] }])).toEqual([undefined, undefined]);
+    expect(await f.db.mutateRows(name, [{ key: 'd0', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'x0', mutations: [set('cf', 'q', 1000, 'x')] }])).toEqual([undefined, undefined]);
+    failSyncs = true;
+    const one = f.db.mutateRow(name, 'a', [set('cf', 'q', 1000, 'x')]);
+    const oneTablet = f.db.mutateRows(name, [{ key: 'b', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'c', mutations: [set('cf', 'q', 1000, 'x')] }]);
+    const twoTablets = f.db.mutateRows(name, [{ key: 'd', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'x', mutations: [set('cf', 'q', 1000, 'x')] }]);
+    await expect(one).rejects.toMatchObject({ message: expect.stringMatching(/injected I\/O error: sync/) });
+    for (const results of [await oneTablet, await twoTablets]) {
+      expect(results).toHaveLength(2);
+      for (const r of results) expect(r?.message).toMatch(/injected I\/O error: sync/);
+    }
+    failSyncs = false;
+    await f.db.close().catch(() => undefined);
   });
 });
