@@ -134,7 +134,7 @@ function h2Transport(opts: GrpcServerOptions, tables: ServiceTable[]): Transport
     logger: opts.logger,
     maxMessageBytes: tuning.maxMessageBytes,
     maxConcurrentStreams: tuning.maxConcurrentStreams,
-    maxSessionMemoryMiB: tuning.maxSessionMemoryMiB,
+    maxHeaderListBytes: tuning.maxHeaderListBytes,
     keepaliveTimeMillis: tuning.keepaliveTimeMillis,
     keepaliveTimeoutMillis: tuning.keepaliveTimeoutMillis,
     maxConnectionIdleMillis: tuning.maxConnectionIdleMillis,

@@ -4,7 +4,7 @@
  */
 export interface ServerTuning {
   /**
-   * What serves gRPC: 'h2' is tabletop's own transport on node:http2 (src/server/transport),
+   * What serves gRPC: 'h2' is tabletop's own HTTP/2 transport (src/server/transport),
    * 'grpc-js' the @grpc/grpc-js server. Both run the same handlers.
    */
   readonly transport: 'h2' | 'grpc-js';
@@ -28,10 +28,12 @@ export interface ServerTuning {
   readonly maxConnections: number;
   /** HTTP/2 concurrent streams per connection. */
   readonly maxConcurrentStreams: number;
+  /** Largest request header list (metadata) of the h2 transport, as SETTINGS_MAX_HEADER_LIST_SIZE counts it. */
+  readonly maxHeaderListBytes: number;
   /** Server keepalive ping interval and ack timeout. */
   readonly keepaliveTimeMillis: number;
   readonly keepaliveTimeoutMillis: number;
-  /** HTTP/2 session memory cap per connection, in MiB (grpc-js otherwise uses no cap). */
+  /** HTTP/2 session memory cap per connection of the grpc-js transport, in MiB (grpc-js otherwise uses no cap). */
   readonly maxSessionMemoryMiB: number;
   /** Connections idle this long are closed (clients reconnect transparently). */
   readonly maxConnectionIdleMillis: number;
@@ -61,6 +63,7 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   prefaceTimeoutMillis: 10_000,
   maxConnections: 4096,
   maxConcurrentStreams: 1000,
+  maxHeaderListBytes: 64 * 1024,
   keepaliveTimeMillis: 2 * 60 * 60 * 1000,
   keepaliveTimeoutMillis: 20_000,
   // Must exceed the largest message with room to spare: a 256 MiB MutateRows is legal.

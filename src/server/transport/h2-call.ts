@@ -1,8 +1,9 @@
 import { status as Status } from '@grpc/grpc-js';
-import http2, { type OutgoingHttpHeaders, type ServerHttp2Stream, type ServerStreamResponseOptions } from 'node:http2';
 import type { Logger } from '../logger.js';
 import type { CallBase, RequestMetadata, ServerStreamCall, UnaryCall } from '../rpc.js';
 import { ACCEPTED_ENCODINGS, type MessageEncoding, decompress } from './decompress.js';
+import { H2_CANCEL, type H2Stream, type StreamListener } from './h2/connection.js';
+import { encodeHeaderBlock } from './h2/hpack.js';
 import { FramingError, MessageDecoder, type RawMessage, framedMessage, messageHeader } from './message-framing.js';
 import type { Route } from './routes.js';
 import { percentEncodeStatusMessage } from './status-message.js';
@@ -16,7 +17,8 @@ import { percentEncodeStatusMessage } from './status-message.js';
  *
  * Trailers-only is used whenever the call ends before its first message (early
  * errors, an empty stream). When the call ends while the client is still
- * sending, the stream is then reset with NO_ERROR ("early server closure").
+ * sending, the connection then resets the stream with NO_ERROR ("early server
+ * closure").
  *
  * Cancellation: the stream closing before the status went out (client
  * RST_STREAM, connection lost, server shutdown) or the grpc-timeout deadline
@@ -25,8 +27,9 @@ import { percentEncodeStatusMessage } from './status-message.js';
  * otherwise the stream is reset with CANCEL (the client has given up anyway
  * and buffered messages are dropped).
  *
- * Backpressure: write() reports false once more than `highWaterBytes` are
- * queued on the stream; drained() settles when the queue empties.
+ * Backpressure: write() reports false once more than `highWaterBytes` wait
+ * on the stream for the client's flow-control windows or the socket;
+ * drained() settles when they have all gone.
  */
 
 export interface CallOptions {
@@ -39,60 +42,37 @@ export interface CallOptions {
 /** Messages up to this size are copied behind their header; larger ones go out as two writes. */
 const COPY_BELOW = 64 * 1024;
 
-const RESPONSE_HEADERS: OutgoingHttpHeaders = {
-  ':status': 200,
-  'content-type': 'application/grpc+proto',
-  'grpc-accept-encoding': ACCEPTED_ENCODINGS,
-};
-const WITH_TRAILERS: ServerStreamResponseOptions & { sendDate: boolean } = { waitForTrailers: true, sendDate: false };
-const END_STREAM: ServerStreamResponseOptions & { sendDate: boolean } = { endStream: true, sendDate: false };
-const OK_TRAILERS: OutgoingHttpHeaders = { 'grpc-status': '0' };
-const OK_TRAILERS_ONLY: OutgoingHttpHeaders = { ...RESPONSE_HEADERS, 'grpc-status': '0' };
+const RESPONSE_FIELDS: [string, string][] = [
+  [':status', '200'],
+  ['content-type', 'application/grpc+proto'],
+  ['grpc-accept-encoding', ACCEPTED_ENCODINGS],
+];
+const RESPONSE_HEADERS = encodeHeaderBlock(RESPONSE_FIELDS);
+const OK_TRAILERS = encodeHeaderBlock([['grpc-status', '0']]);
+const OK_TRAILERS_ONLY = encodeHeaderBlock([...RESPONSE_FIELDS, ['grpc-status', '0']]);
 
-function sendOkTrailers(this: ServerHttp2Stream): void {
-  this.sendTrailers(OK_TRAILERS);
-}
-
-/**
- * The stream's listeners are shared functions that find their call on the
- * stream, rather than closures made for every call.
- */
-const CALL = Symbol('tabletop.h2Call');
-type CallStream = ServerHttp2Stream & { [CALL]: H2Call };
-
-function onStreamData(this: CallStream, chunk: Buffer): void {
-  this[CALL].data(chunk);
-}
-function onStreamEnd(this: CallStream): void {
-  this[CALL].requestEnded();
-}
-function onStreamClose(this: CallStream): void {
-  this[CALL].streamClosed();
-}
-function onStreamDrain(this: CallStream): void {
-  this[CALL].drain();
-}
-
-/** The status headers of a non-OK end. */
-function statusHeaders(code: number, details: string): OutgoingHttpHeaders {
-  return { 'grpc-status': String(code), 'grpc-message': percentEncodeStatusMessage(details) };
+/** The status fields of a non-OK end. */
+function statusFields(code: number, details: string): [string, string][] {
+  return [
+    ['grpc-status', String(code)],
+    ['grpc-message', percentEncodeStatusMessage(details)],
+  ];
 }
 
 /**
  * Ends a stream at once with a trailers-only status (before any call object
- * exists: bad route, bad headers), resetting it if the client is still sending.
+ * exists: bad route, bad headers); `extra` are more response headers.
  */
-export function rejectStream(stream: ServerHttp2Stream, code: number, details: string, extra?: OutgoingHttpHeaders): void {
-  if (stream.closed || stream.destroyed) return;
-  stream.respond({ ...RESPONSE_HEADERS, ...statusHeaders(code, details), ...extra }, END_STREAM);
-  if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+export function rejectStream(stream: H2Stream, code: number, details: string, extra: readonly [string, string][] = []): void {
+  const fields = extra.length === 0 ? RESPONSE_FIELDS : RESPONSE_FIELDS.filter(([name]) => !extra.some(([n]) => n === name));
+  stream.headers(encodeHeaderBlock([...fields, ...statusFields(code, details), ...extra]), true);
 }
 
 function deadlinePassed(call: H2Call): void {
   call.deadlinePassed();
 }
 
-export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unknown, unknown>, CallBase {
+export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unknown, unknown>, CallBase, StreamListener {
   request: unknown = undefined;
   cancelled = false;
   /** Status sent (or being sent), or the stream is gone: nothing more may be written. */
@@ -106,20 +86,16 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
   private waiters: ((ok: boolean) => void)[] | undefined;
 
   constructor(
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: H2Stream,
     readonly metadata: RequestMetadata,
     private readonly route: Route,
     private readonly encoding: MessageEncoding,
     private readonly opts: CallOptions,
-    /** Called once when the stream closes. */
-    private readonly onStreamClosed: () => void,
   ) {}
 
   /** Starts reading the request; `timeoutMillis` is the grpc-timeout, if any. */
   start(timeoutMillis: number | undefined): void {
-    const stream = this.stream as CallStream;
-    stream[CALL] = this;
-    stream.on('close', onStreamClose);
+    this.stream.listener = this;
     if (timeoutMillis !== undefined) {
       if (timeoutMillis <= 0) {
         this.deadlinePassed();
@@ -128,20 +104,14 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
       // Past setTimeout's range (about 24.8 days) the deadline is as good as none.
       if (timeoutMillis < 2 ** 31 - 1) this.deadline = setTimeout(deadlinePassed, timeoutMillis, this);
     }
-    const handler = this.route.handler;
-    if (handler.kind === 'reject') {
-      this.runHandler();
-      return;
-    }
-    stream.on('data', onStreamData);
-    stream.on('end', onStreamEnd);
+    if (this.route.handler.kind === 'reject') this.runHandler();
   }
 
-  // --- reading the request (data and requestEnded are called by the stream's listeners) ---
+  // --- reading the request (data and requestEnded are called by the stream) ---
 
   /** A DATA chunk of the request. */
   data(chunk: Buffer): void {
-    if (this.ended) return;
+    if (this.ended || this.route.handler.kind === 'reject') return;
     if (this.decoder === undefined) {
       // Fast path: the chunk is exactly one whole message.
       const n = chunk.length;
@@ -173,7 +143,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
 
   /** The client half-closed: the request is complete. */
   requestEnded(): void {
-    if (this.ended) return;
+    if (this.ended || this.route.handler.kind === 'reject') return;
     const m = this.received;
     if (this.decoder?.partial === true) {
       this.fail(Status.INTERNAL, `Truncated request: the stream ended inside a message (${this.route.name})`);
@@ -246,10 +216,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     const payload = this.serialize(response);
     if (payload === undefined) return;
     if (!this.finishing()) return;
-    const stream = this.stream;
-    stream.respond(RESPONSE_HEADERS, WITH_TRAILERS);
-    stream.on('wantTrailers', sendOkTrailers);
-    stream.end(framedMessage(payload));
+    this.stream.respond(RESPONSE_HEADERS, messageHeader(payload.length), payload, OK_TRAILERS);
   }
 
   write(message: unknown): boolean {
@@ -258,54 +225,32 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     if (payload === undefined) return false;
     const stream = this.stream;
     if (!this.headersSent) {
-      if (stream.closed || stream.destroyed) return false;
+      if (stream.closed) return false;
       this.headersSent = true;
-      stream.respond(RESPONSE_HEADERS, WITH_TRAILERS);
+      stream.headers(RESPONSE_HEADERS, false);
     }
-    let ok: boolean;
-    if (payload.length < COPY_BELOW) {
-      ok = stream.write(framedMessage(payload));
-    } else {
-      stream.cork();
-      stream.write(messageHeader(payload.length));
-      ok = stream.write(payload);
-      stream.uncork();
-    }
-    return ok || stream.writableLength < this.opts.highWaterBytes;
+    const highWater = this.opts.highWaterBytes;
+    if (payload.length < COPY_BELOW) return stream.write(framedMessage(payload), highWater);
+    stream.write(messageHeader(payload.length), Infinity);
+    return stream.write(payload, highWater);
   }
 
   drained(): Promise<boolean> {
     if (this.ended) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      if (this.waiters === undefined) {
-        this.waiters = [];
-        this.stream.once('drain', onStreamDrain);
-      }
-      this.waiters.push(resolve);
-    });
+    if (this.stream.queuedBytes === 0) return Promise.resolve(true);
+    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
   }
 
   end(): void {
     if (!this.finishing()) return;
-    const stream = this.stream;
-    if (!this.headersSent) {
-      stream.respond(OK_TRAILERS_ONLY, END_STREAM);
-      return;
-    }
-    stream.on('wantTrailers', sendOkTrailers);
-    stream.end();
+    if (!this.headersSent) this.stream.headers(OK_TRAILERS_ONLY, true);
+    else this.stream.end(OK_TRAILERS);
   }
 
   fail(code: number, details: string): void {
     if (!this.finishing()) return;
-    const stream = this.stream;
-    if (!this.headersSent) {
-      rejectStream(stream, code, details);
-      return;
-    }
-    const trailers = statusHeaders(code, details);
-    stream.on('wantTrailers', () => stream.sendTrailers(trailers));
-    stream.end();
+    if (!this.headersSent) rejectStream(this.stream, code, details);
+    else this.stream.end(encodeHeaderBlock(statusFields(code, details)));
   }
 
   /** Marks the call ended; false when it already was or the stream can no longer carry a status. */
@@ -314,8 +259,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     this.ended = true;
     this.clearDeadline();
     this.settleWaiters(false);
-    const stream = this.stream;
-    return !(stream.closed || stream.destroyed);
+    return !this.stream.closed;
   }
 
   // --- cancellation (called by the deadline timer and the stream's listeners) ---
@@ -327,7 +271,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     if (this.headersSent) {
       this.ended = true;
       this.settleWaiters(false);
-      this.stream.close(http2.constants.NGHTTP2_CANCEL);
+      this.stream.reset(H2_CANCEL);
     } else {
       this.fail(Status.DEADLINE_EXCEEDED, 'Deadline exceeded');
     }
@@ -340,7 +284,6 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
       this.cancelled = true;
     }
     this.settleWaiters(false);
-    this.onStreamClosed();
   }
 
   drain(): void {

@@ -1,24 +1,27 @@
 import { status as Status } from '@grpc/grpc-js';
-import http2, { type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type net from 'node:net';
 import type { Logger } from '../logger.js';
 import { ACCEPTED_ENCODINGS, isSupportedEncoding } from './decompress.js';
 import { H2Call, rejectStream } from './h2-call.js';
+import { H2Connection, type H2Stream } from './h2/connection.js';
+import { type HeaderMap, encodeHeaderBlock } from './h2/hpack.js';
 import { HeaderMetadata } from './header-metadata.js';
 import { parseGrpcTimeout } from './grpc-timeout.js';
 import type { RouteTable } from './routes.js';
 import { SessionMonitor } from './session-monitor.js';
 
 /**
- * tabletop's gRPC transport: gRPC over HTTP/2 (PROTOCOL-HTTP2.md) served
- * directly on node:http2, without grpc-js's server machinery. Connections come
- * from tabletop's own listener (connection-guard.ts) through accept().
+ * tabletop's gRPC transport: gRPC over HTTP/2 (PROTOCOL-HTTP2.md) on
+ * tabletop's own HTTP/2 layer (h2/connection.ts), without node:http2 or
+ * grpc-js's server machinery. Connections come from tabletop's own listener
+ * (connection-guard.ts) through accept().
  *
  * Per stream: `:method` must be POST (else HTTP 405), `content-type`
  * application/grpc[+proto|;...] (else HTTP 415), `:path` a known method (else
  * UNIMPLEMENTED), `grpc-encoding` identity, gzip or deflate (else
  * UNIMPLEMENTED with grpc-accept-encoding), `grpc-timeout` well formed (else
- * INTERNAL); then an H2Call runs it.
+ * INTERNAL), the header list within maxHeaderListBytes (else
+ * RESOURCE_EXHAUSTED); then an H2Call runs it.
  *
  * Per connection (session-monitor.ts): keepalive pings, the idle limit, and
  * graceful shutdown (GOAWAY, calls finish within the grace period, then the
@@ -30,8 +33,8 @@ export interface H2TransportOptions {
   readonly logger: Logger;
   readonly maxMessageBytes: number;
   readonly maxConcurrentStreams: number;
-  /** HTTP/2 session memory cap per connection, in MiB. */
-  readonly maxSessionMemoryMiB: number;
+  /** Largest request header list (SETTINGS_MAX_HEADER_LIST_SIZE). */
+  readonly maxHeaderListBytes: number;
   readonly keepaliveTimeMillis: number;
   readonly keepaliveTimeoutMillis: number;
   readonly maxConnectionIdleMillis: number;
@@ -54,8 +57,11 @@ export interface H2Transport {
   shutdown(graceMillis: number): Promise<void>;
 }
 
-const ALLOW_POST = { ':status': 405, allow: 'POST' };
-const UNSUPPORTED_MEDIA = { ':status': 415 };
+const ALLOW_POST = encodeHeaderBlock([
+  [':status', '405'],
+  ['allow', 'POST'],
+]);
+const UNSUPPORTED_MEDIA = encodeHeaderBlock([[':status', '415']]);
 
 function isGrpcContentType(ct: string | undefined): boolean {
   if (ct === undefined || !ct.startsWith('application/grpc')) return false;
@@ -63,64 +69,38 @@ function isGrpcContentType(ct: string | undefined): boolean {
   return Number.isNaN(next) || next === 0x2b || next === 0x3b;
 }
 
-function ignoreStreamError(): void {
-  // A stream 'error' (the peer reset it with an error code, a write after it closed) is always
-  // followed by 'close', which H2Call turns into cancellation; the listener keeps it from being fatal.
-}
-
 export function createH2Transport(opts: H2TransportOptions): H2Transport {
-  const server = http2.createServer({
-    settings: {
-      maxConcurrentStreams: opts.maxConcurrentStreams,
-      initialWindowSize: opts.streamWindowBytes,
-    },
-    maxSessionMemory: opts.maxSessionMemoryMiB,
-  });
   const callOptions = { maxMessageBytes: opts.maxMessageBytes, highWaterBytes: opts.highWaterBytes, logger: opts.logger };
-  const monitors = new Map<ServerHttp2Session, SessionMonitor>();
+  const connectionOptions = {
+    maxConcurrentStreams: opts.maxConcurrentStreams,
+    streamWindowBytes: opts.streamWindowBytes,
+    connectionWindowBytes: opts.connectionWindowBytes,
+    maxHeaderListBytes: opts.maxHeaderListBytes,
+  };
+  const monitors = new Map<H2Connection, SessionMonitor>();
   let closing = false;
   let allClosed: (() => void) | undefined;
 
-  server.on('session', (session: ServerHttp2Session) => {
-    const monitor = new SessionMonitor(session, opts);
-    monitors.set(session, monitor);
-    session.on('close', () => {
-      monitor.dispose();
-      monitors.delete(session);
-      if (monitors.size === 0) allClosed?.();
-    });
-    // A session 'error' (protocol violation, socket failure) is followed by 'close'; its
-    // streams close too, and their calls see cancellation.
-    session.on('error', () => {});
-    session.setLocalWindowSize(opts.connectionWindowBytes);
-    if (closing) session.close();
-  });
-  server.on('sessionError', () => {});
-
-  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-    stream.on('error', ignoreStreamError);
-    const monitor = monitors.get(stream.session as ServerHttp2Session);
-    monitor?.streamOpened();
-    const closed = monitor === undefined ? noop : monitor.streamClosed;
-    if (headers[':method'] !== 'POST') return respondHttp(stream, ALLOW_POST, closed);
-    if (!isGrpcContentType(headers['content-type'])) return respondHttp(stream, UNSUPPORTED_MEDIA, closed);
-    const path = headers[':path'] ?? '';
+  function startCall(stream: H2Stream, headers: HeaderMap): void {
+    if (headers[':method'] !== 'POST') return stream.headers(ALLOW_POST, true);
+    if (!isGrpcContentType(single(headers['content-type']))) return stream.headers(UNSUPPORTED_MEDIA, true);
+    const path = single(headers[':path']) ?? '';
     const route = opts.routes.get(path);
-    if (route === undefined) return reject(stream, closed, Status.UNIMPLEMENTED, opts.routes.unknownPathMessage(path));
+    if (route === undefined) return rejectStream(stream, Status.UNIMPLEMENTED, opts.routes.unknownPathMessage(path));
     const encoding = single(headers['grpc-encoding']) ?? 'identity';
     if (!isSupportedEncoding(encoding)) {
-      return reject(stream, closed, Status.UNIMPLEMENTED, `Unsupported grpc-encoding "${encoding}": tabletop accepts ${ACCEPTED_ENCODINGS}`, {
-        'grpc-accept-encoding': ACCEPTED_ENCODINGS,
-      });
+      return rejectStream(stream, Status.UNIMPLEMENTED, `Unsupported grpc-encoding "${encoding}": tabletop accepts ${ACCEPTED_ENCODINGS}`, [
+        ['grpc-accept-encoding', ACCEPTED_ENCODINGS],
+      ]);
     }
     const timeoutHeader = single(headers['grpc-timeout']);
     let timeout: number | undefined;
     if (timeoutHeader !== undefined) {
       timeout = parseGrpcTimeout(timeoutHeader);
-      if (timeout === undefined) return reject(stream, closed, Status.INTERNAL, `Malformed grpc-timeout "${timeoutHeader}"`);
+      if (timeout === undefined) return rejectStream(stream, Status.INTERNAL, `Malformed grpc-timeout "${timeoutHeader}"`);
     }
-    new H2Call(stream, new HeaderMetadata(headers), route, encoding, callOptions, closed).start(timeout);
-  });
+    new H2Call(stream, new HeaderMetadata(headers), route, encoding, callOptions).start(timeout);
+  }
 
   return {
     accept(socket: net.Socket): void {
@@ -128,7 +108,27 @@ export function createH2Transport(opts: H2TransportOptions): H2Transport {
         socket.destroy();
         return;
       }
-      server.emit('connection', socket);
+      let monitor: SessionMonitor | undefined;
+      const connection = new H2Connection(socket, connectionOptions, {
+        stream(stream, headers) {
+          monitor?.streamOpened();
+          startCall(stream, headers);
+        },
+        oversizedHeaders(stream, listBytes) {
+          monitor?.streamOpened();
+          rejectStream(stream, Status.RESOURCE_EXHAUSTED, `Request headers of ${listBytes} bytes are larger than the maximum of ${opts.maxHeaderListBytes}`);
+        },
+        streamClosed() {
+          monitor?.streamClosed();
+        },
+        closed() {
+          monitor?.dispose();
+          monitors.delete(connection);
+          if (monitors.size === 0) allClosed?.();
+        },
+      });
+      monitor = new SessionMonitor(connection, opts);
+      monitors.set(connection, monitor);
     },
     get connections() {
       return monitors.size;
@@ -153,21 +153,7 @@ export function createH2Transport(opts: H2TransportOptions): H2Transport {
   };
 }
 
-function noop(): void {}
-
 /** A header's value; a repeated header's values joined with "," (which no single-valued header accepts). */
 function single(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v.join(',') : v;
-}
-
-function respondHttp(stream: ServerHttp2Stream, headers: http2.OutgoingHttpHeaders, closed: () => void): void {
-  stream.once('close', closed);
-  if (stream.closed || stream.destroyed) return;
-  stream.respond(headers, { endStream: true });
-  if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
-}
-
-function reject(stream: ServerHttp2Stream, closed: () => void, code: number, details: string, extra?: http2.OutgoingHttpHeaders): void {
-  stream.once('close', closed);
-  rejectStream(stream, code, details, extra);
 }

@@ -1,5 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http2';
 import type { RequestMetadata } from '../rpc.js';
+import type { HeaderMap } from './h2/hpack.js';
 
 /**
  * Request metadata read lazily from the HTTP/2 request headers: nothing is
@@ -11,7 +11,7 @@ import type { RequestMetadata } from '../rpc.js';
  * repeated in the request gives one value per occurrence.
  */
 export class HeaderMetadata implements RequestMetadata {
-  constructor(private readonly headers: IncomingHttpHeaders) {}
+  constructor(private readonly headers: HeaderMap) {}
 
   get(key: string): (string | Buffer)[] {
     const k = key.toLowerCase();

@@ -1,5 +1,3 @@
-import http2, { type ServerHttp2Session } from 'node:http2';
-
 /**
  * Watches one HTTP/2 connection:
  *  - keepalive: after `keepaliveTimeMillis` in which no call started, the
@@ -15,6 +13,18 @@ import http2, { type ServerHttp2Session } from 'node:http2';
  * each timer re-checks the state when it fires, so a busy connection costs no
  * timer work per call.
  */
+
+/** The connection a monitor watches (an H2Connection). */
+export interface MonitoredSession {
+  /** Sends a PING; the callback hears null on its ACK, an error if the connection closes first. False if it cannot be sent. */
+  ping(callback: (err: Error | null) => void): boolean;
+  /** GOAWAY; the connection closes once its calls are done. */
+  close(): void;
+  /** Closes at once, cancelling its calls. */
+  destroy(): void;
+  readonly closed: boolean;
+  readonly destroyed: boolean;
+}
 
 export interface SessionMonitorOptions {
   readonly keepaliveTimeMillis: number;
@@ -35,7 +45,7 @@ export class SessionMonitor {
   private disposed = false;
 
   constructor(
-    private readonly session: ServerHttp2Session,
+    private readonly session: MonitoredSession,
     private readonly opts: SessionMonitorOptions,
   ) {
     if (opts.keepaliveTimeMillis > 0 && opts.keepaliveTimeMillis <= MAX_DELAY) this.keepaliveTimer = unref(setTimeout(this.keepaliveTick, opts.keepaliveTimeMillis));
@@ -59,9 +69,7 @@ export class SessionMonitor {
       this.keepaliveTimer = unref(setTimeout(this.keepaliveTick, this.opts.keepaliveTimeMillis));
       return;
     }
-    let sent = false;
-    try {
-      sent = this.session.ping((err) => {
+    const sent = this.session.ping((err) => {
         clearTimeout(this.pingTimer);
         this.pingTimer = undefined;
         if (this.disposed) return;
@@ -70,11 +78,7 @@ export class SessionMonitor {
           return;
         }
         this.keepaliveTimer = unref(setTimeout(this.keepaliveTick, this.opts.keepaliveTimeMillis));
-      });
-    } catch {
-      // ping() throws when the session is closing or already destroyed.
-      sent = false;
-    }
+    });
     if (!sent) {
       this.session.destroy();
       return;
@@ -102,7 +106,7 @@ export class SessionMonitor {
 
   /** Closes the connection at once, cancelling its calls. */
   destroy(): void {
-    if (!this.session.destroyed) this.session.destroy(undefined, http2.constants.NGHTTP2_CANCEL);
+    if (!this.session.destroyed) this.session.destroy();
   }
 
   dispose(): void {

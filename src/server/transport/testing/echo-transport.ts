@@ -71,7 +71,7 @@ export async function startEchoServer(handlers: EchoHandlers, tuning: Partial<Se
     logger,
     maxMessageBytes: t.maxMessageBytes,
     maxConcurrentStreams: t.maxConcurrentStreams,
-    maxSessionMemoryMiB: t.maxSessionMemoryMiB,
+    maxHeaderListBytes: t.maxHeaderListBytes,
     keepaliveTimeMillis: t.keepaliveTimeMillis,
     keepaliveTimeoutMillis: t.keepaliveTimeoutMillis,
     maxConnectionIdleMillis: t.maxConnectionIdleMillis,

@@ -1,0 +1,274 @@
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type EchoServer, SERVICE, startEchoServer } from '../testing/echo-transport.js';
+import { H2_COMPRESSION_ERROR, H2_FLOW_CONTROL_ERROR, H2_FRAME_SIZE_ERROR, H2_PROTOCOL_ERROR, H2_REFUSED_STREAM } from './connection.js';
+import { HpackDecoder, encodeHeaderBlock } from './hpack.js';
+
+/**
+ * tabletop's HTTP/2 layer frame by frame, through a raw socket: what the
+ * official clients never do on purpose (odd frame splits, padding, tiny
+ * windows, protocol violations) but a peer may.
+ */
+
+let server: EchoServer | undefined;
+afterEach(async () => {
+  await server?.stop(0);
+  server = undefined;
+});
+
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+
+interface Frame {
+  readonly type: number;
+  readonly flags: number;
+  readonly id: number;
+  readonly payload: Buffer;
+}
+
+function frame(type: number, flags: number, id: number, payload: Buffer | number[] = []): Buffer {
+  const p = Buffer.from(payload);
+  const h = Buffer.alloc(9);
+  h.writeUIntBE(p.length, 0, 3);
+  h[3] = type;
+  h[4] = flags;
+  h.writeUInt32BE(id, 5);
+  return Buffer.concat([h, p]);
+}
+
+const u32 = (v: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(v);
+  return b;
+};
+const settings = (pairs: [number, number][] = []): Buffer =>
+  frame(
+    4,
+    0,
+    0,
+    Buffer.concat(
+      pairs.map(([k, v]) => {
+        const b = Buffer.alloc(6);
+        b.writeUInt16BE(k);
+        b.writeUInt32BE(v, 2);
+        return b;
+      }),
+    ),
+  );
+const grpcMessage = (body: Buffer): Buffer => Buffer.concat([Buffer.from([0]), u32(body.length), body]);
+const requestHeaders = (method = 'Unary', extra: [string, string][] = []): Buffer =>
+  encodeHeaderBlock([
+    [':method', 'POST'],
+    [':scheme', 'http'],
+    [':path', `/${SERVICE}/${method}`],
+    [':authority', 'localhost'],
+    ['content-type', 'application/grpc'],
+    ['te', 'trailers'],
+    ...extra,
+  ]);
+
+/** A raw HTTP/2 client: writes bytes, reads frames. */
+class RawClient {
+  readonly frames: Frame[] = [];
+  closed = false;
+  private buf = Buffer.alloc(0);
+  private waiters: (() => void)[] = [];
+
+  private constructor(readonly socket: net.Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buf = Buffer.concat([this.buf, chunk]);
+      while (this.buf.length >= 9) {
+        const len = this.buf.readUIntBE(0, 3);
+        if (this.buf.length < 9 + len) break;
+        this.frames.push({ type: this.buf[3]!, flags: this.buf[4]!, id: this.buf.readUInt32BE(5) & 0x7fffffff, payload: this.buf.subarray(9, 9 + len) });
+        this.buf = this.buf.subarray(9 + len);
+      }
+      this.wake();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
+  }
+
+  static async connect(port: number, clientSettings: Buffer = settings()): Promise<RawClient> {
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const s = net.connect(port, '127.0.0.1', () => resolve(s));
+      s.once('error', reject);
+    });
+    const c = new RawClient(socket);
+    socket.write(Buffer.concat([PREFACE, clientSettings]));
+    return c;
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  send(...bufs: Buffer[]): void {
+    this.socket.write(Buffer.concat(bufs));
+  }
+
+  /** Waits until a frame matching `pred` has arrived (or the socket closed, or 5 s). */
+  async until(pred: (f: Frame) => boolean): Promise<Frame | undefined> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const f = this.frames.find(pred);
+      if (f !== undefined || this.closed || Date.now() > deadline) return f;
+      await Promise.race([new Promise<void>((r) => this.waiters.push(r)), sleep(100)]);
+    }
+  }
+
+  /** The GOAWAY error code the server closed with. */
+  async goAwayCode(): Promise<number | undefined> {
+    const f = await this.until((x) => x.type === 7);
+    return f?.payload.readUInt32BE(4);
+  }
+
+  /** Frames of one stream, decoded: header blocks (in order) and the DATA bytes. */
+  stream(id: number): { headers: Record<string, string | string[]>[]; data: Buffer; ended: boolean } {
+    const decoder = new HpackDecoder();
+    const headers: Record<string, string | string[]>[] = [];
+    const data: Buffer[] = [];
+    let ended = false;
+    for (const f of this.frames) {
+      // Every header block goes through the decoder (its table is connection state).
+      if (f.type === 1) {
+        const block = decoder.decode(f.payload);
+        if (f.id === id) headers.push(block);
+      }
+      if (f.id !== id) continue;
+      if (f.type === 0) data.push(f.payload);
+      if ((f.type === 0 || f.type === 1) && (f.flags & 1) !== 0) ended = true;
+    }
+    return { headers, data: Buffer.concat(data), ended };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+describe('h2 connection: frames', () => {
+  it('opens with its SETTINGS, acknowledges the client\'s, and answers PING with the same payload', async () => {
+    server = await startEchoServer({}, { maxConcurrentStreams: 77 });
+    const c = await RawClient.connect(server.port);
+    const s = await c.until((f) => f.type === 4 && f.flags === 0);
+    const values = new Map<number, number>();
+    for (let p = 0; p < s!.payload.length; p += 6) values.set(s!.payload.readUInt16BE(p), s!.payload.readUInt32BE(p + 2));
+    expect(values.get(3)).toBe(77);
+    expect(await c.until((f) => f.type === 4 && f.flags === 1)).toBeDefined();
+    c.send(frame(6, 0, 0, Buffer.from('12345678')));
+    const pong = await c.until((f) => f.type === 6);
+    expect(pong).toMatchObject({ flags: 1, id: 0 });
+    expect(pong!.payload.toString()).toBe('12345678');
+    c.close();
+  });
+
+  it('reads a request however it is framed: padding, priority, CONTINUATION, DATA split byte by byte', async () => {
+    server = await startEchoServer({ unary: (req) => Buffer.concat([Buffer.from('echo:'), req]) });
+    const c = await RawClient.connect(server.port);
+    const block = requestHeaders();
+    const half = Math.floor(block.length / 2);
+    // HEADERS with PADDED (3 bytes of padding) and PRIORITY, ending in a CONTINUATION.
+    const first = Buffer.concat([Buffer.from([3]), Buffer.from([0, 0, 0, 0, 16]), block.subarray(0, half), Buffer.alloc(3)]);
+    const body = grpcMessage(Buffer.from('hello'));
+    const bytes = Buffer.concat([
+      frame(1, 0x8 | 0x20, 1, first),
+      frame(9, 0x4, 1, block.subarray(half)),
+      frame(0, 0x8, 1, Buffer.concat([Buffer.from([2]), body.subarray(0, 4), Buffer.alloc(2)])),
+      frame(0, 0x1, 1, body.subarray(4)),
+    ]);
+    for (const byte of bytes) c.send(Buffer.from([byte]));
+    await c.until((f) => f.id === 1 && (f.flags & 1) !== 0);
+    const r = c.stream(1);
+    expect(r.headers[0]).toMatchObject({ ':status': '200' });
+    expect(r.data.subarray(5).toString()).toBe('echo:hello');
+    expect(r.headers[1]).toMatchObject({ 'grpc-status': '0' });
+    c.close();
+  });
+
+  it('sends no more than the client\'s windows allow, and the rest once they open', async () => {
+    const big = Buffer.alloc(40_000, 7);
+    server = await startEchoServer({ unary: () => big });
+    // Stream windows of 1,000 bytes.
+    const c = await RawClient.connect(server.port, settings([[4, 1000]]));
+    c.send(frame(1, 0x4, 1, requestHeaders()), frame(0, 0x1, 1, grpcMessage(Buffer.from('x'))));
+    await c.until((f) => f.id === 1 && f.type === 0);
+    await sleep(100);
+    expect(c.stream(1).data.length).toBe(1000);
+    expect(c.stream(1).ended).toBe(false);
+    // Opening the stream window: the connection window (65,535) is the limit now.
+    c.send(frame(8, 0, 1, u32(100_000)));
+    await sleep(100);
+    expect(c.stream(1).data.length).toBe(40_005);
+    expect(c.stream(1).ended).toBe(true);
+    // DATA frames never exceed the default SETTINGS_MAX_FRAME_SIZE.
+    expect(Math.max(...c.frames.filter((f) => f.type === 0).map((f) => f.payload.length))).toBeLessThanOrEqual(16_384);
+    c.close();
+  });
+
+  it('refuses streams past MAX_CONCURRENT_STREAMS with REFUSED_STREAM and serves the others', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    server = await startEchoServer({ unary: async (req) => (await gate, req) }, { maxConcurrentStreams: 1 });
+    const c = await RawClient.connect(server.port);
+    const msg = frame(0, 0x1, 1, grpcMessage(Buffer.from('a')));
+    c.send(frame(1, 0x4, 1, requestHeaders()), msg, frame(1, 0x4, 3, requestHeaders()));
+    const rst = await c.until((f) => f.type === 3 && f.id === 3);
+    expect(rst!.payload.readUInt32BE(0)).toBe(H2_REFUSED_STREAM);
+    release();
+    await c.until((f) => f.id === 1 && (f.flags & 1) !== 0 && f.type === 1);
+    expect(c.stream(1).headers[1]).toMatchObject({ 'grpc-status': '0' });
+    c.close();
+  });
+
+  it('answers an oversized header list with RESOURCE_EXHAUSTED and keeps the connection', async () => {
+    server = await startEchoServer({}, { maxHeaderListBytes: 1000 });
+    const c = await RawClient.connect(server.port);
+    c.send(frame(1, 0x4, 1, requestHeaders('Unary', [['x-big', 'v'.repeat(2000)]])), frame(0, 0x1, 1, grpcMessage(Buffer.from('a'))));
+    await c.until((f) => f.id === 1 && f.type === 1);
+    expect(c.stream(1).headers[0]).toMatchObject({ 'grpc-status': '8' });
+    c.send(frame(1, 0x4, 3, requestHeaders()), frame(0, 0x1, 3, grpcMessage(Buffer.from('b'))));
+    await c.until((f) => f.id === 3 && (f.flags & 1) !== 0);
+    expect(c.stream(3).data.subarray(5).toString()).toBe('b');
+    c.close();
+  });
+});
+
+describe('h2 connection: protocol errors end the connection with GOAWAY, and the server keeps serving', () => {
+  const cases: [string, (c: RawClient) => void, number][] = [
+    ['a frame larger than SETTINGS_MAX_FRAME_SIZE', (c) => c.send(frame(0, 0, 1, Buffer.alloc(16_385))), H2_FRAME_SIZE_ERROR],
+    ['HEADERS on an even stream', (c) => c.send(frame(1, 0x4, 2, requestHeaders())), H2_PROTOCOL_ERROR],
+    ['a header block the decoder rejects', (c) => c.send(frame(1, 0x4, 1, Buffer.from([0x80]))), H2_COMPRESSION_ERROR],
+    ['DATA on a stream never opened', (c) => c.send(frame(0, 0, 5, Buffer.from('x'))), H2_PROTOCOL_ERROR],
+    ['a frame between HEADERS and its CONTINUATION', (c) => c.send(frame(1, 0, 1, requestHeaders()), frame(6, 0, 0, Buffer.alloc(8))), H2_PROTOCOL_ERROR],
+    ['a WINDOW_UPDATE past 2^31-1', (c) => c.send(frame(8, 0, 0, u32(0x7fffffff))), H2_FLOW_CONTROL_ERROR],
+    ['PUSH_PROMISE from a client', (c) => c.send(frame(5, 0x4, 1, Buffer.alloc(4))), H2_PROTOCOL_ERROR],
+  ];
+  for (const [what, send, code] of cases) {
+    it(what, async () => {
+      server ??= await startEchoServer({});
+      const c = await RawClient.connect(server.port);
+      send(c);
+      expect(await c.goAwayCode()).toBe(code);
+      await c.until(() => false);
+      expect(c.closed).toBe(true);
+      // Another connection is served.
+      const ok = await RawClient.connect(server.port);
+      ok.send(frame(1, 0x4, 1, requestHeaders()), frame(0, 0x1, 1, grpcMessage(Buffer.from('still here'))));
+      await ok.until((f) => f.id === 1 && (f.flags & 1) !== 0);
+      expect(ok.stream(1).data.subarray(5).toString()).toBe('still here');
+      ok.close();
+    });
+  }
+
+  it('a first frame other than SETTINGS', async () => {
+    server = await startEchoServer({});
+    const c = await RawClient.connect(server.port, frame(6, 0, 0, Buffer.alloc(8)));
+    expect(await c.goAwayCode()).toBe(H2_PROTOCOL_ERROR);
+  });
+});
