@@ -63,8 +63,10 @@ const DEFAULT_WINDOW = 65_535;
 const MAX_WINDOW = 2 ** 31 - 1;
 /** The largest frame payload we accept (SETTINGS_MAX_FRAME_SIZE, the protocol's default). */
 const MAX_FRAME_IN = 16_384;
-/** Outgoing frames up to this size are copied into one buffer with their header. */
-const COPY_BELOW = 16 * 1024;
+/** DATA payloads up to this size are copied into one buffer with their frame header; larger ones are sent as they are. */
+const COPY_BELOW = 1024;
+/** A flush of up to this many bytes is joined into one buffer; larger ones are written as a vector. */
+const JOIN_BELOW = 16 * 1024;
 const EMPTY = Buffer.alloc(0);
 
 /** What a stream's user (a gRPC call) hears from it. */
@@ -583,19 +585,30 @@ export class H2Connection {
         this.blocked.add(stream);
         return;
       }
+      // One DATA frame of up to `allowed` bytes, from as many queued buffers as it takes.
       const head = q[0]!;
-      let piece: Buffer;
-      if (head.length <= allowed) {
-        piece = head;
-        q.shift();
+      let length: number;
+      if (head.length >= allowed || q.length === 1) {
+        length = Math.min(head.length, allowed);
+        this.dataFrame(stream.id, length === head.length ? head : head.subarray(0, length));
+        if (length === head.length) q.shift();
+        else q[0] = head.subarray(length);
       } else {
-        piece = head.subarray(0, allowed);
-        q[0] = head.subarray(allowed);
+        const parts: Buffer[] = [];
+        length = 0;
+        while (q.length > 0 && length < allowed) {
+          const b = q[0]!;
+          const take = Math.min(b.length, allowed - length);
+          parts.push(take === b.length ? b : b.subarray(0, take));
+          length += take;
+          if (take === b.length) q.shift();
+          else q[0] = b.subarray(take);
+        }
+        this.dataFrame(stream.id, parts.length === 1 ? parts[0]! : parts);
       }
-      this.sendWindow -= piece.length;
-      stream.sendWindow -= piece.length;
-      stream.queuedBytes -= piece.length;
-      this.frame(DATA, 0, stream.id, piece);
+      this.sendWindow -= length;
+      stream.sendWindow -= length;
+      stream.queuedBytes -= length;
     }
     this.blocked.delete(stream);
     if (stream.trailers !== undefined) {
@@ -627,7 +640,7 @@ export class H2Connection {
       n > this.sendWindow ||
       n > stream.sendWindow ||
       n > this.peerMaxFrame ||
-      n > COPY_BELOW ||
+      n > JOIN_BELOW ||
       headers.length > this.peerMaxFrame ||
       trailers.length > this.peerMaxFrame
     ) {
@@ -752,17 +765,33 @@ export class H2Connection {
   private frame(type: number, flags: number, id: number, payload: Buffer): void {
     if (this.socketClosed) return;
     const n = payload.length;
-    if (n <= COPY_BELOW) {
-      const out = Buffer.allocUnsafe(9 + n);
-      writeFrameHeader(out, 0, n, type, flags, id);
-      payload.copy(out, 9);
-      this.enqueue(out);
-    } else {
+    const out = Buffer.allocUnsafe(9 + n);
+    writeFrameHeader(out, 0, n, type, flags, id);
+    payload.copy(out, 9);
+    this.enqueue(out);
+  }
+
+  /** A DATA frame (no flags); payloads above COPY_BELOW go out as they are, behind their header, not copied. */
+  private dataFrame(id: number, payload: Buffer | Buffer[]): void {
+    if (this.socketClosed) return;
+    if (!Array.isArray(payload)) {
+      if (payload.length <= COPY_BELOW) return this.frame(DATA, 0, id, payload);
       const header = Buffer.allocUnsafe(9);
-      writeFrameHeader(header, 0, n, type, flags, id);
+      writeFrameHeader(header, 0, payload.length, DATA, 0, id);
       this.enqueue(header);
       this.enqueue(payload);
+      return;
     }
+    let n = 0;
+    for (const p of payload) n += p.length;
+    const header = Buffer.allocUnsafe(9);
+    writeFrameHeader(header, 0, n, DATA, 0, id);
+    if (n <= COPY_BELOW) {
+      this.enqueue(Buffer.concat([header, ...payload], 9 + n));
+      return;
+    }
+    this.enqueue(header);
+    for (const p of payload) this.enqueue(p);
   }
 
   private enqueue(b: Buffer): void {
@@ -785,7 +814,7 @@ export class H2Connection {
     this.outBytes = 0;
     let ok: boolean;
     if (out.length === 1) ok = this.socket.write(out[0]!);
-    else if (bytes <= 64 * 1024) ok = this.socket.write(Buffer.concat(out, bytes));
+    else if (bytes <= JOIN_BELOW) ok = this.socket.write(Buffer.concat(out, bytes));
     else {
       this.socket.cork();
       for (const b of out) this.socket.write(b);
