@@ -198,7 +198,10 @@ export class H2Connection {
   private lastStreamId = 0;
   private prefaceSeen = false;
   private settingsSeen = false;
-  private pending: Buffer | undefined;
+  /** A frame (or the preface) begun in an earlier read: its pieces, their bytes, and the frame's whole size once its header is in (0 before). */
+  private pendingParts: Buffer[] = [];
+  private pendingBytes = 0;
+  private pendingNeed = 0;
   /** A header block being continued: its stream, the HEADERS flags, the fragments so far. */
   private continued: { id: number; flags: number; parts: Buffer[]; bytes: number } | undefined;
 
@@ -265,15 +268,16 @@ export class H2Connection {
 
   private received(chunk: Buffer): void {
     if (this.ended) return;
-    let buf = chunk;
-    if (this.pending !== undefined) {
-      buf = Buffer.concat([this.pending, chunk]);
-      this.pending = undefined;
-    }
     let pos = 0;
     if (!this.prefaceSeen) {
+      let buf = chunk;
+      if (this.pendingBytes > 0) {
+        buf = Buffer.concat([...this.pendingParts, chunk]);
+        this.clearPending();
+      }
       if (buf.length < PREFACE.length) {
-        this.pending = buf;
+        this.pendingParts = [buf];
+        this.pendingBytes = buf.length;
         return;
       }
       if (buf.compare(PREFACE, 0, PREFACE.length, 0, PREFACE.length) !== 0) {
@@ -281,8 +285,61 @@ export class H2Connection {
         return;
       }
       this.prefaceSeen = true;
-      pos = PREFACE.length;
+      this.parse(buf, PREFACE.length);
+      return;
     }
+    if (this.pendingBytes > 0) {
+      pos = this.completePending(chunk);
+      if (pos < 0 || this.ended) return;
+    }
+    this.parse(chunk, pos);
+  }
+
+  /**
+   * Feeds the start of `chunk` to the frame begun in an earlier read; returns
+   * where the rest of `chunk` starts once that frame is complete (and
+   * handled), or -1 if it still is not. Only the one frame is joined: the rest
+   * of the chunk is parsed where it lies.
+   */
+  private completePending(chunk: Buffer): number {
+    let pos = 0;
+    if (this.pendingNeed === 0) {
+      const take = Math.min(9 - this.pendingBytes, chunk.length);
+      this.pendingParts.push(chunk.subarray(0, take));
+      this.pendingBytes += take;
+      pos = take;
+      if (this.pendingBytes < 9) return -1;
+      const header = Buffer.concat(this.pendingParts, 9);
+      this.pendingParts = [header];
+      const length = (header[0]! << 16) | (header[1]! << 8) | header[2]!;
+      if (length > MAX_FRAME_IN) {
+        this.clearPending();
+        this.connectionError(H2_FRAME_SIZE_ERROR, `frame of ${length} bytes, over SETTINGS_MAX_FRAME_SIZE ${MAX_FRAME_IN}`);
+        return -1;
+      }
+      this.pendingNeed = 9 + length;
+    }
+    const take = Math.min(this.pendingNeed - this.pendingBytes, chunk.length - pos);
+    if (take > 0) {
+      this.pendingParts.push(chunk.subarray(pos, pos + take));
+      this.pendingBytes += take;
+      pos += take;
+    }
+    if (this.pendingBytes < this.pendingNeed) return -1;
+    const frame = Buffer.concat(this.pendingParts, this.pendingNeed);
+    this.clearPending();
+    this.parse(frame, 0);
+    return pos;
+  }
+
+  private clearPending(): void {
+    this.pendingParts = [];
+    this.pendingBytes = 0;
+    this.pendingNeed = 0;
+  }
+
+  /** Handles the whole frames of `buf` from `pos`; keeps a trailing partial frame for the next read. */
+  private parse(buf: Buffer, pos: number): void {
     const n = buf.length;
     while (n - pos >= 9 && !this.ended) {
       const length = (buf[pos]! << 16) | (buf[pos + 1]! << 8) | buf[pos + 2]!;
@@ -290,7 +347,10 @@ export class H2Connection {
         this.connectionError(H2_FRAME_SIZE_ERROR, `frame of ${length} bytes, over SETTINGS_MAX_FRAME_SIZE ${MAX_FRAME_IN}`);
         return;
       }
-      if (n - pos < 9 + length) break;
+      if (n - pos < 9 + length) {
+        this.pendingNeed = 9 + length;
+        break;
+      }
       const type = buf[pos + 3]!;
       const flags = buf[pos + 4]!;
       const id = buf.readUInt32BE(pos + 5) & 0x7fffffff;
@@ -298,7 +358,10 @@ export class H2Connection {
       pos = start + length;
       this.frameIn(type, flags, id, buf, start, pos);
     }
-    if (pos < n && !this.ended) this.pending = pos === 0 ? buf : buf.subarray(pos);
+    if (pos < n && !this.ended) {
+      this.pendingParts = [buf.subarray(pos)];
+      this.pendingBytes = n - pos;
+    } else this.pendingNeed = 0;
   }
 
   private frameIn(type: number, flags: number, id: number, buf: Buffer, start: number, end: number): void {
@@ -702,7 +765,7 @@ export class H2Connection {
   /** Ends the connection: flushes what is queued, closes every stream, then ends (or destroys) the socket. */
   private finish(destroy: boolean): void {
     this.ended = true;
-    this.pending = undefined;
+    this.clearPending();
     this.flush();
     for (const s of [...this.streams.values()]) this.closeStream(s);
     this.failPings();
