@@ -238,6 +238,8 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
   drained(): Promise<boolean> {
     if (this.ended) return Promise.resolve(false);
     if (this.stream.queuedBytes === 0) return Promise.resolve(true);
+    // The stream tells drain() once its queue is empty, whatever write() last returned.
+    this.stream.wantDrain = true;
     return new Promise((resolve) => (this.waiters ??= []).push(resolve));
   }
 

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EchoServer, SERVICE, startEchoServer } from '../testing/echo-transport.js';
-import { H2_COMPRESSION_ERROR, H2_FLOW_CONTROL_ERROR, H2_FRAME_SIZE_ERROR, H2_PROTOCOL_ERROR, H2_REFUSED_STREAM } from './connection.js';
+import { H2_COMPRESSION_ERROR, H2_ENHANCE_YOUR_CALM, H2_FLOW_CONTROL_ERROR, H2_FRAME_SIZE_ERROR, H2_PROTOCOL_ERROR, H2_REFUSED_STREAM } from './connection.js';
 import { HpackDecoder, encodeHeaderBlock } from './hpack.js';
 
 /**
@@ -270,5 +270,109 @@ describe('h2 connection: protocol errors end the connection with GOAWAY, and the
     server = await startEchoServer({});
     const c = await RawClient.connect(server.port, frame(6, 0, 0, Buffer.alloc(8)));
     expect(await c.goAwayCode()).toBe(H2_PROTOCOL_ERROR);
+  });
+});
+
+describe('h2 connection: hostile and broken peers', () => {
+  it('takes header names that are Object.prototype properties as plain names', async () => {
+    server = await startEchoServer({});
+    const c = await RawClient.connect(server.port);
+    c.send(
+      frame(1, 0x4, 1, requestHeaders('Unary', [['constructor', 'x'], ['__proto__', 'y'], ['constructor', 'z'], ['tostring', 'w']])),
+      frame(0, 0x1, 1, grpcMessage(Buffer.from('alive'))),
+    );
+    await c.until((f) => f.id === 1 && (f.flags & 1) !== 0);
+    expect(c.stream(1).data.subarray(5).toString()).toBe('alive');
+    c.close();
+  });
+
+  it('stops reading from a peer that floods PINGs and never reads the answers', async () => {
+    server = await startEchoServer({});
+    const c = await RawClient.connect(server.port);
+    c.socket.pause();
+    const ping = frame(6, 0, 0, Buffer.alloc(8));
+    const flood = Buffer.concat(Array.from({ length: 1_500_000 }, () => ping)); // 25.5 MB
+    await sleep(50);
+    const before = process.memoryUsage();
+    c.socket.write(flood);
+    await sleep(1500);
+    const after = process.memoryUsage();
+    // Each unread answer kept would cost ~100 bytes of heap and buffers: 150 MB for all of them.
+    expect(after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers)).toBeLessThan(60 * 1024 * 1024);
+    // The server stopped taking the flood: most of it is still in this client's socket.
+    expect(c.socket.writableLength).toBeGreaterThan(flood.length / 2);
+    c.close();
+  });
+
+  it('shuts down within the grace period even when a peer stopped reading a large response', async () => {
+    server = await startEchoServer({
+      stream: async (_req, out) => {
+        for (let i = 0; i < 64; i++) {
+          const w = out.write(Buffer.alloc(1024 * 1024, i));
+          if (w instanceof Promise ? !(await w) : !w) return;
+        }
+      },
+    });
+    const c = await RawClient.connect(server.port, settings([[4, 0x7fffffff]]));
+    c.socket.pause();
+    c.send(frame(8, 0, 0, u32(0x7fffffff - 65_535)), frame(1, 0x4, 1, requestHeaders('Stream')), frame(0, 0x1, 1, grpcMessage(Buffer.alloc(0))));
+    await sleep(300);
+    const started = Date.now();
+    await server.stop(300);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(server.transport.connections).toBe(0);
+    c.close();
+  });
+
+  it('ends a header block of endless empty CONTINUATION frames with ENHANCE_YOUR_CALM', async () => {
+    server = await startEchoServer({});
+    const c = await RawClient.connect(server.port);
+    const empty = frame(9, 0, 1, Buffer.alloc(0));
+    c.send(frame(1, 0, 1, requestHeaders()), Buffer.concat(Array.from({ length: 5000 }, () => empty)));
+    expect(await c.goAwayCode()).toBe(H2_ENHANCE_YOUR_CALM);
+  });
+
+  it('ends a connection that opens and resets streams in a loop (rapid reset) with ENHANCE_YOUR_CALM', async () => {
+    let started = 0;
+    server = await startEchoServer({
+      unary: async (req) => {
+        started++;
+        await sleep(1000);
+        return req;
+      },
+    });
+    const c = await RawClient.connect(server.port);
+    const parts: Buffer[] = [];
+    for (let id = 1; id < 2 * 5000; id += 2) {
+      parts.push(frame(1, 0x4, id, requestHeaders()), frame(0, 0x1, id, grpcMessage(Buffer.from('x'))), frame(3, 0, id, u32(0x8)));
+    }
+    c.send(Buffer.concat(parts));
+    expect(await c.goAwayCode()).toBe(H2_ENHANCE_YOUR_CALM);
+    expect(started).toBeLessThan(1100);
+  });
+
+  it('starts its header blocks with a table size update after the client changes SETTINGS_HEADER_TABLE_SIZE', async () => {
+    server = await startEchoServer({});
+    const c = await RawClient.connect(server.port, settings([[1, 0]]));
+    c.send(frame(1, 0x4, 1, requestHeaders()), frame(0, 0x1, 1, grpcMessage(Buffer.from('a'))));
+    await c.until((f) => f.id === 1 && (f.flags & 1) !== 0);
+    const blocks = c.frames.filter((f) => f.type === 1);
+    expect(blocks[0]!.payload[0]).toBe(0x20);
+    // Only the first block after the change carries it.
+    expect(blocks[1]!.payload[0]).not.toBe(0x20);
+    expect(c.stream(1).headers[1]).toMatchObject({ 'grpc-status': '0' });
+    c.close();
+  });
+
+  it('answers a request that ended with its headers without resetting the stream', async () => {
+    server = await startEchoServer({});
+    const c = await RawClient.connect(server.port);
+    // An unknown method is refused at once, while the headers are being handled.
+    c.send(frame(1, 0x4 | 0x1, 1, requestHeaders('Nope')));
+    await c.until((f) => f.id === 1 && (f.flags & 1) !== 0);
+    expect(c.stream(1).headers[0]).toMatchObject({ 'grpc-status': '12' });
+    await sleep(100);
+    expect(c.frames.some((f) => f.type === 3)).toBe(false);
+    c.close();
   });
 });

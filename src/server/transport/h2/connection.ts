@@ -25,8 +25,17 @@ import { type HeaderMap, HpackDecoder, HpackError } from './hpack.js';
  *  - connection: SETTINGS and their ACK, PING answers and our own pings
  *    (keepalive), graceful GOAWAY (close) and immediate close (destroy).
  *
- * Output is batched: frames produced during one turn of the event loop
- * (including the promise jobs it runs) leave in one socket write.
+ * Output is batched: frames produced by one piece of work (a socket read
+ * and the frames it carried, or the promise jobs of a handler) leave in one
+ * socket write, flushed from process.nextTick.
+ *
+ * A peer that stops reading cannot make the server buffer without bound:
+ * DATA waits in its stream while the socket's buffer is full, and while that
+ * buffer holds more than OUTPUT_PAUSE bytes (answers to PINGs, SETTINGS or
+ * refused streams the peer keeps sending) the connection stops reading from
+ * it. Client resets are rate-limited as nghttp2 does (a burst of 1,000, then
+ * 33 per second; past that, GOAWAY ENHANCE_YOUR_CALM), so that opening and
+ * cancelling streams in a loop cannot start handlers without limit.
  */
 
 const DATA = 0x0;
@@ -67,7 +76,17 @@ const MAX_FRAME_IN = 16_384;
 const COPY_BELOW = 1024;
 /** A flush of up to this many bytes is joined into one buffer; larger ones are written as a vector. */
 const JOIN_BELOW = 16 * 1024;
+/** While the socket holds more than this many unsent bytes, the connection reads nothing more from its peer. */
+const OUTPUT_PAUSE = 1024 * 1024;
+/** Client stream resets: a token bucket (nghttp2's defaults). */
+const RESET_BURST = 1000;
+const RESETS_PER_SECOND = 33;
+/** A header block may take at most this many CONTINUATION frames. */
+const MAX_CONTINUATIONS = 1024;
+/** A connection that has sent GOAWAY or failed is destroyed if its socket has not closed after this long. */
+const CLOSE_TIMEOUT_MILLIS = 5000;
 const EMPTY = Buffer.alloc(0);
+const TABLE_SIZE_ZERO = Buffer.from([0x20]);
 
 /** What a stream's user (a gRPC call) hears from it. */
 export interface StreamListener {
@@ -117,7 +136,8 @@ export class H2Stream {
   /** @internal */ recvUnacked = 0;
   /** @internal */ queue: Buffer[] = [];
   /** @internal */ trailers: Buffer | undefined = undefined;
-  /** @internal */ wantDrain = false;
+  /** Tell the listener drain() once the queue is empty. */
+  wantDrain = false;
 
   constructor(
     readonly id: number,
@@ -203,7 +223,7 @@ export class H2Connection {
   private pendingBytes = 0;
   private pendingNeed = 0;
   /** A header block being continued: its stream, the HEADERS flags, the fragments so far. */
-  private continued: { id: number; flags: number; parts: Buffer[]; bytes: number } | undefined;
+  private continued: { id: number; flags: number; parts: Buffer[]; bytes: number; frames: number } | undefined;
 
   private peerInitialWindow = DEFAULT_WINDOW;
   private peerMaxFrame = 16_384;
@@ -219,6 +239,14 @@ export class H2Connection {
   private goingAway = false;
   private ended = false;
   private socketClosed = false;
+  private readPaused = false;
+  /** The client changed SETTINGS_HEADER_TABLE_SIZE: our next header block starts with a table size update. */
+  private tableSizeUpdate = false;
+  private resetTokens = RESET_BURST;
+  private resetTokensAt = performance.now();
+  /** Our windows as advertised (clamped to the protocol's maximum). */
+  private readonly streamWindow: number;
+  private readonly connectionWindow: number;
   private pings: PendingPing[] = [];
   private pingCount = 0;
 
@@ -227,10 +255,16 @@ export class H2Connection {
     private readonly opts: ConnectionOptions,
     private readonly hooks: ConnectionHooks,
   ) {
+    this.streamWindow = Math.min(MAX_WINDOW, opts.streamWindowBytes);
+    this.connectionWindow = Math.max(DEFAULT_WINDOW, Math.min(MAX_WINDOW, opts.connectionWindowBytes));
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.received(chunk));
     socket.on('drain', () => {
       this.socketFull = false;
+      if (this.readPaused) {
+        this.readPaused = false;
+        if (!this.ended) socket.resume();
+      }
       this.pumpAll();
     });
     socket.on('error', () => {
@@ -241,11 +275,11 @@ export class H2Connection {
     settings.writeUInt16BE(0x3, 0);
     settings.writeUInt32BE(opts.maxConcurrentStreams, 2);
     settings.writeUInt16BE(0x4, 6);
-    settings.writeUInt32BE(Math.min(MAX_WINDOW, opts.streamWindowBytes), 8);
+    settings.writeUInt32BE(this.streamWindow, 8);
     settings.writeUInt16BE(0x6, 12);
     settings.writeUInt32BE(opts.maxHeaderListBytes, 14);
     this.frame(SETTINGS, 0, 0, settings);
-    const extra = Math.min(MAX_WINDOW, opts.connectionWindowBytes) - DEFAULT_WINDOW;
+    const extra = this.connectionWindow - DEFAULT_WINDOW;
     if (extra > 0) this.windowUpdate(0, extra);
     socket.resume();
   }
@@ -260,14 +294,24 @@ export class H2Connection {
     return this.goingAway || this.ended;
   }
 
+  /** The socket is closed. */
   get destroyed(): boolean {
-    return this.ended;
+    return this.socketClosed;
   }
 
   // --- reading ---
 
   private received(chunk: Buffer): void {
     if (this.ended) return;
+    try {
+      this.receivedUnguarded(chunk);
+    } catch (e) {
+      // A bug of ours must end this connection, not the process (this runs in a socket listener).
+      this.connectionError(H2_INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  private receivedUnguarded(chunk: Buffer): void {
     let pos = 0;
     if (!this.prefaceSeen) {
       let buf = chunk;
@@ -393,13 +437,17 @@ export class H2Connection {
         return this.rstStreamIn(id, buf, start, end);
       case GOAWAY:
         if (id !== 0) return this.connectionError(H2_PROTOCOL_ERROR, 'GOAWAY on a stream');
+        if (end - start < 8) return this.connectionError(H2_FRAME_SIZE_ERROR, 'GOAWAY payload shorter than 8 bytes');
         // The client will open no more streams; the connection ends with the last of them.
         this.goingAway = true;
         this.endIfDone();
         return;
       case PRIORITY:
         if (id === 0) return this.connectionError(H2_PROTOCOL_ERROR, 'PRIORITY on stream 0');
-        if (end - start !== 5) this.streamError(id, H2_FRAME_SIZE_ERROR);
+        if (end - start !== 5) {
+          if (this.streams.has(id)) this.streamError(id, H2_FRAME_SIZE_ERROR);
+          else this.connectionError(H2_FRAME_SIZE_ERROR, 'PRIORITY payload must be 5 bytes');
+        }
         return;
       case PUSH_PROMISE:
         return this.connectionError(H2_PROTOCOL_ERROR, 'a client sent PUSH_PROMISE');
@@ -438,7 +486,7 @@ export class H2Connection {
     const endStream = (flags & FLAG_END_STREAM) !== 0;
     if (!endStream) {
       stream.recvUnacked += length;
-      if (stream.recvUnacked >= this.opts.streamWindowBytes / 2) {
+      if (stream.recvUnacked >= this.streamWindow / 2) {
         this.windowUpdate(id, stream.recvUnacked);
         stream.recvWindow += stream.recvUnacked;
         stream.recvUnacked = 0;
@@ -450,7 +498,7 @@ export class H2Connection {
 
   private sendWindowUpdates(length: number): void {
     this.recvUnacked += length;
-    if (this.recvUnacked >= this.opts.connectionWindowBytes / 2) {
+    if (this.recvUnacked >= this.connectionWindow / 2) {
       this.windowUpdate(0, this.recvUnacked);
       this.recvUnacked = 0;
     }
@@ -473,7 +521,7 @@ export class H2Connection {
     const fragment = buf.subarray(fragmentStart, dataEnd);
     if ((flags & FLAG_END_HEADERS) === 0) {
       // Copied: the socket's buffer is not kept across reads.
-      this.continued = { id, flags, parts: [Buffer.from(fragment)], bytes: fragment.length };
+      this.continued = { id, flags, parts: [Buffer.from(fragment)], bytes: fragment.length, frames: 1 };
       return;
     }
     this.headerBlock(id, flags, fragment);
@@ -482,10 +530,13 @@ export class H2Connection {
   private continuationIn(flags: number, id: number, buf: Buffer, start: number, end: number): void {
     const c = this.continued;
     if (c === undefined || c.id !== id) return this.connectionError(H2_PROTOCOL_ERROR, 'CONTINUATION without a header block to continue');
-    c.parts.push(Buffer.from(buf.subarray(start, end)));
+    if (end > start) c.parts.push(Buffer.from(buf.subarray(start, end)));
     c.bytes += end - start;
-    // An encoded block cannot be much larger than the list it decodes to; refuse endless ones early.
-    if (c.bytes > 4 * this.opts.maxHeaderListBytes + 65_536) return this.connectionError(H2_ENHANCE_YOUR_CALM, 'header block too large');
+    // An encoded block cannot be much larger than the list it decodes to; refuse endless ones early
+    // (empty CONTINUATION frames included).
+    if (c.bytes > 4 * this.opts.maxHeaderListBytes + 65_536 || ++c.frames > MAX_CONTINUATIONS) {
+      return this.connectionError(H2_ENHANCE_YOUR_CALM, 'header block too large');
+    }
     if ((flags & FLAG_END_HEADERS) === 0) return;
     this.continued = undefined;
     this.headerBlock(id, c.flags, Buffer.concat(c.parts));
@@ -509,20 +560,22 @@ export class H2Connection {
       this.remoteEnd(existing);
       return;
     }
-    if (id <= this.lastStreamId) {
-      // A stream that has closed: RFC 9113 §5.1 calls this STREAM_CLOSED.
-      return this.connectionError(H2_STREAM_CLOSED, `HEADERS on closed stream ${id}`);
-    }
+    // A stream that has closed (we answered or reset it; the client may not know yet): ignored,
+    // its block having been decoded to keep the HPACK table in step.
+    if (id <= this.lastStreamId) return;
     this.lastStreamId = id;
     if (this.goingAway || this.streams.size >= this.opts.maxConcurrentStreams) {
       this.rstStream(id, H2_REFUSED_STREAM);
       return;
     }
-    const stream = new H2Stream(id, this, this.peerInitialWindow, this.opts.streamWindowBytes);
+    const stream = new H2Stream(id, this, this.peerInitialWindow, this.streamWindow);
     this.streams.set(id, stream);
+    // A request that ends with its headers is known to have ended before it is answered
+    // (an answer then needs no RST_STREAM to stop the client sending).
+    if (endStream) stream.remoteEnded = true;
     if (listBytes > this.opts.maxHeaderListBytes) this.hooks.oversizedHeaders(stream, listBytes);
     else this.hooks.stream(stream, headers);
-    if (endStream) this.remoteEnd(stream);
+    if (endStream && !stream.closed) stream.listener?.requestEnded();
   }
 
   private settingsIn(flags: number, id: number, buf: Buffer, start: number, end: number): void {
@@ -532,28 +585,39 @@ export class H2Connection {
       return;
     }
     if ((end - start) % 6 !== 0) return this.connectionError(H2_FRAME_SIZE_ERROR, 'SETTINGS payload not a multiple of 6');
+    let initialWindow: number | undefined;
     for (let p = start; p < end; p += 6) {
       const key = buf.readUInt16BE(p);
       const value = buf.readUInt32BE(p + 2);
-      if (key === 0x2 && value > 1) return this.connectionError(H2_PROTOCOL_ERROR, 'SETTINGS_ENABLE_PUSH must be 0 or 1');
-      if (key === 0x4) {
+      if (key === 0x1) {
+        // Our blocks use no dynamic table, but a change of its allowed size must still be
+        // acknowledged by a size update at the start of our next block (RFC 7541 §4.2).
+        this.tableSizeUpdate = true;
+      } else if (key === 0x2 && value > 1) {
+        return this.connectionError(H2_PROTOCOL_ERROR, 'SETTINGS_ENABLE_PUSH must be 0 or 1');
+      } else if (key === 0x4) {
         if (value > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1');
-        const delta = value - this.peerInitialWindow;
-        this.peerInitialWindow = value;
-        for (const s of this.streams.values()) {
-          s.sendWindow += delta;
-          if (s.sendWindow > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'a stream window grew over 2^31-1');
-        }
-      }
-      if (key === 0x5) {
+        initialWindow = value;
+      } else if (key === 0x5) {
         if (value < 16_384 || value > 16_777_215) return this.connectionError(H2_PROTOCOL_ERROR, `SETTINGS_MAX_FRAME_SIZE ${value} out of range`);
         this.peerMaxFrame = value;
       }
-      // HEADER_TABLE_SIZE: our blocks use no dynamic table. MAX_CONCURRENT_STREAMS: we open none.
-      // MAX_HEADER_LIST_SIZE: our response header lists are small. Others: ignored (§6.5.2).
+      // MAX_CONCURRENT_STREAMS: we open none. MAX_HEADER_LIST_SIZE: our response header lists
+      // are small. Others: ignored (§6.5.2).
+    }
+    // Only the last INITIAL_WINDOW_SIZE of a frame counts: the streams are adjusted once.
+    if (initialWindow !== undefined && initialWindow !== this.peerInitialWindow) {
+      const delta = initialWindow - this.peerInitialWindow;
+      this.peerInitialWindow = initialWindow;
+      for (const s of this.streams.values()) {
+        s.sendWindow += delta;
+        if (s.sendWindow > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'a stream window grew over 2^31-1');
+      }
+      this.frame(SETTINGS, FLAG_ACK, 0, EMPTY);
+      if (delta > 0) for (const s of this.streams.values()) if (s.queue.length > 0) this.pump(s);
+      return;
     }
     this.frame(SETTINGS, FLAG_ACK, 0, EMPTY);
-    this.pumpAll();
   }
 
   private pingIn(flags: number, id: number, buf: Buffer, start: number, end: number): void {
@@ -599,6 +663,11 @@ export class H2Connection {
       if (id > this.lastStreamId) this.connectionError(H2_PROTOCOL_ERROR, `RST_STREAM on idle stream ${id}`);
       return;
     }
+    const now = performance.now();
+    this.resetTokens = Math.min(RESET_BURST, this.resetTokens + ((now - this.resetTokensAt) / 1000) * RESETS_PER_SECOND);
+    this.resetTokensAt = now;
+    if (this.resetTokens < 1) return this.connectionError(H2_ENHANCE_YOUR_CALM, 'too many stream resets');
+    this.resetTokens--;
     this.closeStream(stream);
   }
 
@@ -643,6 +712,11 @@ export class H2Connection {
     if (stream.closed) return;
     const q = stream.queue;
     while (q.length > 0) {
+      if (stream.sendWindow <= 0) {
+        // Waits for its own WINDOW_UPDATE (or a larger SETTINGS_INITIAL_WINDOW_SIZE), which pumps it.
+        this.blocked.delete(stream);
+        return;
+      }
       const allowed = Math.min(this.sendWindow, stream.sendWindow, this.peerMaxFrame);
       if (allowed <= 0 || this.socketFull) {
         this.blocked.add(stream);
@@ -687,9 +761,9 @@ export class H2Connection {
     }
   }
 
+  /** Pumps the streams waiting for the connection window or the socket, while both allow. */
   private pumpAll(): void {
-    if (this.blocked.size === 0) return;
-    for (const s of [...this.blocked]) {
+    for (const s of this.blocked) {
       if (this.socketFull || this.sendWindow <= 0) return;
       this.pump(s);
     }
@@ -699,6 +773,7 @@ export class H2Connection {
   sendWhole(stream: H2Stream, headers: Buffer, part1: Buffer, part2: Buffer, trailers: Buffer): boolean {
     const n = part1.length + part2.length;
     if (
+      this.tableSizeUpdate ||
       stream.queue.length > 0 ||
       n > this.sendWindow ||
       n > stream.sendWindow ||
@@ -747,7 +822,12 @@ export class H2Connection {
 
   /** Closes at once: GOAWAY with `code`, every stream closed (their calls cancelled), the socket destroyed. */
   destroy(code = H2_CANCEL): void {
-    if (this.ended) return;
+    if (this.socketClosed) return;
+    if (this.ended) {
+      // Already ending (GOAWAY sent, waiting for the peer to read it): stop waiting.
+      this.socket.destroy();
+      return;
+    }
     this.goAway(code, '');
     this.finish(true);
   }
@@ -769,8 +849,14 @@ export class H2Connection {
     this.flush();
     for (const s of [...this.streams.values()]) this.closeStream(s);
     this.failPings();
-    if (destroy) this.socket.destroy();
-    else this.socket.end(() => this.socket.destroy());
+    if (destroy) {
+      this.socket.destroy();
+      return;
+    }
+    const socket = this.socket;
+    socket.end(() => socket.destroy());
+    // A peer that no longer reads would keep the socket (and a shutdown waiting for it) forever.
+    setTimeout(() => socket.destroy(), CLOSE_TIMEOUT_MILLIS).unref();
   }
 
   private socketGone(): void {
@@ -812,6 +898,11 @@ export class H2Connection {
 
   /** @internal A header block, split into HEADERS + CONTINUATION frames when larger than the peer's frame size. */
   sendHeaders(id: number, block: Buffer, endStream: boolean): void {
+    if (this.tableSizeUpdate) {
+      // A dynamic table size update to 0: always within the client's limit.
+      this.tableSizeUpdate = false;
+      block = Buffer.concat([TABLE_SIZE_ZERO, block]);
+    }
     const max = this.peerMaxFrame;
     const es = endStream ? FLAG_END_STREAM : 0;
     if (block.length <= max) {
@@ -885,6 +976,10 @@ export class H2Connection {
       ok = this.socket.writableLength === 0 || !this.socket.writableNeedDrain;
     }
     if (!ok) this.socketFull = true;
+    if (this.socket.writableLength > OUTPUT_PAUSE && !this.readPaused) {
+      this.readPaused = true;
+      this.socket.pause();
+    }
   }
 }
 

@@ -143,7 +143,11 @@ export function huffmanDecode(buf: Uint8Array, start: number, end: number): stri
 
 type Entry = readonly [string, string];
 
-/** Decoded headers: names lowercase as sent; a repeated name gets an array of its values in order. */
+/**
+ * Decoded headers: names lowercase as sent; a repeated name gets an array of
+ * its values in order. The object has no prototype, so names such as
+ * "constructor" or "__proto__" are plain keys.
+ */
 export type HeaderMap = Record<string, string | string[]>;
 
 export class HpackDecoder {
@@ -174,7 +178,7 @@ export class HpackDecoder {
   decode(block: Uint8Array): HeaderMap {
     this.buf = block;
     this.pos = 0;
-    const headers: HeaderMap = {};
+    const headers = Object.create(null) as HeaderMap;
     let listBytes = 0;
     let first = true;
     while (this.pos < block.length) {
