@@ -14,6 +14,8 @@
  *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan | full-scan
  *   npx tsx bench/profile.ts writes --emulator     (Google's emulator, as a baseline)
  *   npx tsx bench/profile.ts writes --floor        (a do-nothing gRPC server on node:http2: the transport's floor)
+ *   npx tsx bench/profile.ts load --build .tmp/dist-old   (another build of tabletop, to compare; keep it under
+ *                                                    the repository so that it finds node_modules)
  *
  * Scans wait after their load until the server is idle (its flushes and
  * compactions done), so that they measure reads alone.
@@ -45,6 +47,7 @@ const { values, positionals } = parseArgs({
     prof: { type: 'boolean', default: false },
     'prof-dir': { type: 'string', default: '.tmp/prof' },
     port: { type: 'string', default: '8099' },
+    build: { type: 'string', default: 'dist' },
   },
 });
 const workload = positionals[0] ?? 'load';
@@ -65,7 +68,7 @@ const nodeArgs = [
 ];
 const args = [
   ...nodeArgs,
-  'dist/cli/main.js',
+  path.join(values.build, 'cli/main.js'),
   'serve',
   '--port',
   values.port,

@@ -92,6 +92,22 @@ class FaultWritableFile implements WritableFile {
     if (fate === 'error') throw new InjectedFault('append', this.path);
     this.inner.append(data);
   }
+  appendv(parts: readonly Uint8Array[]): void {
+    const fate = this.policy('append', this.path);
+    if (fate === 'short') {
+      // Torn: the first half of the bytes, wherever that falls among the parts.
+      let half = parts.reduce((n, p) => n + p.byteLength, 0) >> 1;
+      for (const p of parts) {
+        if (half === 0) break;
+        const n = Math.min(half, p.byteLength);
+        this.inner.append(p.subarray(0, n));
+        half -= n;
+      }
+      throw new InjectedFault('append', this.path);
+    }
+    if (fate === 'error') throw new InjectedFault('append', this.path);
+    this.inner.appendv(parts);
+  }
   get length(): number {
     return this.inner.length;
   }

@@ -44,6 +44,20 @@ describe.each(implementations)('FileSystem conformance: %s', (_name, make) => {
     expect(fs.readFile('db/t1/a.log').toString()).toBe('hello world');
   });
 
+  it('appendv writes its parts in order after what was appended, also past the system limit of 1,024 parts per writev', async () => {
+    const fs = make();
+    const f = fs.create('v.log');
+    f.append(Buffer.from('<'));
+    f.appendv([Buffer.from('ab'), new Uint8Array(0), Buffer.from('cde').subarray(1)]);
+    const many = Array.from({ length: 3000 }, (_, i) => Buffer.from(String(i % 10)));
+    f.appendv(many);
+    f.append(Buffer.from('>'));
+    expect(f.size).toBe(1 + 4 + 3000 + 1);
+    await f.sync();
+    f.close();
+    expect(fs.readFile('v.log').toString()).toBe('<abde' + many.map((b) => b.toString()).join('') + '>');
+  });
+
   it('lists sorted names, renames atomically, removes idempotently', async () => {
     const fs = make();
     fs.mkdirp('d');
@@ -283,6 +297,9 @@ describe('fault-injecting filesystem', () => {
     const f = fs.create('f');
     expect(() => f.append(Buffer.from('abcdef'))).toThrow(InjectedFault);
     expect(mem.readFile('f').toString()).toBe('abc');
+    const g = fs.create('g');
+    expect(() => g.appendv([Buffer.from('ab'), Buffer.from('cdefgh')])).toThrow(InjectedFault);
+    expect(mem.readFile('g').toString()).toBe('abcd');
   });
 });
 

@@ -56,6 +56,8 @@ export interface WritableFile {
   readonly size: number;
   /** Writes bytes at the handle's position and advances it (not yet durable). The caller may reuse `data` once it returns. */
   append(data: Uint8Array): void;
+  /** Appends `parts` one after another, as one write where the platform allows (writev): no joined copy of them is made. */
+  appendv(parts: readonly Uint8Array[]): void;
   /** The file's length in bytes: at least `size` (a reused file keeps its old bytes past the writes). */
   readonly length: number;
   /**

@@ -218,6 +218,9 @@ class MemWritableFile implements WritableFile {
     this.inode.write(this.size, data);
     this.size += data.byteLength;
   }
+  appendv(parts: readonly Uint8Array[]): void {
+    for (const p of parts) this.append(p);
+  }
   get length(): number {
     return this.inode.length;
   }

@@ -137,6 +137,20 @@ class NodeWritableFile implements WritableFile {
     this.size += data.byteLength;
     if (this.size > this.length) this.length = this.size;
   }
+  appendv(parts: readonly Uint8Array[]): void {
+    let at = this.size;
+    let rest = parts;
+    while (rest.length > 0) {
+      let n = fs.writevSync(this.fd, rest, at);
+      at += n;
+      // A short write: go on from the first byte not written.
+      let i = 0;
+      while (i < rest.length && n >= rest[i]!.byteLength) n -= rest[i++]!.byteLength;
+      rest = i < rest.length && n > 0 ? [rest[i]!.subarray(n), ...rest.slice(i + 1)] : rest.slice(i);
+    }
+    this.size = at;
+    if (this.size > this.length) this.length = this.size;
+  }
   extend(length: number): void {
     if (length <= this.length) return;
     if (this.size !== this.length) throw new Error(`extend of ${this.path} while appending inside it (at ${this.size} of ${this.length} bytes)`);

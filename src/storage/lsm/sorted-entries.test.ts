@@ -32,7 +32,8 @@ describe('SortedEntries', () => {
   it('groups repeated keys in arrival order, iterates any range both ways, and snapshots stay frozen', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', '\x00', '\xff'), maxLength: 4 }), { maxLength: 1500 }),
+        // Up to 9 bytes: longer than the 5 key bytes a sort compares first (sortEntries), so ties past them occur.
+        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', '\x00', '\xff'), maxLength: 9 }), { maxLength: 1500 }),
         fc.string({ maxLength: 3 }),
         fc.option(fc.string({ maxLength: 3 }), { nil: undefined }),
         fc.nat(),
@@ -55,6 +56,38 @@ describe('SortedEntries', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('SortedEntries sorting a tail', () => {
+  it('orders keys that tie in the bytes after their shared prefix, keys ending inside them, and zero bytes, by whole key', () => {
+    const keys = [
+      // All share "user#" only (see 'user#9'): the five bytes after it tie for all but one, the rest decides.
+      'user#00000017#b',
+      'user#00000017#a',
+      'user#00000017#a',
+      'user#00000017',
+      'user#0000001',
+      'user#0000001\x00',
+      'user#00000017#a\x00',
+      'user#00000016#zz',
+      'user#0000001\xff',
+      'user#9',
+    ];
+    const s = new Appender();
+    for (const k of keys) s.add(k);
+    expect(all(s.sorted.snapshot(), '', undefined, false)).toEqual(expected(keys, keys.length, '', undefined, false));
+    expect(all(s.sorted.snapshot(), '', undefined, false).map(([k]) => k)).toEqual([
+      'user#0000001',
+      'user#0000001\x00',
+      'user#00000016#zz',
+      'user#00000017',
+      'user#00000017#a',
+      'user#00000017#a\x00',
+      'user#00000017#b',
+      'user#0000001\xff',
+      'user#9',
+    ]);
   });
 });
 

@@ -191,8 +191,9 @@ class Writer implements SSTableWriter {
       }
     }
     const handle = { offset: this.offset, size: contents.length };
-    this.append(contents);
-    this.append(encodeTrailer(contents, type));
+    const trailer = encodeTrailer(contents, type);
+    this.file.appendv([contents, trailer]);
+    this.offset += contents.byteLength + trailer.byteLength;
     return handle;
   }
 

@@ -14,6 +14,7 @@ export function slowSyncFile(f: WritableFile, wait: (path: string) => Promise<vo
       return f.size;
     },
     append: (d) => f.append(d),
+    appendv: (parts) => f.appendv(parts),
     get length() {
       return f.length;
     },

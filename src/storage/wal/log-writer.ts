@@ -139,7 +139,9 @@ export class LogWriter {
     }
     const end = this.bytesSinceOpen;
     try {
-      this.file.append(records.length === 1 ? records[0]! : Buffer.concat(records));
+      // Written as they are (writev): a group of bulk writes is megabytes, and joining it first would copy it all once more.
+      if (records.length === 1) this.file.append(records[0]!);
+      else this.file.appendv(records);
       if (this.extendBy > 0 && this.file.size >= this.file.length) this.file.extend(this.file.size + this.extendBy);
     } catch (e) {
       const err = this.poison(e);
