@@ -54,7 +54,7 @@ describe('SortedEntries', () => {
           expect(s.sorted.distinct).toBeLessThanOrEqual(keys.length);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 1000 },
     );
   });
 });
@@ -88,6 +88,23 @@ describe('SortedEntries sorting a tail', () => {
       'user#0000001\xff',
       'user#9',
     ]);
+  });
+});
+
+describe('SortedEntries merging runs', () => {
+  it('merges runs whose keys share different prefixes (each run compares the bytes after its own first)', () => {
+    const s = new Appender();
+    // Each group becomes a run of its own (a snapshot seals the tail), and the runs merge as they come.
+    const groups = [['\x00a'], ['a'], ['tenant#7#x', 'tenant#7#y'], ['tenant#70', 'tenant#7'], ['tenant#7#x'], ['b', 'a\x00', '\x00a'], ['tenant#']];
+    const snaps: { snap: EntrySnapshot; n: number }[] = [];
+    for (const g of groups) {
+      for (const k of g) s.add(k);
+      snaps.push({ snap: s.sorted.snapshot(), n: s.keys.length });
+    }
+    for (const { snap, n } of snaps) {
+      expect(all(snap, '', undefined, false)).toEqual(expected(s.keys, n, '', undefined, false));
+      expect(all(snap, '', undefined, true)).toEqual(expected(s.keys, n, '', undefined, true));
+    }
   });
 });
 
