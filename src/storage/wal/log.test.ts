@@ -128,6 +128,28 @@ describe('LogWriter + replayLog', () => {
     expect(cleanEnds).toBeGreaterThan(20);
   });
 
+  it('extends the file ahead of small groups only: a group of half the extension or more writes no zeros', async () => {
+    const mem = new MemoryFileSystem();
+    const file = mem.create('000001.wal');
+    const w = new LogWriter(file, (synced) => encodeSyncMarker(synced, 1), undefined, 4096);
+    await w.appendRecord(encodeRecyclableRecord(payload(0, 100), 1));
+    expect(file.length).toBe(file.size + 4096);
+    // Written over the zeros: the file does not grow.
+    const extended = file.length;
+    await w.appendRecord(encodeRecyclableRecord(payload(1, 3000), 1));
+    expect(file.size).toBeLessThan(extended);
+    expect(file.length).toBe(extended);
+    const before = file.length;
+    await Promise.all([0, 1, 2].map((i) => w.appendRecord(encodeRecyclableRecord(payload(2 + i, 1000), 1))));
+    // A group of 3,000 bytes and more past the end of the zeros: no new zeros after it.
+    expect(file.size).toBeGreaterThan(before);
+    expect(file.length).toBe(file.size);
+    await w.appendRecord(encodeRecyclableRecord(payload(5, 10), 1));
+    expect(file.length).toBe(file.size + 4096);
+    const r = replayLog(mem, '000001.wal', 1);
+    expect(r.records.map((b) => b[0])).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
   it('reports corruption in the middle as DataLoss with the offset', async () => {
     const mem = new MemoryFileSystem();
     const w = new LogWriter(mem.create('wal.log'));
