@@ -14,6 +14,8 @@
  *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan | full-scan
  *   npx tsx bench/profile.ts writes --emulator     (Google's emulator, as a baseline)
  *   npx tsx bench/profile.ts writes --floor        (a do-nothing gRPC server on node:http2: the transport's floor)
+ *   npx tsx bench/profile.ts load --warm-rows 200000   (a longer unmeasured warm-up than the default fifth of --rows:
+ *                                                    the server's steady state, its JIT and heap grown)
  *   npx tsx bench/profile.ts load --build .tmp/dist-old   (another build of tabletop, to compare; keep it under
  *                                                    the repository so that it finds node_modules)
  *
@@ -39,6 +41,7 @@ const { values, positionals } = parseArgs({
   options: {
     value: { type: 'string', default: '1024' },
     rows: { type: 'string', default: '100000' },
+    'warm-rows': { type: 'string' },
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '32' },
     memory: { type: 'boolean', default: false },
@@ -149,7 +152,7 @@ async function main(): Promise<void> {
   if (workload === 'load') {
     // A warm-up load into another table first, so the JIT's compilation is not counted.
     const warm = await createTable(client, 'warm');
-    await loadRows(warm, { rows: Math.ceil(rows / 5), valueSize, batchRows: 1000, inFlight: 4, seed: 2, tick: () => undefined });
+    await loadRows(warm, { rows: values['warm-rows'] !== undefined ? Number(values['warm-rows']) : Math.ceil(rows / 5), valueSize, batchRows: 1000, inFlight: 4, seed: 2, tick: () => undefined });
     await warm.delete();
     measured = async () => {
       await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });

@@ -2,7 +2,7 @@ import type net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../db/api.js';
-import { decodeMutateRowRequest, decodeMutateRowsRequest } from './convert/mutate-decoder.js';
+import { decodeMutateRowRequest, decodeMutateRowsRequest, decodeMutateRowsRequestParts } from './convert/mutate-decoder.js';
 import { encodeReadModifyWriteRowResponse } from './convert/row-encoder.js';
 import { decodeReadModifyWriteRowRequest } from './convert/rmw-decoder.js';
 import { encodeMutateRowsResponse } from './convert/mutate-rows-encoder.js';
@@ -86,6 +86,7 @@ export function definitionsWithCodecs(key: ServiceKey, tuning: ServerTuning): Re
     readModifyWrite.responseSerialize = encodeReadModifyWriteRowResponse;
     readRows.responseSerialize = (frame: ReadRowsFrame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes);
     mutateRows.requestDeserialize = safeDeserializer('MutateRows', decodeMutateRowsRequest);
+    mutateRows.requestDeserializeParts = safeDeserializer('MutateRows', decodeMutateRowsRequestParts);
     mutateRows.responseSerialize = encodeMutateRowsResponse;
     mutateRow.requestDeserialize = safeDeserializer('MutateRow', decodeMutateRowRequest);
   }

@@ -54,9 +54,11 @@ export function packageDefinition(): protoLoader.PackageDefinition {
   return cached;
 }
 
-// grpc-js's own type for loaded method definitions: any request and response.
+// grpc-js's own type for loaded method definitions: any request and response; plus, for
+// tabletop's transport, an optional decoder of a request that arrived in pieces (the DATA
+// frames it came in), so that a large request need not be joined first.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyMethod = MethodDefinition<any, any>;
+export type AnyMethod = MethodDefinition<any, any> & { requestDeserializeParts?: (parts: readonly Buffer[]) => unknown };
 
 /**
  * A fresh copy of a service definition (its method definitions copied too),

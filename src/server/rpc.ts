@@ -123,8 +123,8 @@ export class MalformedRequest {
 }
 
 /** Wraps a loader deserializer so that undecodable bytes reach the handler as InvalidArgument, not INTERNAL. */
-export function safeDeserializer(method: string, deserialize: (b: Buffer) => unknown): (b: Buffer) => unknown {
-  return (b: Buffer) => {
+export function safeDeserializer<B>(method: string, deserialize: (b: B) => unknown): (b: B) => unknown {
+  return (b: B) => {
     try {
       return deserialize(b);
     } catch (e) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isTabletopError } from '../../model/errors.js';
 import type { Mutation } from '../../model/mutation.js';
 import { DATA, loaderMethod } from '../testing/loader-codecs.js';
-import { decodeMutateRowRequest, decodeMutateRowsRequest } from './mutate-decoder.js';
+import { decodeMutateRowRequest, decodeMutateRowsRequest, decodeMutateRowsRequestParts } from './mutate-decoder.js';
 import { mutationFromProto } from './mutation.js';
 import type { PMutation } from './proto-types.js';
 
@@ -175,6 +175,88 @@ describe('decodeMutateRowsRequest', () => {
         });
       }),
       { numRuns: 400 },
+    );
+  });
+});
+
+/** `bytes` cut at `cuts` (offsets, any order, repeats make empty pieces), as fresh copies (no shared memory with `bytes`). */
+function piecesOf(bytes: Buffer, cuts: readonly number[]): Buffer[] {
+  const at = [0, ...[...cuts].map((c) => Math.min(c, bytes.length)).sort((x, y) => x - y), bytes.length];
+  return at.slice(1).map((end, i) => Buffer.from(bytes.subarray(at[i]!, end)));
+}
+
+/** A decoded request with values as plain bytes, for comparing two decodes. */
+function plain(d: ReturnType<typeof decodeMutateRowsRequest>): unknown {
+  return JSON.parse(JSON.stringify(d, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+}
+
+describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)', () => {
+  const W = protobuf.Writer;
+  const request = encodeRows({
+    tableName: TABLE,
+    appProfileId: 'prof',
+    entries: [
+      { rowKey: b('k1'), mutations: every },
+      { rowKey: b('nokind'), mutations: [every[0], {}] },
+      { rowKey: b('\xff\x00'), mutations: [{ setCell: { familyName: 'cf', columnQualifier: b('q'), value: Buffer.alloc(300, 7) } }] },
+    ],
+  });
+
+  it('decodes like the joined request wherever the pieces are cut, including empty pieces', () => {
+    const whole = plain(decodeMutateRowsRequest(request));
+    for (let cut = 0; cut <= request.length; cut++) {
+      expect(plain(decodeMutateRowsRequestParts(piecesOf(request, [cut])))).toEqual(whole);
+      expect(plain(decodeMutateRowsRequestParts(piecesOf(request, [cut, cut, cut + 1, cut + 2])))).toEqual(whole);
+    }
+    // One byte per piece: every varint and every field split.
+    expect(plain(decodeMutateRowsRequestParts(piecesOf(request, Array.from({ length: request.length }, (_, i) => i))))).toEqual(whole);
+  });
+
+  it('leaves values inside one piece as views of it, and copies only the entry that is split', () => {
+    const big = Buffer.alloc(64 * 1024, 9);
+    const bytes = encodeRows({ tableName: TABLE, entries: [{ rowKey: b('a'), mutations: [{ setCell: { familyName: 'f', value: big } }] }, { rowKey: b('b'), mutations: [{ setCell: { familyName: 'f', value: big } }] }] });
+    // The first piece ends in the middle of the second entry.
+    const pieces = piecesOf(bytes, [bytes.length - 1000]);
+    const d = decodeMutateRowsRequestParts(pieces);
+    const [first, second] = d.entries.map((e) => e.mutations[0]!);
+    expect(first!.kind === 'setCell' && first!.value.buffer === pieces[0]!.buffer && Buffer.from(first!.value).equals(big)).toBe(true);
+    expect(second!.kind === 'setCell' && second!.value.buffer !== pieces[0]!.buffer && second!.value.buffer !== pieces[1]!.buffer && Buffer.from(second!.value).equals(big)).toBe(true);
+  });
+
+  it("gives the joined decode's result and error for unknown, non-length-delimited and malformed top-level fields", () => {
+    const odd = [
+      // An unknown varint field, a fixed64 and a fixed32 between entries.
+      Buffer.concat([request.subarray(0, 2 + TABLE.length), Buffer.from(W.create().uint32((90 << 3) | 0).uint64(300).uint32((91 << 3) | 1).fixed64(1).uint32((92 << 3) | 5).fixed32(2).finish()), request.subarray(2 + TABLE.length)]),
+      // A length past the end, a field number 0, wire type 7, a key varint of six bytes.
+      request.subarray(0, request.length - 3),
+      Buffer.concat([request, Buffer.from([0x00, 0x01])]),
+      Buffer.concat([request, Buffer.from([0x0f])]),
+      Buffer.concat([request, Buffer.from([0x92, 0x80, 0x80, 0x80, 0x80, 0x00])]),
+    ];
+    for (const bytes of odd) {
+      const whole = plain(decodeMutateRowsRequest(bytes));
+      for (let cut = 0; cut <= bytes.length; cut += 7) expect(plain(decodeMutateRowsRequestParts(piecesOf(bytes, [cut, cut + 3])))).toEqual(whole);
+    }
+    expect(decodeMutateRowsRequest(odd[0]!)).toMatchObject({ error: undefined, tableName: TABLE, appProfileId: 'prof' });
+    expect(decodeMutateRowsRequest(odd[0]!).entries).toHaveLength(3);
+    expect(decodeMutateRowsRequest(odd[1]!).error?.message).toMatch(/^Malformed MutateRowsRequest/);
+    expect(decodeMutateRowsRequest(odd[2]!).error?.message).toMatch(/field number 0/);
+  });
+
+  it('agrees with the joined decode on random requests cut at random places (property)', () => {
+    const entry = fc.record({
+      rowKey: fc.uint8Array({ maxLength: 12 }).map((u) => Buffer.from(u)),
+      mutations: fc.array(fc.constantFrom(...every), { maxLength: 4 }),
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), fc.nat(), (entries, cuts, chop) => {
+        const full = encodeRows({ tableName: TABLE, entries });
+        // Sometimes a truncated request: the error must match too.
+        const bytes = chop % 3 === 0 ? full.subarray(0, chop % (full.length + 1)) : full;
+        const at = cuts.map((c) => c % (bytes.length + 1));
+        expect(plain(decodeMutateRowsRequestParts(piecesOf(bytes, at)))).toEqual(plain(decodeMutateRowsRequest(bytes)));
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -77,20 +77,138 @@ export function decodeMutateRowsRequest(buf: Uint8Array): DecodedMutateRows {
   const out: Mutable<DecodedMutateRows> = { tableName: '', authorizedViewName: '', appProfileId: '', entries: [], mutationCount: 0, error: undefined };
   try {
     const r = createReader(buf);
-    while (r.pos < r.len) {
-      const k = readKey(r);
-      if (k === ROWS_ENTRY) {
-        const entry = decodeEntry(r, readLengthEnd(r));
-        out.mutationCount += entry.sent;
-        out.entries.push(entry);
-      } else if (!readHeaderField(r, k, ROWS_HEADER, out)) {
-        skipField(r, k);
-      }
-    }
+    while (r.pos < r.len) readRowsField(r, out);
   } catch (e) {
     out.error = malformed('MutateRowsRequest', e);
   }
   return out;
+}
+
+/**
+ * decodeMutateRowsRequest of a message that arrived in pieces (the DATA frames
+ * it came in), without joining them: a bulk request is megabytes, and joining
+ * it was a copy into fresh memory per request. Each top-level field is decoded
+ * where it lies; only a field split between two pieces (an entry, ~1 KiB in a
+ * bulk load) is copied. Anything out of the ordinary (a top-level field that is
+ * not length-delimited, a malformed message) is decoded from the joined pieces
+ * instead, so results and error messages are exactly decodeMutateRowsRequest's.
+ * Values are views of the pieces.
+ */
+export function decodeMutateRowsRequestParts(parts: readonly Buffer[]): DecodedMutateRows {
+  if (parts.length === 1) return decodeMutateRowsRequest(parts[0]!);
+  const out: Mutable<DecodedMutateRows> = { tableName: '', authorizedViewName: '', appProfileId: '', entries: [], mutationCount: 0, error: undefined };
+  const pieces = new Pieces(parts);
+  try {
+    for (;;) {
+      const field = pieces.nextLengthDelimitedField();
+      if (field === undefined) break;
+      if (field === NOT_SIMPLE) return decodeMutateRowsRequest(Buffer.concat(parts));
+      readRowsField(createReader(field), out);
+    }
+  } catch {
+    return decodeMutateRowsRequest(Buffer.concat(parts));
+  }
+  return out;
+}
+
+/** Reads one top-level field of a MutateRowsRequest into `out`. */
+function readRowsField(r: Reader, out: Mutable<DecodedMutateRows>): void {
+  const k = readKey(r);
+  if (k === ROWS_ENTRY) {
+    const entry = decodeEntry(r, readLengthEnd(r));
+    out.mutationCount += entry.sent;
+    out.entries.push(entry);
+  } else if (!readHeaderField(r, k, ROWS_HEADER, out)) {
+    skipField(r, k);
+  }
+}
+
+const NOT_SIMPLE = Symbol('not a well-formed length-delimited field');
+
+/** Reads a message in pieces one top-level field at a time. */
+class Pieces {
+  private part = 0;
+  private pos = 0;
+
+  constructor(private readonly parts: readonly Buffer[]) {
+    this.skipEmpty();
+  }
+
+  /**
+   * The next field, key and length included, as a view of its piece or (split
+   * between pieces) a copy; undefined at the end; NOT_SIMPLE when it is not a
+   * length-delimited field whose bytes are all there.
+   */
+  nextLengthDelimitedField(): Buffer | undefined | typeof NOT_SIMPLE {
+    if (this.part === this.parts.length) return undefined;
+    const startPart = this.part;
+    const startPos = this.pos;
+    const key = this.varint32();
+    if (key === undefined || (key & 7) !== WIRE_LEN) return NOT_SIMPLE;
+    const length = this.varint32();
+    if (length === undefined) return NOT_SIMPLE;
+    const first = this.parts[startPart]!;
+    const head = this.part === startPart ? this.pos - startPos : first.length - startPos + this.pos + this.bytesBetween(startPart, this.part);
+    const total = head + length;
+    if (this.part === startPart && this.pos + length <= first.length) {
+      this.pos += length;
+      this.skipEmpty();
+      return first.subarray(startPos, startPos + total);
+    }
+    // Split between pieces: copy it out.
+    const field = Buffer.allocUnsafe(total);
+    let filled = 0;
+    let p = startPart;
+    let at = startPos;
+    while (filled < total) {
+      const piece = this.parts[p];
+      if (piece === undefined) return NOT_SIMPLE;
+      const take = Math.min(piece.length - at, total - filled);
+      piece.copy(field, filled, at, at + take);
+      filled += take;
+      if (at + take === piece.length) {
+        p++;
+        at = 0;
+      } else {
+        at += take;
+      }
+    }
+    this.part = p;
+    this.pos = at;
+    this.skipEmpty();
+    return field;
+  }
+
+  /** Bytes of the pieces strictly between pieces a and b. */
+  private bytesBetween(a: number, b: number): number {
+    let n = 0;
+    for (let i = a + 1; i < b; i++) n += this.parts[i]!.length;
+    return n;
+  }
+
+  /** A varint of at most 32 bits (five bytes), or undefined when it is longer or the message ends inside it. */
+  private varint32(): number | undefined {
+    let v = 0;
+    for (let i = 0; i < 5; i++) {
+      if (this.part === this.parts.length) return undefined;
+      const b = this.parts[this.part]![this.pos++]!;
+      if (this.pos === this.parts[this.part]!.length) {
+        this.part++;
+        this.pos = 0;
+        this.skipEmpty();
+      }
+      v += (b & 0x7f) * 2 ** (7 * i);
+      if (b < 0x80) return v <= 0xffffffff ? v : undefined;
+    }
+    return undefined;
+  }
+
+  private skipEmpty(): void {
+    while (this.part < this.parts.length && this.pos === this.parts[this.part]!.length) {
+      this.part++;
+      this.pos = 0;
+    }
+  }
 }
 
 export function decodeMutateRowRequest(buf: Uint8Array): DecodedMutateRow {

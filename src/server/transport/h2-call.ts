@@ -4,7 +4,7 @@ import type { CallBase, RequestMetadata, ServerStreamCall, UnaryCall } from '../
 import { ACCEPTED_ENCODINGS, type MessageEncoding, decompress } from './decompress.js';
 import { H2_CANCEL, type H2Stream, type StreamListener } from './h2/connection.js';
 import { encodeHeaderBlock } from './h2/hpack.js';
-import { FramingError, MessageDecoder, type RawMessage, framedMessage, messageHeader } from './message-framing.js';
+import { FramingError, MessageDecoder, type RawMessage, framedMessage, joinMessage, messageHeader } from './message-framing.js';
 import type { Route } from './routes.js';
 import { percentEncodeStatusMessage } from './status-message.js';
 
@@ -119,7 +119,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
         const length = chunk.readUInt32BE(1);
         if (length + 5 === n && length <= this.opts.maxMessageBytes) {
           this.messages = 1;
-          this.received = { compressed: chunk[0] === 1, bytes: chunk.subarray(5) };
+          this.received = { compressed: chunk[0] === 1, parts: [chunk.subarray(5)] };
           return;
         }
       }
@@ -150,12 +150,12 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     } else if (m === undefined) {
       this.fail(Status.INTERNAL, `${this.route.name} takes exactly one request message; the client sent none`);
     } else if (!m.compressed) {
-      this.dispatch(m.bytes);
+      this.dispatch(m.parts);
     } else if (this.encoding === 'identity') {
       this.fail(Status.INTERNAL, 'Request message has the compressed flag set, but the call declared no grpc-encoding');
     } else {
-      decompress(this.encoding, m.bytes, this.opts.maxMessageBytes).then(
-        (bytes) => this.dispatch(bytes),
+      decompress(this.encoding, joinMessage(m), this.opts.maxMessageBytes).then(
+        (bytes) => this.dispatch([bytes]),
         (e: unknown) => this.failFraming(e),
       );
     }
@@ -166,11 +166,16 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     else this.internalError('reading the request', e);
   }
 
-  private dispatch(bytes: Buffer): void {
+  /** Decodes the request (from its pieces when the method can, else joined) and runs the handler. */
+  private dispatch(parts: readonly Buffer[]): void {
     if (this.ended) return;
     this.received = undefined;
+    const method = this.route.method;
     try {
-      this.request = this.route.method.requestDeserialize(bytes);
+      this.request =
+        parts.length > 1 && method.requestDeserializeParts !== undefined
+          ? method.requestDeserializeParts(parts)
+          : method.requestDeserialize(joinMessage({ compressed: false, parts }));
     } catch (e) {
       // The services' deserializers report malformed requests themselves; a throw is a tabletop bug.
       this.internalError('decoding the request', e);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FramingError, MessageDecoder, framedMessage, messageHeader } from './message-framing.js';
+import { FramingError, MessageDecoder, framedMessage, joinMessage, messageHeader } from './message-framing.js';
 
 const frame = (flag: number, body: string): Buffer => {
   const b = Buffer.from(body, 'latin1');
@@ -21,7 +21,7 @@ function framingError(fn: () => unknown): FramingError {
 }
 
 const decodeAll = (d: MessageDecoder, chunks: Buffer[]): string[] =>
-  chunks.flatMap((c) => d.push(c)).map((m) => `${m.compressed ? 'z' : ''}${m.bytes.toString('latin1')}`);
+  chunks.flatMap((c) => d.push(c)).map((m) => `${m.compressed ? 'z' : ''}${joinMessage(m).toString('latin1')}`);
 
 describe('MessageDecoder', () => {
   const stream = Buffer.concat([frame(0, 'hello'), frame(0, ''), frame(1, 'zipped'), frame(0, 'x'.repeat(300))]);

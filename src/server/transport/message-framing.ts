@@ -17,10 +17,20 @@ import { status as Status } from '@grpc/grpc-js';
 
 export const HEADER_BYTES = 5;
 
-/** One received message: its bytes as sent, and whether the sender compressed them. */
+/**
+ * One received message: its bytes as sent, in the pieces they arrived in
+ * (views of the DATA frames; joinMessage joins them), and whether the sender
+ * compressed them.
+ */
 export interface RawMessage {
   readonly compressed: boolean;
-  readonly bytes: Buffer;
+  readonly parts: readonly Buffer[];
+}
+
+/** A message's bytes in one buffer (its only piece, or a copy of its pieces joined). */
+export function joinMessage(m: RawMessage): Buffer {
+  const parts = m.parts;
+  return parts.length === 1 ? parts[0]! : parts.length === 0 ? EMPTY : Buffer.concat(parts);
 }
 
 /** A violation of the framing; `code` is the gRPC status it is reported with. */
@@ -103,10 +113,9 @@ export class MessageDecoder {
 
   private finish(): RawMessage {
     const parts = this.parts;
-    const bytes = parts.length === 1 ? parts[0]! : parts.length === 0 ? EMPTY : Buffer.concat(parts);
     this.parts = [];
     this.inBody = false;
-    return { compressed: this.compressed, bytes };
+    return { compressed: this.compressed, parts };
   }
 }
 
