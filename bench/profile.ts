@@ -31,7 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.js';
-import { cpuSeconds, minorFaults, untilIdle } from './servers/proc-stats.js';
+import { bytesWritten, cpuSeconds, minorFaults, untilIdle } from './servers/proc-stats.js';
 import { EMULATOR_BIN } from './servers/targets.js';
 import { GROUP_ROWS, ValuePool, groupPrefix, rowKey } from './workloads/dataset.js';
 import { INSTANCE, createTable, loadRows, nodeClient } from './workloads/node-client.js';
@@ -197,6 +197,7 @@ async function main(): Promise<void> {
   const threads0 = threadCpu();
   const cpu0 = cpuSeconds(pid!);
   const faults0 = minorFaults(pid!);
+  const written0 = bytesWritten(pid!);
   const client0 = process.cpuUsage();
   const clientMain0 = threadCpu(process.pid).get('main') ?? 0;
   const machine0 = machineCpu();
@@ -207,6 +208,7 @@ async function main(): Promise<void> {
   const wall = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(pid!) - cpu0;
   const faults = minorFaults(pid!) - faults0;
+  const written = bytesWritten(pid!) - written0;
   const machine = machineCpu();
   const clientUsage = process.cpuUsage(client0);
   const clientMain = (threadCpu(process.pid).get('main') ?? 0) - clientMain0;
@@ -220,6 +222,7 @@ async function main(): Promise<void> {
   }
   console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values.floor ? 'transport floor' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
   console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy), ${(faults / ops).toFixed(3)} minor page faults per ${unit}${after}`);
+  console.log(`server wrote ${Math.round(written / ops).toLocaleString('en-US')} bytes per ${unit} (files and sockets, until the last acknowledgement)`);
   console.log(`client CPU (this process, the Node client): ${((clientCpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(clientCpu / wall).toFixed(2)} cores busy, its event loop ${((100 * clientMain) / wall).toFixed(0)}%)`);
   console.log(
     `machine: ${((machine.busy - machine0.busy) / wall).toFixed(2)} of ${os.cpus().length} cores busy (${((machine.iowait - machine0.iowait) / wall).toFixed(2)} in iowait, ${((machine.irq - machine0.irq) / wall).toFixed(2)} in interrupts)`,

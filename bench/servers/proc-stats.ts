@@ -43,6 +43,13 @@ export function minorFaults(pid: number): number {
   return n;
 }
 
+/** Bytes the process has passed to write calls (files and sockets alike), from /proc/PID/io's wchar. */
+export function bytesWritten(pid: number): number {
+  const m = /^wchar:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  if (m === null) throw new Error(`cannot find wchar in /proc/${pid}/io`);
+  return Number(m[1]);
+}
+
 /** VmRSS of the process, in bytes. */
 export function rssBytes(pid: number): number {
   return statusField(pid, 'VmRSS');
