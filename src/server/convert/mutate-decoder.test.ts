@@ -182,7 +182,12 @@ describe('decodeMutateRowsRequest', () => {
 /** `bytes` cut at `cuts` (offsets, any order, repeats make empty pieces), as fresh copies (no shared memory with `bytes`). */
 function piecesOf(bytes: Buffer, cuts: readonly number[]): Buffer[] {
   const at = [0, ...[...cuts].map((c) => Math.min(c, bytes.length)).sort((x, y) => x - y), bytes.length];
-  return at.slice(1).map((end, i) => Buffer.from(bytes.subarray(at[i]!, end)));
+  // Buffer.alloc, not Buffer.from: small copies would share Node's pool, and tests tell pieces apart by their memory.
+  return at.slice(1).map((end, i) => {
+    const piece = Buffer.alloc(end - at[i]!);
+    bytes.copy(piece, 0, at[i]!, end);
+    return piece;
+  });
 }
 
 /** A decoded request with values as plain bytes, for comparing two decodes. */
@@ -221,6 +226,34 @@ describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)',
     const [first, second] = d.entries.map((e) => e.mutations[0]!);
     expect(first!.kind === 'setCell' && first!.value.buffer === pieces[0]!.buffer && Buffer.from(first!.value).equals(big)).toBe(true);
     expect(second!.kind === 'setCell' && second!.value.buffer !== pieces[0]!.buffer && second!.value.buffer !== pieces[1]!.buffer && Buffer.from(second!.value).equals(big)).toBe(true);
+  });
+
+  it('copies exactly the entries that a cut splits, wherever it falls', () => {
+    const values = [1, 2, 3].map((i) => Buffer.alloc(40, i));
+    const bytes = encodeRows({ tableName: TABLE, entries: values.map((v, i) => ({ rowKey: b(`row${i}`), mutations: [{ setCell: { familyName: 'f', value: v } }] })) });
+    // Where each entry's field (key and length included) lies in the joined request.
+    const spans: [number, number][] = [];
+    const r = protobuf.Reader.create(bytes);
+    while (r.pos < r.len) {
+      const start = r.pos;
+      const key = r.uint32();
+      r.skipType(key & 7);
+      if (key >>> 3 === 2) spans.push([start, r.pos]);
+    }
+    expect(spans).toHaveLength(3);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const pieces = piecesOf(bytes, [cut]);
+      const d = decodeMutateRowsRequestParts(pieces);
+      d.entries.forEach((e, i) => {
+        const m = e.mutations[0]!;
+        if (m.kind !== 'setCell') throw new Error('expected a SetCell');
+        expect(Buffer.from(m.value).equals(values[i]!)).toBe(true);
+        const [start, end] = spans[i]!;
+        const home = end <= cut ? pieces[0] : start >= cut ? pieces[1] : undefined;
+        if (home !== undefined) expect(m.value.buffer).toBe(home.buffer);
+        else expect(pieces.some((p) => p.buffer === m.value.buffer)).toBe(false);
+      });
+    }
   });
 
   it("gives the joined decode's result and error for unknown, non-length-delimited and malformed top-level fields", () => {

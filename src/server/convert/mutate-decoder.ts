@@ -100,6 +100,8 @@ export function decodeMutateRowsRequestParts(parts: readonly Buffer[]): DecodedM
   const pieces = new Pieces(parts);
   try {
     for (;;) {
+      // The fields wholly inside the current piece, with one reader; then the one that crosses into the next.
+      if (!pieces.decodeWholeFields(out)) return decodeMutateRowsRequest(Buffer.concat(parts));
       const field = pieces.nextLengthDelimitedField();
       if (field === undefined) break;
       if (field === NOT_SIMPLE) return decodeMutateRowsRequest(Buffer.concat(parts));
@@ -125,6 +127,46 @@ function readRowsField(r: Reader, out: Mutable<DecodedMutateRows>): void {
 
 const NOT_SIMPLE = Symbol('not a well-formed length-delimited field');
 
+/** fieldEndIn: the field's bytes run past the piece (or the piece is used up). */
+const CROSSES = -1;
+/** fieldEndIn: not a length-delimited field, or a key or length longer than 32 bits. */
+const UNUSUAL = -2;
+
+/**
+ * Where the length-delimited field at buf[pos] ends, if its key, its length
+ * and its bytes are all inside buf; else CROSSES or UNUSUAL. (Numbers only, so
+ * that the hot loop stays monomorphic.)
+ */
+function fieldEndIn(buf: Buffer, pos: number): number {
+  const key = varint32In(buf, pos);
+  if (key < 0) return key;
+  if ((key & 7) !== WIRE_LEN) return UNUSUAL;
+  const length = varint32In(buf, varintEnd);
+  if (length < 0) return length;
+  const end = varintEnd + length;
+  return end <= buf.length ? end : CROSSES;
+}
+
+/** Where the last varint32In ended (module-level: no allocation per call). */
+let varintEnd = 0;
+
+/** The varint of at most 32 bits at buf[pos]; CROSSES if buf ends inside it, UNUSUAL if it is longer. */
+function varint32In(buf: Buffer, pos: number): number {
+  let v = 0;
+  let scale = 1;
+  for (let p = pos; p < pos + 5; p++) {
+    if (p >= buf.length) return CROSSES;
+    const b = buf[p]!;
+    v += (b & 0x7f) * scale;
+    if (b < 0x80) {
+      varintEnd = p + 1;
+      return v <= 0xffffffff ? v : UNUSUAL;
+    }
+    scale *= 128;
+  }
+  return UNUSUAL;
+}
+
 /** Reads a message in pieces one top-level field at a time. */
 class Pieces {
   private part = 0;
@@ -132,6 +174,31 @@ class Pieces {
 
   constructor(private readonly parts: readonly Buffer[]) {
     this.skipEmpty();
+  }
+
+  /**
+   * Decodes the fields that lie wholly inside the current piece, up to the
+   * first one that does not; false (nothing more should be read) at a field
+   * that is not length-delimited.
+   */
+  decodeWholeFields(out: Mutable<DecodedMutateRows>): boolean {
+    const buf = this.parts[this.part];
+    if (buf === undefined) return true;
+    let pos = this.pos;
+    let r: Reader | undefined;
+    for (;;) {
+      const end = fieldEndIn(buf, pos);
+      if (end === UNUSUAL) return false;
+      if (end === CROSSES) break;
+      r ??= createReader(buf);
+      r.pos = pos;
+      readRowsField(r, out);
+      if (r.pos !== end) throw new WireError('field overruns its length');
+      pos = end;
+    }
+    this.pos = pos;
+    this.skipEmpty();
+    return true;
   }
 
   /**
