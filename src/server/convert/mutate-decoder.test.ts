@@ -125,6 +125,23 @@ describe('decodeMutateRowsRequest', () => {
     expect(decodeMutateRowsRequest(Buffer.from([0x00, 0x00])).error?.message).toMatch(/field number 0/);
   });
 
+  it('rejects a field that runs past the end of its sub-message, even when the message has the bytes', () => {
+    const W = protobuf.Writer;
+    // SetCell whose value claims 6 bytes while the SetCell is 4 bytes long; the bytes after it make up the difference.
+    const setCell = Buffer.from([0x22, 0x06, 0x61, 0x62]);
+    const mutation = Buffer.concat([Buffer.from([0x0a, setCell.length]), setCell]);
+    const entry = Buffer.concat([Buffer.from(W.create().uint32((1 << 3) | 2).bytes(b('k')).finish()), Buffer.from([0x12, mutation.length]), mutation]);
+    const req = Buffer.concat([Buffer.from([0x12, entry.length]), entry, Buffer.from(W.create().uint32((3 << 3) | 2).string('pr').finish())]);
+    const d = decodeMutateRowsRequest(req);
+    expect(d.error?.code).toBe('InvalidArgument');
+    expect(d.error?.message).toMatch(/overruns its length/);
+    // The same for a DeleteFromColumn time range (two bytes) whose timestamp varint runs one byte past it.
+    const del = Buffer.from([0x1a, 0x02, 0x08, 0x80, 0x01]);
+    const m2 = Buffer.concat([Buffer.from([0x12, del.length]), del]);
+    const e2 = Buffer.concat([Buffer.from([0x12, m2.length]), m2]);
+    expect(decodeMutateRowsRequest(Buffer.concat([Buffer.from([0x12, e2.length]), e2])).error?.message).toMatch(/overruns its length/);
+  });
+
   it('agrees with the object path on random requests (property)', () => {
     const bytesArb = (max: number) => fc.uint8Array({ maxLength: max }).map((u) => Buffer.from(u));
     const i64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String);
@@ -190,9 +207,11 @@ function piecesOf(bytes: Buffer, cuts: readonly number[]): Buffer[] {
   });
 }
 
-/** A decoded request with values as plain bytes, for comparing two decodes. */
+/** A decoded request with values as plain bytes and errors as their code and message, for comparing two decodes. */
 function plain(d: ReturnType<typeof decodeMutateRowsRequest>): unknown {
-  return JSON.parse(JSON.stringify(d, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+  return JSON.parse(
+    JSON.stringify(d, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Error ? { error: v.message, code: (v as { code?: unknown }).code } : v)),
+  );
 }
 
 describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)', () => {
@@ -274,6 +293,18 @@ describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)',
     expect(decodeMutateRowsRequest(odd[0]!).entries).toHaveLength(3);
     expect(decodeMutateRowsRequest(odd[1]!).error?.message).toMatch(/^Malformed MutateRowsRequest/);
     expect(decodeMutateRowsRequest(odd[2]!).error?.message).toMatch(/field number 0/);
+  });
+
+  it('allocates nothing for a split field whose declared length runs past the message', () => {
+    // Six bytes in two pieces: an entry claiming 2 GiB, then 4 GiB - 1.
+    for (const lengthVarint of [[0x80, 0x80, 0x80, 0x80, 0x08], [0xff, 0xff, 0xff, 0xff, 0x0f]]) {
+      const pieces = [Buffer.from([0x12]), Buffer.from(lengthVarint)];
+      const before = process.memoryUsage().arrayBuffers;
+      const d = decodeMutateRowsRequestParts(pieces);
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1024 * 1024);
+      expect(d.error?.message).toMatch(/^Malformed MutateRowsRequest/);
+      expect(plain(d)).toEqual(plain(decodeMutateRowsRequest(Buffer.concat(pieces))));
+    }
   });
 
   it('agrees with the joined decode on random requests cut at random places (property)', () => {

@@ -171,65 +171,71 @@ function varint32In(buf: Buffer, pos: number): number {
 class Pieces {
   private part = 0;
   private pos = 0;
+  /** bytesFrom[i]: the bytes of pieces i and after. */
+  private readonly bytesFrom: number[];
 
   constructor(private readonly parts: readonly Buffer[]) {
+    this.bytesFrom = new Array<number>(parts.length + 1);
+    this.bytesFrom[parts.length] = 0;
+    for (let i = parts.length - 1; i >= 0; i--) this.bytesFrom[i] = this.bytesFrom[i + 1]! + parts[i]!.length;
     this.skipEmpty();
   }
 
   /**
-   * Decodes the fields that lie wholly inside the current piece, up to the
-   * first one that does not; false (nothing more should be read) at a field
-   * that is not length-delimited.
+   * Decodes the fields that lie wholly inside a piece, from the current one
+   * on, up to the first that crosses from one piece into the next; false (nothing more should be read, the caller
+   * falls back to the joined decode) at a field that is not length-delimited
+   * or whose key or length is longer than 32 bits.
    */
   decodeWholeFields(out: Mutable<DecodedMutateRows>): boolean {
-    const buf = this.parts[this.part];
-    if (buf === undefined) return true;
-    let pos = this.pos;
-    let r: Reader | undefined;
+    // Piece after piece, as long as fields end exactly where pieces do.
     for (;;) {
-      const end = fieldEndIn(buf, pos);
-      if (end === UNUSUAL) return false;
-      if (end === CROSSES) break;
-      r ??= createReader(buf);
-      r.pos = pos;
-      readRowsField(r, out);
-      if (r.pos !== end) throw new WireError('field overruns its length');
-      pos = end;
+      const buf = this.parts[this.part];
+      if (buf === undefined) return true;
+      let pos = this.pos;
+      let r: Reader | undefined;
+      for (;;) {
+        const end = fieldEndIn(buf, pos);
+        if (end === UNUSUAL) return false;
+        if (end === CROSSES) break;
+        r ??= createReader(buf);
+        r.pos = pos;
+        readRowsField(r, out);
+        if (r.pos !== end) throw new WireError('field overruns its length');
+        pos = end;
+      }
+      this.pos = pos;
+      if (pos < buf.length) return true;
+      this.part++;
+      this.pos = 0;
     }
-    this.pos = pos;
-    this.skipEmpty();
-    return true;
   }
 
   /**
-   * The next field, key and length included, as a view of its piece or (split
-   * between pieces) a copy; undefined at the end; NOT_SIMPLE when it is not a
-   * length-delimited field whose bytes are all there.
+   * The next field (called when it is not wholly inside the current piece),
+   * key and length included, copied out of the pieces it spans; undefined at
+   * the end; NOT_SIMPLE when it is not a length-delimited field or its bytes
+   * are not all there (checked before anything is allocated: the length is
+   * the client's word).
    */
   nextLengthDelimitedField(): Buffer | undefined | typeof NOT_SIMPLE {
     if (this.part === this.parts.length) return undefined;
+    const available = this.bytesFrom[this.part]! - this.pos;
     const startPart = this.part;
     const startPos = this.pos;
     const key = this.varint32();
     if (key === undefined || (key & 7) !== WIRE_LEN) return NOT_SIMPLE;
     const length = this.varint32();
     if (length === undefined) return NOT_SIMPLE;
-    const first = this.parts[startPart]!;
-    const head = this.part === startPart ? this.pos - startPos : first.length - startPos + this.pos + this.bytesBetween(startPart, this.part);
+    const head = available - (this.part === this.parts.length ? 0 : this.bytesFrom[this.part]! - this.pos);
     const total = head + length;
-    if (this.part === startPart && this.pos + length <= first.length) {
-      this.pos += length;
-      this.skipEmpty();
-      return first.subarray(startPos, startPos + total);
-    }
-    // Split between pieces: copy it out.
+    if (total > available) return NOT_SIMPLE;
     const field = Buffer.allocUnsafe(total);
     let filled = 0;
     let p = startPart;
     let at = startPos;
     while (filled < total) {
-      const piece = this.parts[p];
-      if (piece === undefined) return NOT_SIMPLE;
+      const piece = this.parts[p]!;
       const take = Math.min(piece.length - at, total - filled);
       piece.copy(field, filled, at, at + take);
       filled += take;
@@ -244,13 +250,6 @@ class Pieces {
     this.pos = at;
     this.skipEmpty();
     return field;
-  }
-
-  /** Bytes of the pieces strictly between pieces a and b. */
-  private bytesBetween(a: number, b: number): number {
-    let n = 0;
-    for (let i = a + 1; i < b; i++) n += this.parts[i]!.length;
-    return n;
   }
 
   /** A varint of at most 32 bits (five bytes), or undefined when it is longer or the message ends inside it. */
@@ -430,6 +429,8 @@ function decodeMutation(r: Reader, end: number): Mutation | undefined {
     default:
       throw invalidArgument('Mutation has no mutation set: exactly one of set_cell, add_to_cell, merge_to_cell, delete_from_column, delete_from_family, delete_from_row must be set');
   }
+  // A last field whose length runs past the member's end (into the next field or entry) is malformed.
+  if (r.pos !== stop) throw new WireError('Mutation member overruns its length');
   r.pos = after;
   return m;
 }
@@ -489,6 +490,7 @@ function decodeDeleteFromColumn(r: Reader, end: number): Mutation {
           else if (kk === ((2 << 3) | WIRE_VARINT)) stop = checkedInt64(r, 'DeleteFromColumn.time_range.end_timestamp_micros');
           else skipField(r, kk);
         }
+        if (r.pos !== e) throw new WireError('DeleteFromColumn.time_range overruns its length');
         break;
       }
       default:
