@@ -54,11 +54,12 @@ export function waitForOutput(child: GuardedChild, tail: OutputTail, what: strin
       clearTimeout(timer);
       child.stdout.off('data', onData);
       child.stderr.off('data', onData);
-      child.off('exit', onExit);
+      child.off('close', onExit);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', onExit);
+    // 'close', not 'exit': the output the child wrote before it died is only all in once its streams are closed.
+    child.once('close', onExit);
   });
 }
 
