@@ -22,7 +22,7 @@ import { createSSTableWriter, type SSTableIterator, type SSTableWriter } from '.
 import { compactEntries, decodeFragment, encodeEntries, type Entry, fragmentHasOnlyPuts } from './fragment.js';
 import { sstName, type DiskEngine } from './disk-engine.js';
 import type { DiskStore } from './disk-store.js';
-import { collectEntries, onlyFragment } from './memtable.js';
+import { collectEntries, type Memtable, onlyFragment } from './memtable.js';
 import type { TableFile } from './table-file.js';
 import { ByteWriter } from './varint.js';
 
@@ -91,27 +91,7 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
   let meta: FileMeta | undefined;
   if (!imm.empty) {
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
-    const w = new ByteWriter(1024);
-    const written = await writeTable(engine, imm, async (writer) => {
-      const entries: Entry[] = [];
-      for (const c = imm.view().all(); c.next(); ) {
-        const key = c.key;
-        if (store.deleted) throw new Abandoned();
-        let value = onlyFragment(c.value!);
-        if (value === undefined) {
-          entries.length = 0;
-          collectEntries(c.value!, entries);
-          const merged = compactEntries(key, entries, store.drops, false);
-          if (merged.length === 0) continue;
-          w.pos = 0;
-          encodeEntries(w, merged);
-          value = w.view();
-        }
-        writer.add(key, value);
-        const pause = slicer.maybeYield();
-        if (pause !== undefined) await pause;
-      }
-    });
+    const written = await writeTable(engine, imm, (writer) => fillFromMemtable(writer, store, imm, slicer));
     if (written === ABANDONED) return;
     meta = written;
     if (meta !== undefined) edits.push({ op: 'addFiles', id: store.id, files: [meta] });
@@ -131,6 +111,35 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
 }
 
 class Abandoned extends Error {}
+
+/**
+ * Adds a waiting memtable's rows to a flush's file. A function of the module,
+ * not a closure made per flush: V8 keeps a closure's optimised code only
+ * weakly once the closure is gone, and the frequent full GCs of a bulk load
+ * dropped it between flushes, so every flush compiled its loop again.
+ */
+async function fillFromMemtable(writer: SSTableWriter, store: DiskStore, imm: Memtable, slicer: Slicer): Promise<void> {
+  const w = new ByteWriter(1024);
+  const entries: Entry[] = [];
+  for (const c = imm.view().all(); c.next(); ) {
+    const key = c.key;
+    if (store.deleted) throw new Abandoned();
+    let value = onlyFragment(c.value!);
+    if (value === undefined) {
+      entries.length = 0;
+      collectEntries(c.value!, entries);
+      const merged = compactEntries(key, entries, store.drops, false);
+      if (merged.length === 0) continue;
+      w.pos = 0;
+      encodeEntries(w, merged);
+      value = w.view();
+    }
+    writer.add(key, value);
+    const pause = slicer.maybeYield();
+    if (pause !== undefined) await pause;
+  }
+}
+
 
 /** The files to merge next, or undefined when the store is fine as it is. */
 export function pickCompaction(store: DiskStore, config: Config): TableFile[] | undefined {
@@ -168,59 +177,14 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
     }
     const gc = major ? columnGc(store) : undefined;
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
-    const w = new ByteWriter(1024);
-    const entries: Entry[] = [];
     let minSeq = Infinity;
     let maxSeq = 0;
     for (const f of inputs) {
       minSeq = Math.min(minSeq, f.meta.minSeq);
       maxSeq = Math.max(maxSeq, f.meta.maxSeq);
     }
-    const written = await writeTable(engine, { minSeq, maxSeq }, async (writer) => {
-      for (;;) {
-        if (store.deleted || store.yieldCompaction) throw new Abandoned();
-        let key: ByteString | undefined;
-        for (const it of iters) if (it.valid && (key === undefined || it.key < key)) key = it.key;
-        if (key === undefined) break;
-        let only = -1;
-        let count = 0;
-        for (let i = 0; i < iters.length; i++) {
-          const it = iters[i]!;
-          if (it.valid && it.key === key) {
-            only = i;
-            count++;
-          }
-        }
-        // A row held by one input passes through as it is, unless a major compaction has
-        // tombstones, drops or GC rules to apply to it.
-        if (count === 1 && dropsSeq === 0) {
-          const it = iters[only]!;
-          const value = it.value;
-          if (!major || (gc === undefined && fragmentHasOnlyPuts(value, inputs[only]!.where))) {
-            writer.add(key, value);
-            it.next();
-            const pause = slicer.maybeYield();
-            if (pause !== undefined) await pause;
-            continue;
-          }
-        }
-        entries.length = 0;
-        for (let i = 0; i < iters.length; i++) {
-          const it = iters[i]!;
-          if (!it.valid || it.key !== key) continue;
-          decodeFragment(it.value, inputs[i]!.where, entries);
-          it.next();
-        }
-        const merged = compactEntries(key, entries, store.drops, major, gc);
-        if (merged.length > 0) {
-          w.pos = 0;
-          encodeEntries(w, merged);
-          writer.add(key, w.view());
-        }
-        const pause = slicer.maybeYield();
-        if (pause !== undefined) await pause;
-      }
-    });
+    const merge: MergeJob = { store, inputs, iters, major, dropsSeq, gc, slicer };
+    const written = await writeTable(engine, { minSeq, maxSeq }, (writer) => fillFromInputs(writer, merge));
     if (written === ABANDONED) return;
     const meta = written;
     const edits: ManifestEdit[] = [{ op: 'removeFiles', id: store.id, numbers: inputs.map((f) => f.meta.number) }];
@@ -250,6 +214,67 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
   } finally {
     for (const it of iters) it.close();
     for (const f of inputs) f.unref();
+  }
+}
+
+interface MergeJob {
+  readonly store: DiskStore;
+  readonly inputs: readonly TableFile[];
+  /** One per input, positioned at the store's first key. */
+  readonly iters: readonly SSTableIterator[];
+  readonly major: boolean;
+  readonly dropsSeq: number;
+  readonly gc: ((cells: readonly Cell[]) => readonly Cell[]) | undefined;
+  readonly slicer: Slicer;
+}
+
+/** Adds the merged rows of a compaction's inputs to its file (a function of the module: see fillFromMemtable). */
+async function fillFromInputs(writer: SSTableWriter, job: MergeJob): Promise<void> {
+  const { store, inputs, iters, major, dropsSeq, gc, slicer } = job;
+  const w = new ByteWriter(1024);
+  const entries: Entry[] = [];
+  for (;;) {
+    if (store.deleted || store.yieldCompaction) throw new Abandoned();
+    let key: ByteString | undefined;
+    for (const it of iters) if (it.valid && (key === undefined || it.key < key)) key = it.key;
+    if (key === undefined) break;
+    let only = -1;
+    let count = 0;
+    for (let i = 0; i < iters.length; i++) {
+      const it = iters[i]!;
+      if (it.valid && it.key === key) {
+        only = i;
+        count++;
+      }
+    }
+    // A row held by one input passes through as it is, unless a major compaction has
+    // tombstones, drops or GC rules to apply to it.
+    if (count === 1 && dropsSeq === 0) {
+      const it = iters[only]!;
+      const value = it.value;
+      if (!major || (gc === undefined && fragmentHasOnlyPuts(value, inputs[only]!.where))) {
+        writer.add(key, value);
+        it.next();
+        const pause = slicer.maybeYield();
+        if (pause !== undefined) await pause;
+        continue;
+      }
+    }
+    entries.length = 0;
+    for (let i = 0; i < iters.length; i++) {
+      const it = iters[i]!;
+      if (!it.valid || it.key !== key) continue;
+      decodeFragment(it.value, inputs[i]!.where, entries);
+      it.next();
+    }
+    const merged = compactEntries(key, entries, store.drops, major, gc);
+    if (merged.length > 0) {
+      w.pos = 0;
+      encodeEntries(w, merged);
+      writer.add(key, w.view());
+    }
+    const pause = slicer.maybeYield();
+    if (pause !== undefined) await pause;
   }
 }
 
