@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --initial-old-space-size=64
+#!/usr/bin/env -S node --initial-old-space-size=128
 import { runCli } from './cli.js';
 
 /**

@@ -15,9 +15,9 @@ describe('the server process starts with SERVER_NODE_FLAGS', () => {
   it('recognises an option however it is spelled, and reports only the missing ones', () => {
     expect(SERVER_NODE_FLAGS.length).toBeGreaterThan(0);
     expect(missingServerFlags([])).toEqual([...SERVER_NODE_FLAGS]);
-    expect(missingServerFlags(['--initial-old-space-size=64'])).toEqual([]);
+    expect(missingServerFlags(['--initial-old-space-size=128'])).toEqual([]);
     expect(missingServerFlags(['--initial_old_space_size=128', '--trace-gc'])).toEqual([]);
-    expect(missingServerFlags(['--max-old-space-size=64', '--cpu-prof'])).toEqual(['--initial-old-space-size=64']);
+    expect(missingServerFlags(['--max-old-space-size=64', '--cpu-prof'])).toEqual(['--initial-old-space-size=128']);
   });
 
   it('the executable\'s first line and `npm start` pass exactly those flags', () => {
