@@ -106,6 +106,7 @@ export class Runner {
         try {
           live = await this.start(kind);
           if (w.warmUp !== undefined && this.options.settings.warmupSeconds > 0) {
+            await untilIdle(live.target.process.pid, 120);
             await w.warmUp(this.context(w, live, runId(index, run), this.options.settings.warmupSeconds, `${label} warm-up`));
           }
           const rssBefore = rssBytes(live.target.process.pid);
@@ -150,7 +151,13 @@ export class Runner {
     }
   }
 
-  private runOnce(w: Workload, live: Live, id: number, seconds: number, label: string): Promise<Measured> {
+  /**
+   * Runs one measured run (or warm-up) once the server is idle: background
+   * work left by an earlier workload (or by the data set's load) is not
+   * billed to this one.
+   */
+  private async runOnce(w: Workload, live: Live, id: number, seconds: number, label: string): Promise<Measured> {
+    await untilIdle(live.target.process.pid, 120);
     return w.run(this.context(w, live, id, seconds, label));
   }
 
@@ -174,8 +181,8 @@ export class Runner {
         const wall = (performance.now() - t0) / 1000;
         const client = process.cpuUsage(client0);
         const rss = rssBytes(pid);
-        // A bulk load leaves flushes and compactions behind: their CPU is the load's too.
-        if (w.freshServer) await untilIdle(pid, 120);
+        // Writes leave flushes and compactions behind: their CPU is the run's too.
+        if (w.writes) await untilIdle(pid, 120);
         const server1 = cpuSeconds(pid);
         const disk = live.target.diskBytes();
         return {

@@ -28,6 +28,7 @@ function loadgen(kind: LoadgenKind, spec: Pick<Workload, 'name' | 'title' | 'per
     ...spec,
     group: 'loadgen',
     freshServer: false,
+    writes: kind === 'write' || kind === 'check-and-mutate' || kind === 'increment',
     describe: (s) => `${spec.what}; ${setup(s, kind === 'scan' ? s.loadgenScansInFlight : s.loadgenInFlight)}, for ${s.seconds} s`,
     run: (ctx) => {
       const s = ctx.settings;

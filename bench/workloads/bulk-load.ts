@@ -57,6 +57,7 @@ function loadWorkload(shape: LoadShape): Workload {
     mbps: true,
     latency: true,
     freshServer: true,
+    writes: true,
     total: rowsOf,
     ...(shape.maxRuns === undefined ? {} : { maxRuns: shape.maxRuns }),
     ...(shape.rssChart === true ? { rssChart: true } : {}),

@@ -14,6 +14,7 @@ export function pointReads(name: string, concurrency: number): Workload {
     mbps: false,
     latency: true,
     freshServer: false,
+    writes: false,
     describe: (s) =>
       `Row.get of a uniformly random row of the ${s.rows.toLocaleString('en-US')}-row, 1 KiB-value data set, ${concurrency} in flight, for ${s.seconds} s; every value is compared with the one loaded`,
     async run(ctx) {

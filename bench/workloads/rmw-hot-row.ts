@@ -32,6 +32,7 @@ export function hotRowIncrements(name: string, concurrency: number): Workload {
     mbps: false,
     latency: true,
     freshServer: false,
+    writes: true,
     describe: (s) => `Row.increment('${FAMILY}:n', 1) (ReadModifyWriteRow) on a single row, ${concurrency} in flight, for ${s.seconds} s; the final count is checked`,
     async run(ctx) {
       const row = benchTable(ctx.client, ctx.dataset.countersTable).row(`hot-${ctx.runId}`);

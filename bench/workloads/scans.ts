@@ -69,6 +69,7 @@ function scanWorkload(shape: ScanShape): Workload {
     mbps: true,
     latency: shape.latency,
     freshServer: false,
+    writes: false,
     describe: (s) => shape.describe(s.rows, s.seconds) + '; latency is per scan',
     async run(ctx: RunContext) {
       const table = benchTable(ctx.client, ctx.dataset.table);

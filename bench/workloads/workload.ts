@@ -111,6 +111,13 @@ export interface Workload {
   readonly latency: boolean;
   /** Each run gets a freshly started, empty server (bulk loads: RSS is measured after the load). */
   readonly freshServer: boolean;
+  /**
+   * The workload writes. A server may finish writes in the background after
+   * acknowledging them (tabletop's flushes and compactions): that CPU is
+   * billed to the run that caused it, by measuring until the server is idle.
+   * (Every run, writing or not, starts on an idle server.)
+   */
+  readonly writes: boolean;
   /** Fresh-server workloads: the units (rows) one run does, for progress. Default: settings.rows. */
   total?(settings: Settings): number;
   /** At most this many measured runs per target (a long workload), whatever --runs says. */

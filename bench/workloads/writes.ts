@@ -18,6 +18,7 @@ export function singleRowWrites(name: string, concurrency: number, valueSize: nu
     mbps: false,
     latency: true,
     freshServer: false,
+    writes: true,
     describe: (s) => `Table.insert of one row (${valueSize}-byte value) under a random new key, ${concurrency} in flight, for ${s.seconds} s`,
     async run(ctx) {
       const table = benchTable(ctx.client, ctx.dataset.writesTable);
