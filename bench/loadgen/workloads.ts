@@ -45,7 +45,7 @@ function loadgen(kind: LoadgenKind, spec: Pick<Workload, 'name' | 'title' | 'per
         channels: s.loadgenChannels,
         transport: s.loadgenTransport,
         // A new worker process is slow until its JIT warms: it runs unmeasured load first.
-        warmupSeconds: s.warmupSeconds === 0 ? 0 : Math.max(0.5, s.warmupSeconds),
+        warmupSeconds: s.warmupSeconds === 0 ? 0 : Math.min(1, Math.max(0.5, s.warmupSeconds)),
       });
     },
   };
