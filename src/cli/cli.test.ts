@@ -33,7 +33,7 @@ describe('tabletop CLI', () => {
 
   it('rejects unknown commands, flags and bad ports with exit code 2', async () => {
     for (const args of [[], ['frobnicate'], ['serve', '--nope'], ['serve', '--port', 'abc'], ['serve', '--port', '70000'], ['serve', 'extra'],
-      ['serve', '--split-size', 'big'], ['serve', '--memtable-size', '-1'], ['serve', '--wal-file-size', '1XB'], ['serve', '--nodes', '0'], ['tablets'], ['tablets', 't']]) {
+      ['serve', '--split-size', 'big'], ['serve', '--memtable-size', '-1'], ['serve', '--wal-file-size', '1XB'], ['serve', '--commit-delay', '1.5'], ['serve', '--commit-delay', '101'], ['serve', '--nodes', '0'], ['tablets'], ['tablets', 't']]) {
       const t = io();
       expect([args, await runCli(args, t.cli)]).toEqual([args, 2]);
       expect(t.err.length).toBeGreaterThan(0);

@@ -33,6 +33,8 @@ Options of serve:
   --total-memtable-size S  all memtables together; past twice this, writes wait
                      for flushes (default 32MiB)
   --wal-file-size S  commit-log file size at which a new file starts (default 64MiB)
+  --commit-delay MS  when writes arrive during a commit-log sync, the next sync waits
+                     this long for more of them (default 1; 0 turns it off)
   --split-size S     tablet size at which it splits at its median key (default 64MiB;
                      1MiB shows realistic tablet behaviour on small local datasets)
   --nodes N          serving nodes of the modelled cluster (default 3)
@@ -78,6 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'cache-size': { type: 'string' },
         'total-memtable-size': { type: 'string' },
         'wal-file-size': { type: 'string' },
+        'commit-delay': { type: 'string' },
         'split-size': { type: 'string' },
         nodes: { type: 'string' },
         instance: { type: 'string' },
@@ -127,6 +130,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (values['cache-size'] !== undefined) config.blockCacheBytes = parseSize(values['cache-size'], '--cache-size');
     if (values['total-memtable-size'] !== undefined) config.totalMemtableBytes = parseSize(values['total-memtable-size'], '--total-memtable-size');
     if (values['wal-file-size'] !== undefined) config.walFileBytes = parseSize(values['wal-file-size'], '--wal-file-size');
+    if (values['commit-delay'] !== undefined) {
+      const v = values['commit-delay'];
+      if (!/^\d+$/.test(v) || Number(v) > 100) throw new Error(`--commit-delay must be a whole number of milliseconds from 0 to 100 (got "${v}")`);
+      config.commitDelayMillis = Number(v);
+    }
     if (values['split-size'] !== undefined) config.tabletSplitBytes = parseSize(values['split-size'], '--split-size');
     if (values.nodes !== undefined) {
       if (!/^\d+$/.test(values.nodes) || Number(values.nodes) < 1 || Number(values.nodes) > 1000) throw new Error(`--nodes must be a whole number from 1 to 1000 (got "${values.nodes}")`);

@@ -286,7 +286,10 @@ export class DiskEngine implements StorageEngine {
       void previous.finally(() => old.close()).catch(() => undefined);
     }
     // Nothing reaches the new log before the old one is durable: a crash leaves a prefix of the writes.
-    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number), previous, Math.min(WAL_EXTEND_BYTES, this.config.walFileBytes));
+    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number), previous, {
+      extendBy: Math.min(WAL_EXTEND_BYTES, this.config.walFileBytes),
+      commitDelayMillis: this.config.commitDelayMillis,
+    });
     this.walNumber = number;
   }
 

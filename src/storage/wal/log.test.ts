@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFaultFileSystem, failNth } from '../fs/fault-fs.js';
 import { slowSyncFile } from '../testing/slow-sync-fs.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
@@ -103,7 +103,7 @@ describe('LogWriter + replayLog', () => {
     for (let trial = 0; trial < 100; trial++) {
       const mem = new MemoryFileSystem();
       const file = mem.create('000001.wal');
-      const w = new LogWriter(slowSyncFile(file, () => new Promise((r) => setImmediate(r))), (synced) => encodeSyncMarker(synced, 1), undefined, 4096);
+      const w = new LogWriter(slowSyncFile(file, () => new Promise((r) => setImmediate(r))), (synced) => encodeSyncMarker(synced, 1), undefined, { extendBy: 4096 });
       await mem.syncDir('.');
       const acked: number[] = [];
       const n = 5 + Math.floor(random() * 30);
@@ -131,7 +131,7 @@ describe('LogWriter + replayLog', () => {
   it('extends the file ahead of small groups only: a group of half the extension or more writes no zeros', async () => {
     const mem = new MemoryFileSystem();
     const file = mem.create('000001.wal');
-    const w = new LogWriter(file, (synced) => encodeSyncMarker(synced, 1), undefined, 4096);
+    const w = new LogWriter(file, (synced) => encodeSyncMarker(synced, 1), undefined, { extendBy: 4096 });
     await w.appendRecord(encodeRecyclableRecord(payload(0, 100), 1));
     expect(file.length).toBe(file.size + 4096);
     // Written over the zeros: the file does not grow.
@@ -193,6 +193,137 @@ describe('LogWriter + replayLog', () => {
     const w = new LogWriter(fs.create('wal.log'));
     await expect(w.append(payload(1))).rejects.toMatchObject({ code: 'Unavailable' });
     await expect(w.append(payload(2))).rejects.toMatchObject({ code: 'Unavailable' });
+  });
+});
+
+describe('commit delay (LogWriter commitDelayMillis)', () => {
+  const DELAY = 50;
+  // Only the delay's timer is fake: syncs and turns of the event loop run for real, and time moves only when a test says so.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A log with a commit delay whose syncs are counted and can be held (a slow disk). */
+  function delayedWriter(): { mem: MemoryFileSystem; w: LogWriter; syncs: () => number; hold: () => () => void } {
+    const mem = new MemoryFileSystem();
+    let syncs = 0;
+    let held: Promise<void> | undefined;
+    const file = slowSyncFile(mem.create('wal.log'), () => {
+      syncs++;
+      return held ?? Promise.resolve();
+    });
+    const hold = (): (() => void) => {
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      return () => {
+        held = undefined;
+        release();
+      };
+    };
+    return { mem, w: new LogWriter(file, undefined, undefined, { commitDelayMillis: DELAY }), syncs: () => syncs, hold };
+  }
+  const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+  /** Whether `p` settles within a few turns of the event loop (the fake clock standing still). */
+  async function settlesSoon(p: Promise<unknown>, turns = 10): Promise<boolean> {
+    let done = false;
+    void p.then(() => (done = true));
+    for (let i = 0; i < turns && !done; i++) await turn();
+    return done;
+  }
+  const order = (mem: MemoryFileSystem): number[] => replayLog(mem, 'wal.log').records.map((b) => b[0] ?? -1);
+
+  it('a lone writer never waits: each write is synced at once, whether it writes again at once or turns later', async () => {
+    const { mem, w, syncs } = delayedWriter();
+    // Each write issued as the last one is acknowledged, as an awaiting caller in this process does.
+    let n = 0;
+    const chain = new Promise<void>((resolve) => {
+      const next = (): void => {
+        if (n === 10) resolve();
+        else void w.append(payload(n++)).then(next);
+      };
+      next();
+    });
+    expect(await settlesSoon(chain, 50)).toBe(true);
+    for (let i = 10; i < 15; i++) {
+      await turn();
+      await turn();
+      expect(await settlesSoon(w.append(payload(i)))).toBe(true);
+    }
+    expect(syncs()).toBe(15);
+    expect(order(mem)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+  });
+
+  it('writes that arrive while a sync runs wait for company, and the writes of the delay share their sync', async () => {
+    const { mem, w, syncs, hold } = delayedWriter();
+    const release = hold();
+    const a = w.append(payload(0));
+    await turn();
+    expect(syncs()).toBe(1);
+    const bc = [w.append(payload(1)), w.append(payload(2))];
+    release();
+    await a;
+    expect(await settlesSoon(Promise.all(bc))).toBe(false);
+    expect(syncs()).toBe(1);
+    const d = w.append(payload(3));
+    await turn();
+    vi.advanceTimersByTime(DELAY);
+    await Promise.all([...bc, d]);
+    expect(syncs()).toBe(2);
+    expect(order(mem)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a write read just after a sync that blocked the event loop counts as company; one a turn later does not', async () => {
+    const { mem, w, syncs } = delayedWriter();
+    await w.append(payload(0));
+    // The sync ran inside a turn (as one on the event loop does): what arrived meanwhile is read in the next turn.
+    await turn();
+    const b = w.append(payload(1));
+    expect(await settlesSoon(b)).toBe(false);
+    vi.advanceTimersByTime(DELAY);
+    await b;
+    expect(syncs()).toBe(2);
+    await turn();
+    await turn();
+    expect(await settlesSoon(w.append(payload(2)))).toBe(true);
+    expect(syncs()).toBe(3);
+    expect(order(mem)).toEqual([0, 1, 2]);
+  });
+
+  it('after a group of several writers the next group waits for company; after a group of one it does not', async () => {
+    const { w, syncs } = delayedWriter();
+    await Promise.all([w.append(payload(0)), w.append(payload(1)), w.append(payload(2))]);
+    expect(syncs()).toBe(1);
+    const next = w.append(payload(3));
+    expect(await settlesSoon(next)).toBe(false);
+    vi.advanceTimersByTime(DELAY);
+    await next;
+    expect(await settlesSoon(w.append(payload(4)))).toBe(true);
+    expect(syncs()).toBe(3);
+  });
+
+  it('a waiting group is synced at once when it reaches 16 writes or 64 KiB, and a bulk write never waits', async () => {
+    const { w, syncs } = delayedWriter();
+    await Promise.all([w.append(payload(0)), w.append(payload(1))]);
+    const group = [w.append(payload(2))];
+    expect(await settlesSoon(group[0]!)).toBe(false);
+    for (let i = 3; i < 17; i++) group.push(w.append(payload(i)));
+    expect(await settlesSoon(Promise.all(group))).toBe(false);
+    group.push(w.append(payload(17)));
+    expect(await settlesSoon(Promise.all(group))).toBe(true);
+    expect(syncs()).toBe(2);
+    // Company again (a group of 16), but a write of 64 KiB goes at once, as does one that fills the group to 64 KiB.
+    expect(await settlesSoon(w.append(payload(18, 64 * 1024)))).toBe(true);
+    const pair = [w.append(payload(19)), w.append(payload(20))];
+    await turn();
+    vi.advanceTimersByTime(DELAY);
+    expect(await settlesSoon(Promise.all(pair))).toBe(true);
+    const small = w.append(payload(21, 1000));
+    expect(await settlesSoon(small)).toBe(false);
+    expect(await settlesSoon(Promise.all([small, w.append(payload(22, 64 * 1024 - 512))]))).toBe(true);
+    expect(syncs()).toBe(5);
   });
 });
 
