@@ -47,6 +47,7 @@ const { values, positionals } = parseArgs({
     memory: { type: 'boolean', default: false },
     emulator: { type: 'boolean', default: false },
     floor: { type: 'boolean', default: false },
+    'durable-floor': { type: 'boolean', default: false },
     prof: { type: 'boolean', default: false },
     'prof-dir': { type: 'string', default: '.tmp/prof' },
     port: { type: 'string', default: '8099' },
@@ -58,6 +59,9 @@ const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan', 'rang
 if (!KINDS.includes(workload)) throw new Error(`workload must be one of ${KINDS.join(', ')}, not "${workload}"`);
 if (values.floor && workload.endsWith('-scan')) throw new Error('--floor serves no reads: profile a load, writes, rmw or check-and-mutate');
 if (values.floor && values.emulator) throw new Error('--floor and --emulator are two different servers: pick one');
+if (values['durable-floor'] && (values.floor || values.emulator || values.memory)) throw new Error('--durable-floor is its own server: leave out --floor, --emulator and --memory');
+if (values['durable-floor'] && workload !== 'load') throw new Error('--durable-floor serves bulk loads only (MutateRows)');
+const floor = values.floor || values['durable-floor'];
 const valueSize = Number(values.value);
 const rows = Number(values.rows);
 const seconds = Number(values.seconds);
@@ -81,11 +85,12 @@ const args = [
   ...(process.env.SERVER_ARGS ? process.env.SERVER_ARGS.split(' ') : []),
 ];
 // --emulator profiles Google's emulator instead (a baseline for the per-thread and client figures);
-// --floor a server that only answers (servers/floor-server.ts): what the transport alone costs.
+// --floor a server that only answers (servers/floor-server.ts): what the transport alone costs;
+// --durable-floor the same server logging and flushing each load's bytes once: what durability adds at the least.
 const server = values.emulator
   ? spawn(EMULATOR_BIN, ['-host', 'localhost', '-port', values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
-  : values.floor
-    ? spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
+  : floor
+    ? spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port, ...(values['durable-floor'] ? [dataDir] : [])], { stdio: ['ignore', 'ignore', 'inherit'] })
     : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');
@@ -220,7 +225,7 @@ async function main(): Promise<void> {
   if (workload === 'load' && !values.prof) {
     after = `; then ${(((await untilIdle(pid!)) * 1e6) / ops).toFixed(1)} µs per row of background work after the last write was acknowledged`;
   }
-  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values.floor ? 'transport floor' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
+  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values['durable-floor'] ? 'durable floor' : values.floor ? 'transport floor' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
   console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy), ${(faults / ops).toFixed(3)} minor page faults per ${unit}${after}`);
   console.log(`server wrote ${Math.round(written / ops).toLocaleString('en-US')} bytes per ${unit} (files and sockets, until the last acknowledgement)`);
   console.log(`client CPU (this process, the Node client): ${((clientCpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(clientCpu / wall).toFixed(2)} cores busy, its event loop ${((100 * clientMain) / wall).toFixed(0)}%)`);

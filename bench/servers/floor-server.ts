@@ -15,12 +15,25 @@
  * Reads are not served: an empty ReadRows answer would spare the client the
  * work a real one costs, so a floor for them would mean nothing.
  *
- *   node --import tsx bench/servers/floor-server.ts PORT
+ * With a directory (the durable floor), a MutateRows is answered only once
+ * its bytes are where the Bigtable paper's design must put them, at the
+ * least cost: appended to a commit log with one fdatasync per group of
+ * waiting requests (group commit), then, every 32 MiB (tabletop's default
+ * memtable budget), written once more to a new file and fdatasynced (the
+ * flush), with a crc32c over the bytes each time. Nothing is decoded,
+ * sorted, indexed or compacted, so this is a floor for any engine that logs
+ * and flushes each byte once, not a design.
+ *
+ *   node --import tsx bench/servers/floor-server.ts PORT [DIR]
  */
+import { crc32c } from '@node-rs/crc32';
+import fs from 'node:fs';
 import http2, { type ServerHttp2Stream } from 'node:http2';
+import path from 'node:path';
 
 const port = Number(process.argv[2]);
-if (!Number.isInteger(port) || port <= 0) throw new Error('usage: floor-server.ts PORT');
+if (!Number.isInteger(port) || port <= 0) throw new Error('usage: floor-server.ts PORT [DIR]');
+const dir = process.argv[3];
 
 function varint(v: number): number[] {
   const out: number[] = [];
@@ -38,22 +51,35 @@ function field(tag: number, bytes: Uint8Array | string): Buffer {
   return Buffer.concat([Buffer.from([(tag << 3) | 2, ...varint(b.length)]), b]);
 }
 
-/** Counts the MutateRowsRequest entries (field 2) by walking the top-level fields. */
-function countEntries(m: Buffer): number {
+/**
+ * Counts the MutateRowsRequest entries (field 2) by walking the top-level
+ * fields of a gRPC message (5-byte prefix first) as it arrived, in pieces.
+ */
+function countEntries(parts: readonly Buffer[]): number {
+  let part = 0;
   let pos = 0;
-  let entries = 0;
+  const byte = (): number | undefined => {
+    while (part < parts.length && pos >= parts[part]!.length) {
+      pos -= parts[part]!.length;
+      part++;
+    }
+    return parts[part]?.[pos++];
+  };
   const read = (): number => {
     let v = 0;
     let mul = 1;
     for (;;) {
-      const b = m[pos++];
+      const b = byte();
       if (b === undefined) throw new Error('truncated request');
       v += (b & 0x7f) * mul;
       if (b < 0x80) return v;
       mul *= 128;
     }
   };
-  while (pos < m.length) {
+  pos = 5;
+  let entries = 0;
+  while (byte() !== undefined) {
+    pos--;
     const key = read();
     const wire = key & 7;
     if (wire === 0) read();
@@ -90,10 +116,19 @@ function framed(payload: Buffer): Buffer {
 const HEADERS = { ':status': 200, 'content-type': 'application/grpc+proto' };
 const OPTIONS = { waitForTrailers: true, sendDate: false };
 
-function answer(stream: ServerHttp2Stream, path: string, request: Buffer): void {
+function answer(stream: ServerHttp2Stream, path: string, request: Buffer[]): void {
   let payload: Buffer;
+  if (durable !== undefined && path.endsWith('/MutateRows')) {
+    const n = countEntries(request);
+    durable.append(request, () => {
+      stream.respond(HEADERS, OPTIONS);
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(framed(mutateRowsResponse(n)));
+    });
+    return;
+  }
   if (path.endsWith('/MutateRows')) {
-    const n = countEntries(request.subarray(5));
+    const n = countEntries(request);
     payload = n === 1 ? oneEntry : mutateRowsResponse(n);
   } else if (path.endsWith('/ReadModifyWriteRow')) payload = rmwResponse;
   else if (path.endsWith('/ReadRows')) {
@@ -105,6 +140,69 @@ function answer(stream: ServerHttp2Stream, path: string, request: Buffer): void 
   stream.end(framed(payload));
 }
 
+/** The durable floor: a commit log with group commit, and a flush of every 32 MiB logged. */
+class DurableFloor {
+  private readonly log: number;
+  private pending: Buffer[] = [];
+  private waiters: (() => void)[] = [];
+  private syncing = false;
+  private unflushed: Buffer[] = [];
+  private unflushedBytes = 0;
+  private files = 0;
+
+  constructor(private readonly dir: string) {
+    this.log = fs.openSync(path.join(dir, 'log'), 'a');
+  }
+
+  append(pieces: readonly Buffer[], done: () => void): void {
+    for (const b of pieces) this.pending.push(b);
+    this.waiters.push(done);
+    if (!this.syncing) this.commit();
+  }
+
+  private commit(): void {
+    const group = this.pending;
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    for (const b of group) crc32c(b);
+    writeAll(this.log, group);
+    this.syncing = true;
+    fs.fdatasync(this.log, (err) => {
+      if (err) throw err;
+      this.syncing = false;
+      for (const w of waiters) w();
+      for (const b of group) this.unflushed.push(b);
+      this.unflushedBytes += group.reduce((n, b) => n + b.length, 0);
+      if (this.unflushedBytes >= 32 * 1024 * 1024) this.flush();
+      if (this.pending.length > 0) this.commit();
+    });
+  }
+
+  private flush(): void {
+    const parts = this.unflushed;
+    this.unflushed = [];
+    this.unflushedBytes = 0;
+    const fd = fs.openSync(path.join(this.dir, `flush-${this.files++}`), 'w');
+    for (const b of parts) crc32c(b);
+    writeAll(fd, parts);
+    fs.fdatasync(fd, (err) => {
+      if (err) throw err;
+      fs.closeSync(fd);
+    });
+  }
+}
+/** Writes `parts` at the end of `fd`, IOV_MAX (1,024) at a time; a short write (which regular files do not make) is an error. */
+function writeAll(fd: number, parts: readonly Buffer[]): void {
+  for (let i = 0; i < parts.length; i += 1024) {
+    const batch = parts.slice(i, i + 1024);
+    const want = batch.reduce((n, b) => n + b.length, 0);
+    const wrote = fs.writevSync(fd, batch);
+    if (wrote !== want) throw new Error(`short write: ${wrote} of ${want} bytes`);
+  }
+}
+const durable = dir === undefined ? undefined : new DurableFloor(dir);
+
 const server = http2.createServer({ settings: { initialWindowSize: 4 * 1024 * 1024 } });
 server.on('session', (s) => s.setLocalWindowSize(16 * 1024 * 1024));
 server.on('stream', (stream, headers) => {
@@ -112,7 +210,7 @@ server.on('stream', (stream, headers) => {
   const chunks: Buffer[] = [];
   stream.on('error', () => undefined);
   stream.on('data', (c: Buffer) => chunks.push(c));
-  stream.on('end', () => answer(stream, path, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  stream.on('end', () => answer(stream, path, chunks));
 });
 server.listen(port, 'localhost', () => console.log(`floor server on localhost:${port}`));
 // It holds nothing, so it need not wait for its clients to go.
