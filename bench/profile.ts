@@ -48,6 +48,7 @@ const { values, positionals } = parseArgs({
     emulator: { type: 'boolean', default: false },
     floor: { type: 'boolean', default: false },
     'durable-floor': { type: 'boolean', default: false },
+    'floor-flush-mib': { type: 'string', default: '32' },
     prof: { type: 'boolean', default: false },
     'prof-dir': { type: 'string', default: '.tmp/prof' },
     port: { type: 'string', default: '8099' },
@@ -61,6 +62,7 @@ if (values.floor && workload.endsWith('-scan')) throw new Error('--floor serves 
 if (values.floor && values.emulator) throw new Error('--floor and --emulator are two different servers: pick one');
 if (values['durable-floor'] && (values.floor || values.emulator || values.memory)) throw new Error('--durable-floor is its own server: leave out --floor, --emulator and --memory');
 if (values['durable-floor'] && workload !== 'load') throw new Error('--durable-floor serves bulk loads only (MutateRows)');
+if (!(Number(values['floor-flush-mib']) >= 0)) throw new Error(`--floor-flush-mib must be a number of MiB, 0 or more, not "${values['floor-flush-mib']}"`);
 const floor = values.floor || values['durable-floor'];
 const valueSize = Number(values.value);
 const rows = Number(values.rows);
@@ -90,7 +92,7 @@ const args = [
 const server = values.emulator
   ? spawn(EMULATOR_BIN, ['-host', 'localhost', '-port', values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
   : floor
-    ? spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port, ...(values['durable-floor'] ? [dataDir] : [])], { stdio: ['ignore', 'ignore', 'inherit'] })
+    ? spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port, ...(values['durable-floor'] ? [dataDir, String(Math.round(Number(values['floor-flush-mib']) * 1024 * 1024))] : [])], { stdio: ['ignore', 'ignore', 'inherit'] })
     : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');

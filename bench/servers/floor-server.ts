@@ -22,9 +22,10 @@
  * memtable budget), written once more to a new file and fdatasynced (the
  * flush), with a crc32c over the bytes each time. Nothing is decoded,
  * sorted, indexed or compacted, so this is a floor for any engine that logs
- * and flushes each byte once, not a design.
+ * and flushes each byte once, not a design. A flush size of 0 makes it a
+ * commit log alone: the floor of a design that writes each byte once.
  *
- *   node --import tsx bench/servers/floor-server.ts PORT [DIR]
+ *   node --import tsx bench/servers/floor-server.ts PORT [DIR [FLUSH_BYTES]]
  */
 import { crc32c } from '@node-rs/crc32';
 import fs from 'node:fs';
@@ -32,8 +33,10 @@ import http2, { type ServerHttp2Stream } from 'node:http2';
 import path from 'node:path';
 
 const port = Number(process.argv[2]);
-if (!Number.isInteger(port) || port <= 0) throw new Error('usage: floor-server.ts PORT [DIR]');
+if (!Number.isInteger(port) || port <= 0) throw new Error('usage: floor-server.ts PORT [DIR [FLUSH_BYTES]]');
 const dir = process.argv[3];
+const flushBytes = Number(process.argv[4] ?? 32 * 1024 * 1024);
+if (!Number.isInteger(flushBytes) || flushBytes < 0) throw new Error(`FLUSH_BYTES must be a whole number of bytes, not ${process.argv[4]}`);
 
 function varint(v: number): number[] {
   const out: number[] = [];
@@ -140,7 +143,7 @@ function answer(stream: ServerHttp2Stream, path: string, request: Buffer[]): voi
   stream.end(framed(payload));
 }
 
-/** The durable floor: a commit log with group commit, and a flush of every 32 MiB logged. */
+/** The durable floor: a commit log with group commit, and a flush of every `flushBytes` logged (none when 0). */
 class DurableFloor {
   private readonly log: number;
   private pending: Buffer[] = [];
@@ -172,9 +175,11 @@ class DurableFloor {
       if (err) throw err;
       this.syncing = false;
       for (const w of waiters) w();
-      for (const b of group) this.unflushed.push(b);
-      this.unflushedBytes += group.reduce((n, b) => n + b.length, 0);
-      if (this.unflushedBytes >= 32 * 1024 * 1024) this.flush();
+      if (flushBytes > 0) {
+        for (const b of group) this.unflushed.push(b);
+        this.unflushedBytes += group.reduce((n, b) => n + b.length, 0);
+        if (this.unflushedBytes >= flushBytes) this.flush();
+      }
       if (this.pending.length > 0) this.commit();
     });
   }
