@@ -52,6 +52,8 @@ async function python(target: string, calls: PlannedCall[]): Promise<CallResult[
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  // A child that exits before reading its plan (no grpc module) closes the pipe: its exit code says why, not an EPIPE.
+  child.stdin.on('error', () => undefined);
   child.stdin.end(JSON.stringify(plan));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) {
