@@ -83,6 +83,11 @@ export interface Config {
   readonly loadSplitBytesPerSec: number;
   /** How long load must stay above the thresholds before a load split (at most 110 s). */
   readonly loadSplitWindowMillis: number;
+  /**
+   * A hot tablet where one row key takes at least this share (0..1] of the sampled requests is a
+   * single-row hotspot: reported, not split (no split can divide one row's load).
+   */
+  readonly hotRowShare: number;
   /** Neighbours below this many requests per second for `mergeColdMillis`, and small together, merge. */
   readonly mergeColdRequestsPerSec: number;
   readonly mergeColdMillis: number;
@@ -134,6 +139,8 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   loadSplitRequestsPerSec: 2000,
   loadSplitBytesPerSec: 32 * MiB,
   loadSplitWindowMillis: 30_000,
+  // Half: past it, the best split still leaves one side with most of the load.
+  hotRowShare: 0.5,
   mergeColdRequestsPerSec: 5,
   mergeColdMillis: 5 * 60_000,
 });
@@ -147,6 +154,7 @@ export function resolveConfig(overrides: Partial<Config> = {}): Config {
     }
   }
   if (config.samplePieceBytes <= 0) throw new RangeError('config.samplePieceBytes must be positive');
+  if (config.hotRowShare <= 0 || config.hotRowShare > 1) throw new RangeError(`config.hotRowShare must be in (0, 1], got ${config.hotRowShare}`);
   return Object.freeze(config);
 }
 

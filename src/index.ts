@@ -9,7 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { createDatabase } from './db/index.js';
+import { createDatabase, type TabletopDatabase } from './db/index.js';
+import { logEngineEvent } from './db/engine-log.js';
+import { tableNameString } from './model/names.js';
 import type { Database } from './db/api.js';
 import { consoleLogger, type Logger } from './server/logger.js';
 import { startTabletopServer } from './server/server.js';
@@ -34,7 +36,10 @@ export interface StartServerOptions {
   readonly dataDir?: string;
   /** Engine and database tunables (memtable size, cache size, ...). */
   readonly config?: Partial<Config>;
-  /** Where the server reports internal errors; default stderr. */
+  /**
+   * Where the server reports what it does (recovery, flushes, compactions, tablet splits, merges
+   * and moves, slow calls, warnings) and internal errors; default stderr.
+   */
   readonly logger?: Logger;
   /** Server tunables (message sizes, heartbeats, limits); defaults suit most uses. */
   readonly tuning?: Partial<ServerTuning>;
@@ -72,20 +77,43 @@ interface OpenedEngine {
   release(): void;
 }
 
-async function openEngine(options: { readonly inMemory?: boolean; readonly dataDir?: string; readonly config?: Partial<Config> }): Promise<OpenedEngine> {
+export interface OpenOptions {
+  /** Keep data in memory only (the default when no `dataDir` is given). */
+  readonly inMemory?: boolean;
+  /** Directory of the durable store (created if missing; checked before anything opens). */
+  readonly dataDir?: string;
+  readonly config?: Partial<Config>;
+  /** Where recovery, flushes, compactions and tablet changes are reported. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Opens the storage engine. A data directory is checked first (prepareDataDir, via the lock),
+ * so that a bad one is reported as what it is before anything else starts. `database` is
+ * called once the database over the engine exists, so that the engine's reports can name
+ * tables.
+ */
+async function openEngine(options: OpenOptions, database: () => TabletopDatabase | undefined): Promise<OpenedEngine> {
   if (options.inMemory === true || options.dataDir === undefined) {
     return { engine: createMemoryEngine(), storage: 'memory', description: 'in memory (data is lost when the server stops)', release: () => undefined };
   }
-  const lock = lockDataDir(options.dataDir);
+  const dataDir = options.dataDir;
+  const lock = lockDataDir(dataDir);
+  const logger = options.logger ?? consoleLogger;
+  const tabletOf = (id: string): string => {
+    const table = database()?.tableOfTablet(id);
+    return table === undefined ? `tablet ${id}` : `tablet ${id} of ${tableNameString(table)}`;
+  };
   try {
     const engine = await openDiskEngine({
       // Absolute paths, so that errors (DATA_LOSS names the damaged file) say where the file is.
       fs: createNodeFileSystem('/'),
-      dir: resolvePath(options.dataDir),
+      dir: resolvePath(dataDir),
       ...(options.config === undefined ? {} : { config: options.config }),
-      onBackgroundError: (e) => console.error('tabletop: storage background work failed:', e),
+      onBackgroundError: (e) => logger.error(`storage background work failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      onEvent: (e) => logEngineEvent(logger, e, { dataDir, tabletOf }),
     });
-    return { engine, storage: 'disk', description: `durable, in ${options.dataDir}`, release: () => lock.release() };
+    return { engine, storage: 'disk', description: `durable, in ${dataDir}`, release: () => lock.release() };
   } catch (e) {
     lock.release();
     throw e;
@@ -96,9 +124,16 @@ async function openEngine(options: { readonly inMemory?: boolean; readonly dataD
  * Opens a database in this process (no server): durable in `dataDir`, or in
  * memory. Close it with `close()`.
  */
-export async function open(options: { readonly inMemory?: boolean; readonly dataDir?: string; readonly config?: Partial<Config> } = {}): Promise<Database> {
-  const opened = await openEngine(options);
-  const db = await createDatabase({ engine: opened.engine, ...(options.config === undefined ? {} : { config: options.config }) });
+export async function open(options: OpenOptions = {}): Promise<Database> {
+  let db: TabletopDatabase | undefined;
+  // An embedded database reports only what is amiss unless given a logger.
+  const quiet: Logger = { info: () => undefined, warn: consoleLogger.warn, error: consoleLogger.error };
+  const opened = await openEngine({ ...options, logger: options.logger ?? quiet }, () => db);
+  db = await createDatabase({
+    engine: opened.engine,
+    ...(options.config === undefined ? {} : { config: options.config }),
+    logger: options.logger ?? quiet,
+  });
   const close = db.close.bind(db);
   db.close = async () => {
     try {
@@ -112,11 +147,11 @@ export async function open(options: { readonly inMemory?: boolean; readonly data
 
 /** Starts a tabletop server in this process; by default on a free port, in memory, for test runners. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const opened = await openEngine(options);
-  let db;
+  let db: TabletopDatabase | undefined;
+  const opened = await openEngine(options, () => db);
+  const logger = options.logger ?? consoleLogger;
   try {
-    const logger = options.logger ?? consoleLogger;
-    db = await createDatabase({ engine: opened.engine, log: (m) => logger.info(m), ...(options.config === undefined ? {} : { config: options.config }) });
+    db = await createDatabase({ engine: opened.engine, logger, ...(options.config === undefined ? {} : { config: options.config }) });
   } catch (e) {
     await opened.engine.close();
     opened.release();
@@ -129,7 +164,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       host: options.host ?? 'localhost',
       port: options.port ?? 0,
       httpPort: options.httpPort ?? false,
-      logger: options.logger ?? consoleLogger,
+      logger,
       storage: opened.description,
       version: VERSION,
       ...(options.tuning === undefined ? {} : { tuning: options.tuning }),

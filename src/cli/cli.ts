@@ -1,55 +1,31 @@
-import { parseArgs } from 'node:util';
+import { Command, CommanderError, Option } from 'commander';
 import { type RunningServer, VERSION, startServer } from '../index.js';
-import type { Config } from '../config.js';
 import { isTabletopError } from '../model/errors.js';
 import type { Logger } from '../server/logger.js';
+import { formatMillis } from '../units.js';
+import { environmentLayer, readConfigFile } from './config-file.js';
+import { createLogOutput } from './log-output.js';
 import { missingServerFlags } from './node-flags.js';
-import { parseSize } from './parse-size.js';
+import { CONFIG_ENV, type Layer, type RawValue, SERVE_SETTINGS, type ServeSettings, envName, resolveServeSettings } from './serve-settings.js';
 import { tabletsCommand } from './tablets-command.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
- * world injected (output streams, signals), so that tests can drive it.
+ * world injected (output streams, signals, environment), so that tests can
+ * drive it. Parsing, help (`tabletop help [command]`, `--help`) and "did you
+ * mean" suggestions for mistyped flags come from commander; the settings of
+ * `serve` (flags, TABLETOP_* variables, config-file keys) from
+ * serve-settings.ts.
+ *
+ * Exit codes: 0 done, 1 the command failed (the server could not start, the
+ * HTTP API could not be reached), 2 the command line (or the settings) were
+ * wrong.
  *
  * Contract with tools and tests: once `serve` is listening, stdout carries a
  * line exactly `export BIGTABLE_EMULATOR_HOST=<host>:<port>` and a line
- * `HTTP: http://<host>:<httpPort>/` (with the real ports when 0 was asked for).
+ * `HTTP: http://<host>:<httpPort>/` (with the real ports when 0 was asked
+ * for). Everything else (logs) goes to stderr.
  */
-
-export const USAGE = `Usage: tabletop <command> [options]
-
-Commands:
-  serve              Serve the Cloud Bigtable APIs over gRPC, and an HTTP server
-                     (index page, JSON API, Prometheus /metrics).
-
-Options of serve:
-  --port N           gRPC port (default 8086; 0 picks a free port)
-  --host H           interface to bind (default localhost: loopback only)
-  --http-port N      HTTP port (default 8087; 0 picks a free port)
-  --in-memory        keep data in memory only
-  --data-dir DIR     where durable data lives (default ./data)
-  --memtable-size S  memtable size at which a tablet flushes to an SSTable (default 32MiB)
-  --cache-size S     block cache for SSTable reads (default 128MiB)
-  --total-memtable-size S  all memtables together; past twice this, writes wait
-                     for flushes (default 32MiB)
-  --wal-file-size S  commit-log file size at which a new file starts (default 64MiB)
-  --commit-delay MS  when writes arrive during a commit-log sync, the next sync waits
-                     this long for more of them (default 1; 0 turns it off)
-  --split-size S     tablet size at which it splits at its median key (default 64MiB;
-                     1MiB shows realistic tablet behaviour on small local datasets)
-  --nodes N          serving nodes of the modelled cluster (default 3)
-                     Sizes take a KiB/MiB/GiB suffix.
-
-  tabletop tablets TABLE [--instance I] [--project P] [--server HOST:PORT]
-                     Print the tablets of a table: key range, size, node, load.
-                     Asks the HTTP JSON API of a running server (default localhost:8087).
-
-  -h, --help         show this help
-  -v, --version      show the version
-
-Point the official clients at the server with the printed line:
-  export BIGTABLE_EMULATOR_HOST=localhost:8086
-`;
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -60,145 +36,143 @@ export interface CliIo {
   readonly exitNow: (code: number) => void;
   /** The Node options the process was started with (process.execArgv); when given, `serve` names missing SERVER_NODE_FLAGS. */
   readonly execArgv?: readonly string[];
+  /** The environment (TABLETOP_* settings); none when absent. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Runs the command line; resolves with the process exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed;
+  let code = 0;
+  const program = buildProgram(io, (c) => (code = c));
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'http-port': { type: 'string' },
-        'in-memory': { type: 'boolean' },
-        'data-dir': { type: 'string' },
-        'memtable-size': { type: 'string' },
-        'cache-size': { type: 'string' },
-        'total-memtable-size': { type: 'string' },
-        'wal-file-size': { type: 'string' },
-        'commit-delay': { type: 'string' },
-        'split-size': { type: 'string' },
-        nodes: { type: 'string' },
-        instance: { type: 'string' },
-        project: { type: 'string' },
-        server: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
-    io.stderr(`tabletop: ${e instanceof Error ? e.message : String(e)}`);
-    io.stderr('Run "tabletop --help" for usage.');
-    return 2;
+    if (!(e instanceof CommanderError)) throw e;
+    // Help and version asked for exit 0; `tabletop` alone prints help on stderr and is a usage error.
+    return e.exitCode === 0 ? 0 : 2;
   }
-  const { values, positionals } = parsed;
-  if (values.help === true) {
-    io.stdout(USAGE);
-    return 0;
+  return code;
+}
+
+function buildProgram(io: CliIo, exit: (code: number) => void): Command {
+  const program = new Command('tabletop');
+  const configure = (cmd: Command): Command =>
+    cmd
+      .exitOverride()
+      .configureOutput({
+        writeOut: (s) => io.stdout(s.trimEnd()),
+        writeErr: (s) => io.stderr(s.trimEnd()),
+        // "tabletop serve: unknown option ...", as the errors of the settings read.
+        outputError: (s, write) => write(s.replace(/^error: /, `${cmd === program ? 'tabletop' : `tabletop ${cmd.name()}`}: `)),
+      })
+      .showHelpAfterError(`(run "tabletop help${cmd === program ? '' : ` ${cmd.name()}`}" for usage)`)
+      .configureHelp({ sortOptions: false, helpWidth: 100 });
+  configure(program)
+    .description('A Bigtable-compatible database: the Cloud Bigtable APIs over gRPC, a durable engine, and schema insight.')
+    .version(`tabletop ${VERSION}`, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .addHelpText(
+      'after',
+      '\nPoint the official clients (Node, Go, Java, Python, cbt) at the server with the line `serve` prints:\n  export BIGTABLE_EMULATOR_HOST=localhost:8086',
+    );
+
+  const serve = configure(program.command('serve'))
+    .description('Serve the Cloud Bigtable APIs over gRPC, and an HTTP server (index page, JSON API, Prometheus /metrics).')
+    .usage('[options]');
+  const flags = new Map<string, Option>();
+  for (const s of SERVE_SETTINGS) {
+    const option = new Option(s.arg === undefined ? `--${s.name}` : `--${s.name} <${s.arg}>`, `${s.help} (${s.defaultText === undefined ? '' : `default ${s.defaultText}; `}env ${envName(s.name)})`).helpGroup(`${s.group}:`);
+    serve.addOption(option);
+    flags.set(s.name, option);
   }
-  if (values.version === true) {
-    io.stdout(`tabletop ${VERSION}`);
-    return 0;
-  }
-  const [command, ...extra] = positionals;
-  if (command === undefined) {
-    io.stderr(USAGE);
-    return 2;
-  }
-  if (command === 'tablets') {
-    return tabletsCommand(extra, { instance: values.instance, project: values.project, server: values.server }, io);
-  }
-  if (command !== 'serve') {
-    io.stderr(`tabletop: unknown command "${command}". Run "tabletop --help" for usage.`);
-    return 2;
-  }
-  if (extra.length > 0) {
-    io.stderr(`tabletop serve: unexpected argument "${extra[0]}"`);
-    return 2;
-  }
-  let port: number;
-  let httpPort: number;
-  const config: { -readonly [K in keyof Config]?: Config[K] } = {};
+  serve
+    .addOption(new Option('--config <file>', `read settings from a TOML or JSON file: its keys are these flags without "--" (env ${CONFIG_ENV})`).helpGroup('Server:'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Sizes take a KiB/MiB/GiB suffix (64MiB); durations a unit (500ms, 30s, 5m).',
+        'The command line wins over TABLETOP_* variables, which win over the config file, which wins over the defaults.',
+        'Example config file (tabletop.toml):',
+        '  port = 8086',
+        '  data-dir = "/var/lib/tabletop"',
+        '  split-size = "1MiB"',
+        '  log-format = "json"',
+      ].join('\n'),
+    )
+    .action(async (opts: Record<string, unknown>) => {
+      const given = new Map<string, RawValue>();
+      for (const [name, option] of flags) {
+        const v = opts[option.attributeName()];
+        if (v !== undefined) given.set(name, v);
+      }
+      const cli: Layer = { describe: (name) => `--${name}`, values: given };
+      exit(await runServe(cli, typeof opts.config === 'string' ? opts.config : undefined, io));
+    });
+
+  configure(program.command('tablets'))
+    .description("Print the tablets of a table (key range, size, rows, node, recent load) from a running server's HTTP API, and flag single-row hotspots.")
+    .usage('<table> --project <project> --instance <instance> [--server <host:port>]')
+    .argument('<table>', 'table id, or its full name projects/P/instances/I/tables/T (which gives the project and instance)')
+    .option('--project <project>', 'project of the table (required unless <table> is a full name)')
+    .option('--instance <instance>', 'instance of the table (required unless <table> is a full name)')
+    .option('--server <host:port>', "address of the server's HTTP port", 'localhost:8087')
+    .action(async (table: string, opts: { project?: string; instance?: string; server: string }) => {
+      exit(await tabletsCommand([table], { project: opts.project, instance: opts.instance, server: opts.server }, io));
+    });
+  return program;
+}
+
+/** `tabletop serve`: resolves the settings, starts the server and runs until a signal. */
+async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): Promise<number> {
+  let settings: ServeSettings;
   try {
-    port = parsePort(values.port, 8086, '--port');
-    httpPort = parsePort(values['http-port'], 8087, '--http-port');
-    if (values['memtable-size'] !== undefined) config.memtableBytes = parseSize(values['memtable-size'], '--memtable-size');
-    if (values['cache-size'] !== undefined) config.blockCacheBytes = parseSize(values['cache-size'], '--cache-size');
-    if (values['total-memtable-size'] !== undefined) config.totalMemtableBytes = parseSize(values['total-memtable-size'], '--total-memtable-size');
-    if (values['wal-file-size'] !== undefined) config.walFileBytes = parseSize(values['wal-file-size'], '--wal-file-size');
-    if (values['commit-delay'] !== undefined) {
-      const v = values['commit-delay'];
-      if (!/^\d+$/.test(v) || Number(v) > 100) throw new Error(`--commit-delay must be a whole number of milliseconds from 0 to 100 (got "${v}")`);
-      config.commitDelayMillis = Number(v);
-    }
-    if (values['split-size'] !== undefined) config.tabletSplitBytes = parseSize(values['split-size'], '--split-size');
-    if (values.nodes !== undefined) {
-      if (!/^\d+$/.test(values.nodes) || Number(values.nodes) < 1 || Number(values.nodes) > 1000) throw new Error(`--nodes must be a whole number from 1 to 1000 (got "${values.nodes}")`);
-      config.nodes = Number(values.nodes);
-    }
+    const layers: Layer[] = [];
+    const configFile = configFlag ?? nonEmpty(io.env?.[CONFIG_ENV]);
+    if (configFile !== undefined) layers.push(readConfigFile(configFile));
+    if (io.env !== undefined) layers.push(environmentLayer(io.env));
+    layers.push(cli);
+    settings = resolveServeSettings(layers);
   } catch (e) {
     io.stderr(`tabletop serve: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
-  const host = values.host ?? 'localhost';
-  if (host === '') {
-    io.stderr('tabletop serve: --host must not be empty');
-    return 2;
-  }
-  return serve({ host, port, httpPort, inMemory: values['in-memory'] === true, dataDir: values['data-dir'] ?? './data', config }, io);
-}
-
-function parsePort(value: string | undefined, fallback: number, flag: string): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new Error(`${flag} must be a port number from 0 to 65535 (got "${value}")`);
-  return Number(value);
-}
-
-interface ServeOptions {
-  readonly host: string;
-  readonly port: number;
-  readonly httpPort: number;
-  readonly inMemory: boolean;
-  readonly dataDir: string;
-  readonly config: Partial<Config>;
-}
-
-async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
-  const logger: Logger = {
-    info: (m) => io.stderr(m),
-    warn: (m) => io.stderr(`warning: ${m}`),
-    error: (m) => io.stderr(`error: ${m}`),
-  };
+  const logger = createLogOutput({ level: settings.logLevel, format: settings.logFormat, write: io.stderr });
+  const began = performance.now();
   let server: RunningServer;
   try {
-    server = await startServer({ host: opts.host, port: opts.port, httpPort: opts.httpPort, inMemory: opts.inMemory, dataDir: opts.dataDir, config: opts.config, logger });
+    server = await startServer({
+      host: settings.host,
+      port: settings.port,
+      httpPort: settings.httpPort,
+      inMemory: settings.inMemory,
+      dataDir: settings.dataDir,
+      config: settings.config,
+      logger,
+      tuning: { slowCallMillis: settings.slowCallMillis },
+    });
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    if (isTabletopError(e, 'DataLoss')) {
-      io.stderr(`tabletop serve: the data in ${opts.dataDir} is damaged, so the server did not start (nothing was changed): ${message}`);
-    } else if (isTabletopError(e, 'FailedPrecondition')) {
-      io.stderr(`tabletop serve: ${message}`);
-    } else {
-      io.stderr(`tabletop serve: could not start on ${opts.host} (gRPC port ${opts.port}, HTTP port ${opts.httpPort}): ${message}`);
-    }
+    logger.error(startFailure(e, settings), { event: 'start-failed' });
     return 1;
   }
+  const httpUrl = `http://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? settings.httpPort}/`;
   io.stdout(`tabletop ${VERSION}`);
-  if (opts.inMemory) io.stdout('Storage: in memory (--in-memory): data is lost when the server stops.');
-  else io.stdout(`Storage: durable, in ${opts.dataDir} (every acknowledged write is synced to disk)`);
+  if (settings.inMemory) io.stdout('Storage: in memory (--in-memory): data is lost when the server stops.');
+  else io.stdout(`Storage: durable, in ${settings.dataDir} (every acknowledged write is synced to disk)`);
   io.stdout(`gRPC: ${server.address}`);
-  io.stdout(`HTTP: http://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? opts.httpPort}/`);
+  io.stdout(`HTTP: ${httpUrl}`);
   io.stdout(`export BIGTABLE_EMULATOR_HOST=${server.address}`);
-  const missing = io.execArgv === undefined || opts.inMemory ? [] : missingServerFlags(io.execArgv);
-  if (missing.length > 0) {
-    io.stderr(
-      `note: node was started without ${missing.join(' ')}, which \`tabletop\` and \`npm start\` pass: with most of the data off the JavaScript heap, V8 then runs its full collector several times a second under load and reads cost up to twice the CPU (start with \`node ${missing.join(' ')} dist/cli/main.js serve ...\`)`,
-    );
-  }
+  logger.info(`tabletop ${VERSION} serving gRPC on ${server.address} and HTTP on ${httpUrl}, ${settings.inMemory ? 'in memory' : `data in ${settings.dataDir}`}; started in ${formatMillis(performance.now() - began)}`, {
+    event: 'started',
+    version: VERSION,
+    grpc: server.address,
+    http: httpUrl,
+    storage: settings.inMemory ? 'memory' : 'disk',
+    ...(settings.inMemory ? {} : { dataDir: settings.dataDir }),
+    millis: Math.round(performance.now() - began),
+  });
+  noteMissingNodeFlags(settings, io, logger);
 
   const signal = await new Promise<string>((resolve) => {
     const off = io.onSignal((s) => {
@@ -206,19 +180,41 @@ async function serve(opts: ServeOptions, io: CliIo): Promise<number> {
       resolve(s);
     });
   });
-  io.stderr(`${signal}: stopping (calls in flight finish first)...`);
+  logger.info(`${signal}: stopping (calls in flight finish first)...`, { event: 'stopping', signal });
   const offAgain = io.onSignal((s) => {
-    io.stderr(`${s} again: exiting now`);
+    logger.warn(`${s} again: exiting now`, { event: 'exit-now', signal: s });
     io.exitNow(1);
   });
   try {
     await server.stop();
   } catch (e) {
-    io.stderr(`tabletop serve: error while stopping: ${e instanceof Error ? e.message : String(e)}`);
+    logger.error(`error while stopping: ${e instanceof Error ? e.message : String(e)}`, { event: 'stop-failed' });
     offAgain();
     return 1;
   }
   offAgain();
-  io.stderr('stopped');
+  logger.info('stopped', { event: 'stopped' });
   return 0;
+}
+
+/** Why the server did not start, in words that name the real cause. */
+function startFailure(e: unknown, settings: ServeSettings): string {
+  const message = e instanceof Error ? e.message : String(e);
+  if (isTabletopError(e, 'DataLoss')) return `the data in ${settings.dataDir} is damaged, so the server did not start (nothing was changed): ${message}`;
+  // A bad data directory (a file, no permission, ...) or one in use by another server.
+  if (isTabletopError(e, 'FailedPrecondition') || isTabletopError(e, 'InvalidArgument')) return `the server did not start: ${message}`;
+  return `could not start on ${settings.host} (gRPC port ${settings.port}, HTTP port ${settings.httpPort}): ${message}`;
+}
+
+function noteMissingNodeFlags(settings: ServeSettings, io: CliIo, logger: Logger): void {
+  const missing = io.execArgv === undefined || settings.inMemory ? [] : missingServerFlags(io.execArgv);
+  if (missing.length === 0) return;
+  logger.warn(
+    `node was started without ${missing.join(' ')}, which \`tabletop\` and \`npm start\` pass: with most of the data off the JavaScript heap, V8 then runs its full collector several times a second under load and reads cost up to twice the CPU (start with \`node ${missing.join(' ')} dist/cli/main.js serve ...\`)`,
+    { event: 'missing-node-flags', missing },
+  );
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
 }

@@ -18,5 +18,6 @@ const code = await runCli(process.argv.slice(2), {
   },
   exitNow: (c) => process.exit(c),
   execArgv: process.execArgv,
+  env: process.env,
 });
 process.exit(code);

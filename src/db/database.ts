@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
 import type { Row } from '../model/cell.js';
 import type { Clock } from '../model/clock.js';
@@ -49,8 +50,8 @@ export interface DatabaseParts {
   readonly catalog?: CatalogState;
   readonly random?: () => number;
   readonly onBackgroundError: (error: unknown) => void;
-  /** Info-level events: tablet splits, merges and moves with their reasons. */
-  readonly log?: (message: string) => void;
+  /** Tablet splits, merges and moves with their reasons (info), and what the database finds amiss (warn). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -75,7 +76,8 @@ export class LocalDatabase implements Database {
     this.filterOptions = parts.random === undefined ? {} : { random: parts.random };
     this.catalog = new Catalog(parts.catalog);
     this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => this.tables.dropTables(tables));
-    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock, (m) => (parts.log ?? console.warn)(m));
+    const logger = parts.logger;
+    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock, (m, f) => (logger === undefined ? console.warn(m) : logger.warn(m, f)));
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
     this.tabletManager = new TabletManager({
       tables: this.tables,
@@ -85,7 +87,7 @@ export class LocalDatabase implements Database {
       config: parts.config,
       catalogJson: () => JSON.stringify(this.catalog.toState()),
       catalogKey: CATALOG_META_KEY,
-      log: parts.log ?? (() => undefined),
+      log: (m, f) => logger?.info(m, f),
       onError: parts.onBackgroundError,
     });
   }
@@ -283,6 +285,14 @@ export class LocalDatabase implements Database {
   /** Runs a GC sweep now (the timer runs one every `gcSweepIntervalMillis`). */
   runGcSweep(): Promise<void> {
     return this.sweeper.runOnce();
+  }
+
+  /** The table a tablet (storage store) belongs to, if it is a live table's. */
+  tableOfTablet(tabletId: string): TableName | undefined {
+    for (const table of this.tables.liveTables()) {
+      if (tabletId.startsWith(`${table.uid}.`)) return table.name;
+    }
+    return undefined;
   }
 
   /** The catalog in its persisted form. */

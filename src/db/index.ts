@@ -1,5 +1,7 @@
 import { type Config, resolveConfig } from '../config.js';
 import { type Clock, systemClock } from '../model/clock.js';
+import type { Logger } from '../log.js';
+import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import type { Database } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
@@ -22,8 +24,8 @@ export interface CreateDatabaseOptions {
    * deleted instance). Defaults to printing them on stderr.
    */
   readonly onBackgroundError?: (error: unknown) => void;
-  /** Info-level events (tablet splits, merges, moves); silent by default. */
-  readonly log?: (message: string) => void;
+  /** Tablet splits, merges and moves (info), and what the database finds amiss (warn); silent by default. */
+  readonly logger?: Logger;
 }
 
 /** A Database that also exposes maintenance hooks for tools and tests. */
@@ -34,6 +36,8 @@ export interface TabletopDatabase extends Database {
   catalogState(): CatalogState;
   /** Runs one round of tablet checks (size and load splits, merges) and node balancing now. */
   runTabletChecks(): Promise<void>;
+  /** The table a tablet belongs to, if it is a live table's (for logs that name tablets). */
+  tableOfTablet(tabletId: string): TableName | undefined;
 }
 
 /** Opens a database over `engine`. */
@@ -47,7 +51,7 @@ export async function createDatabase(options: CreateDatabaseOptions): Promise<Ta
     ...(catalog === undefined ? {} : { catalog }),
     ...(options.random === undefined ? {} : { random: options.random }),
     onBackgroundError: options.onBackgroundError ?? reportBackgroundError,
-    ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   await db.open();
   return db;

@@ -1,3 +1,4 @@
+import type { LogFields } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
 import { prefixSuccessor } from '../model/bytes.js';
 import type { Clock } from '../model/clock.js';
@@ -34,7 +35,7 @@ export class TableAdmin {
     private readonly instances: InstanceAdmin,
     private readonly engine: StorageEngine,
     private readonly clock: Clock,
-    private readonly warn: (message: string) => void = () => undefined,
+    private readonly warn: (message: string, fields?: LogFields) => void = () => undefined,
   ) {}
 
   /** Opens the stores of the tables already in the catalog (a catalog loaded from disk). */
@@ -47,7 +48,7 @@ export class TableAdmin {
     const dropped = forEachInOrder(orphans, (id) =>
       andThen(this.engine.openStore(id), (store) => {
         if (store.stats().rows === 0) return this.engine.deleteStore(id);
-        this.warn(`storage holds store ${id} with data (about ${store.stats().rows} rows) that no table names; it is kept untouched`);
+        this.warn(`storage holds store ${id} with data (about ${store.stats().rows} rows) that no table names; it is kept untouched`, { event: 'orphan-store', store: id, rows: store.stats().rows });
         return undefined;
       }),
     );

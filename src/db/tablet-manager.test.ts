@@ -4,6 +4,8 @@ import type { Mutation } from '../model/mutation.js';
 import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
 import { openDiskEngine } from '../storage/lsm/disk-engine.js';
 import type { StorageEngine } from '../storage/store.js';
+import { memoryLogger } from '../server/logger.js';
+import type { Logger } from '../log.js';
 import { ALL, createTable, drain, family, type Fixture, INSTANCE, openDb } from './testing/db-fixture.js';
 
 /** Incompressible, so sizes on disk match sizes in memory. */
@@ -32,21 +34,29 @@ async function readLoad(f: Fixture, name: Parameters<Fixture['db']['readRows']>[
 }
 
 describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
-  async function open(config: Record<string, number> = {}, log?: (m: string) => void): Promise<Fixture> {
+  async function open(config: Record<string, number> = {}, logger?: Logger): Promise<Fixture> {
     const engine = await makeEngine();
-    return openDb({ ...(engine === undefined ? {} : { engine }), config: { tabletSplitBytes: 8 * 1024, ...config }, ...(log === undefined ? {} : { log }) });
+    return openDb({ ...(engine === undefined ? {} : { engine }), config: { tabletSplitBytes: 8 * 1024, ...config }, ...(logger === undefined ? {} : { logger }) });
   }
 
   it('splits a tablet that grows past the split size, at its median, and logs why', async () => {
-    const logs: string[] = [];
-    const f = await open({}, (m) => logs.push(m));
+    const logger = memoryLogger();
+    const logs = logger.lines;
+    const f = await open({}, logger);
     const name = await createTable(f, [family('cf')]);
     const keys = Array.from({ length: 200 }, (_, i) => `row${String(i).padStart(4, '0')}`);
     await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(200))] })));
     for (let i = 0; i < 10; i++) await f.db.runTabletChecks();
     const tablets = f.db.listTablets(name);
     expect(tablets.length).toBeGreaterThan(2);
-    expect(logs.some((l) => /split tablet .* at "row\d+": size .* > split size/.test(l))).toBe(true);
+    expect(logs.some((l) => /^info: split tablet .* at "row\d+": size .* > split size/.test(l))).toBe(true);
+    expect(logger.records.find((r) => r.fields?.event === 'tablet-split')?.fields).toMatchObject({
+      table: `projects/${name.project}/instances/${name.instance}/tables/${name.table}`,
+      cause: 'size',
+      bytes: expect.any(Number),
+      splitBytes: 8 * 1024,
+      at: expect.stringMatching(/^row\d+$/),
+    });
     expect(await keysOf(f, name)).toEqual(keys);
     // SampleRowKeys reports the tablet boundaries.
     const samples = (await f.db.sampleRowKeys(name)).map((s) => s.key);
@@ -56,8 +66,9 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
   });
 
   it('splits a tablet that stays hot where the sampled load divides, and reports a single hot row instead of splitting it', async () => {
-    const logs: string[] = [];
-    const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000 }, (m) => logs.push(m));
+    const logger = memoryLogger();
+    const logs = logger.lines;
+    const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000 }, logger);
     const name = await createTable(f, [family('cf')]);
     const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
     await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(10))] })));
@@ -74,12 +85,13 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
     expect(after).toHaveLength(2);
     expect(after[1]!.singleRowHotspot).toMatchObject({ key: hot });
     expect(logs.filter((l) => l.includes('single-row hotspot'))).toHaveLength(1);
+    expect(logger.records.find((r) => r.fields?.event === 'single-row-hotspot')?.fields).toMatchObject({ rowKey: hot, share: expect.any(Number) });
     await f.db.close();
   });
 
   it('merges small cold neighbours, but never removes initial split boundaries', async () => {
-    const logs: string[] = [];
-    const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000, mergeColdMillis: 10_000 }, (m) => logs.push(m));
+    const logger = memoryLogger();
+    const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000, mergeColdMillis: 10_000 }, logger);
     const name = await createTable(f, [family('cf')], { splits: ['m'] });
     const keys = Array.from({ length: 60 }, (_, i) => `a${String(i).padStart(3, '0')}`);
     await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(10))] })));
@@ -92,7 +104,8 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
     }
     const tablets = f.db.listTablets(name);
     expect(tablets.map((t) => t.start)).toEqual(['', 'm']);
-    expect(logs.some((l) => l.startsWith('merged tablets'))).toBe(true);
+    expect(logger.lines.some((l) => l.startsWith('info: merged tablets'))).toBe(true);
+    expect(logger.records.find((r) => r.fields?.event === 'tablets-merged')?.fields).toMatchObject({ tablets: [expect.any(String), expect.any(String)], bytes: expect.any(Number) });
     expect(await keysOf(f, name)).toEqual(keys);
     await f.db.close();
   });

@@ -1,4 +1,6 @@
 import type { Config } from '../config.js';
+import type { LogFields } from '../log.js';
+import { formatBytes } from '../units.js';
 import { type ByteString, printable } from '../model/bytes.js';
 import type { Clock } from '../model/clock.js';
 import { instanceNameString, type InstanceName, type TableName, tableNameString } from '../model/names.js';
@@ -56,7 +58,8 @@ export interface TabletManagerDeps {
   /** The catalog as it would be persisted (written atomically with each split or merge). */
   readonly catalogJson: () => string;
   readonly catalogKey: string;
-  readonly log: (message: string) => void;
+  /** Info-level events (splits, merges, moves, hotspots), with their figures as fields. */
+  readonly log: (message: string, fields?: LogFields) => void;
   readonly onError: (e: unknown) => void;
 }
 
@@ -234,7 +237,16 @@ export class TabletManager {
     for (const instance of instances.values()) {
       for (const m of balance(this.placements(instance), { nodes: this.deps.config.nodes })) {
         this.nodeOf.set(m.id, m.to);
-        if (m.from !== undefined) this.deps.log(`moved tablet ${m.id} of ${instanceNameString(instance)} from node ${m.from} to node ${m.to}: ${m.reason}`);
+        if (m.from !== undefined) {
+          this.deps.log(`moved tablet ${m.id} of ${instanceNameString(instance)} from node ${m.from} to node ${m.to}: ${m.reason}`, {
+            event: 'tablet-moved',
+            instance: instanceNameString(instance),
+            tablet: m.id,
+            fromNode: m.from,
+            toNode: m.to,
+            reason: m.reason,
+          });
+        }
       }
     }
   }
@@ -261,7 +273,7 @@ export class TabletManager {
         if (samples instanceof Promise) samples = await samples;
         const at = samples.find((s) => s.key > tablet.range.start && (tablet.range.end === undefined || s.key < tablet.range.end))?.key;
         if (at !== undefined) {
-          await this.split(runtime, tablet, at, `size ${formatBytes(bytes)} > split size ${formatBytes(config.tabletSplitBytes)}`);
+          await this.split(runtime, tablet, at, `size ${formatBytes(bytes)} > split size ${formatBytes(config.tabletSplitBytes)}`, { cause: 'size', bytes, splitBytes: config.tabletSplitBytes });
           return; // The tablet map changed: look again next round.
         }
       }
@@ -277,17 +289,31 @@ export class TabletManager {
       this.hotSince.set(tablet.id, since);
       if (now - since < config.loadSplitWindowMillis * 1000) continue;
       const sustained = meter.rates(now, windowSeconds);
-      const decision = chooseLoadSplit(meter.sampledKeys(), tablet.range);
+      const decision = chooseLoadSplit(meter.sampledKeys(), tablet.range, config.hotRowShare);
       const load = `${Math.round(sustained.requestsPerSec)} requests/s, ${formatBytes(sustained.bytesReadPerSec + sustained.bytesWrittenPerSec)}/s over ${windowSeconds} s`;
       if (decision.kind === 'split' && (tablet.range.end === undefined || decision.at < tablet.range.end)) {
         this.hotspots.delete(tablet.id);
-        await this.split(runtime, tablet, decision.at, `load ${load}; the split divides sampled requests ${Math.round((1 - decision.balance) * 100)}/${Math.round(decision.balance * 100)}`);
+        await this.split(runtime, tablet, decision.at, `load ${load}; the split divides sampled requests ${Math.round((1 - decision.balance) * 100)}/${Math.round(decision.balance * 100)}`, {
+          cause: 'load',
+          requestsPerSec: Math.round(sustained.requestsPerSec),
+          bytesPerSec: Math.round(sustained.bytesReadPerSec + sustained.bytesWrittenPerSec),
+          windowSeconds,
+          balance: decision.balance,
+        });
         return;
       }
       if (decision.kind === 'single-row-hotspot' && !this.hotspots.has(tablet.id)) {
         this.hotspots.set(tablet.id, { key: decision.key, share: decision.share });
         this.deps.log(
           `tablet ${tablet.id} of ${tableNameString(runtime.name)} is hot (${load}) but ${Math.round(decision.share * 100)}% of its requests go to the single row "${printable(decision.key.slice(0, 80))}": a single-row hotspot that no split can fix; change the row key design`,
+          {
+            event: 'single-row-hotspot',
+            table: tableNameString(runtime.name),
+            tablet: tablet.id,
+            rowKey: printable(decision.key.slice(0, 80)),
+            share: decision.share,
+            requestsPerSec: Math.round(sustained.requestsPerSec),
+          },
         );
       }
     }
@@ -313,13 +339,14 @@ export class TabletManager {
       if (!cold[i] || !cold[i + 1] || keep.has(b.range.start)) continue;
       const bytes = a.store.stats().bytes + b.store.stats().bytes;
       if (bytes >= config.tabletSplitBytes / 4) continue;
-      await this.merge(runtime, a, b, `both cold (< ${config.mergeColdRequestsPerSec} requests/s for ${Math.round(config.mergeColdMillis / 1000)} s) and small together (${formatBytes(bytes)})`);
+      await this.merge(runtime, a, b, `both cold (< ${config.mergeColdRequestsPerSec} requests/s for ${Math.round(config.mergeColdMillis / 1000)} s) and small together (${formatBytes(bytes)})`, { bytes });
       return;
     }
   }
 
   /** Splits a tablet at `at`: the children share the parent's data until compaction. */
-  async split(runtime: TableRuntime, tablet: Tablet, at: ByteString, reason: string): Promise<void> {
+  async split(runtime: TableRuntime, tablet: Tablet, at: ByteString, reason: string, figures: LogFields = {}): Promise<void> {
+    const began = performance.now();
     const { tables, catalog, engine } = this.deps;
     await runtime.gate.exclusive(async () => {
       const map = runtime.tablets;
@@ -354,11 +381,20 @@ export class TabletManager {
       }
       this.forget(runtime, tablet.id);
     });
-    this.deps.log(`split tablet ${tablet.id} of ${tableNameString(runtime.name)} at "${printable(at.slice(0, 80))}": ${reason}`);
+    this.deps.log(`split tablet ${tablet.id} of ${tableNameString(runtime.name)} at "${printable(at.slice(0, 80))}": ${reason}`, {
+      event: 'tablet-split',
+      table: tableNameString(runtime.name),
+      tablet: tablet.id,
+      at: printable(at.slice(0, 80)),
+      reason,
+      ...figures,
+      millis: Math.round(performance.now() - began),
+    });
   }
 
   /** Merges two neighbouring tablets. */
-  async merge(runtime: TableRuntime, a: Tablet, b: Tablet, reason: string): Promise<void> {
+  async merge(runtime: TableRuntime, a: Tablet, b: Tablet, reason: string, figures: LogFields = {}): Promise<void> {
+    const began = performance.now();
     const { tables, catalog, engine } = this.deps;
     let mergedId = '';
     await runtime.gate.exclusive(async () => {
@@ -389,7 +425,17 @@ export class TabletManager {
       this.forget(runtime, a.id);
       this.forget(runtime, b.id);
     });
-    if (mergedId !== '') this.deps.log(`merged tablets ${a.id} and ${b.id} of ${tableNameString(runtime.name)} into ${mergedId}: ${reason}`);
+    if (mergedId !== '') {
+      this.deps.log(`merged tablets ${a.id} and ${b.id} of ${tableNameString(runtime.name)} into ${mergedId}: ${reason}`, {
+        event: 'tablets-merged',
+        table: tableNameString(runtime.name),
+        tablets: [a.id, b.id],
+        merged: mergedId,
+        reason,
+        ...figures,
+        millis: Math.round(performance.now() - began),
+      });
+    }
   }
 
   private forget(runtime: TableRuntime, id: string): void {
@@ -399,11 +445,4 @@ export class TabletManager {
     this.coldSince.delete(id);
     this.hotspots.delete(id);
   }
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GiB`;
-  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${Math.round(n)} B`;
 }

@@ -104,7 +104,7 @@ function services(opts: GrpcServerOptions): ServiceTable[] {
   const { db, logger, metrics, tuning } = opts;
   const operations = new OperationStore(tuning.operationsKept);
   const policies = new IamPolicies();
-  const env = (key: ServiceKey) => ({ service: SERVICES[key], metrics, logger });
+  const env = (key: ServiceKey) => ({ service: SERVICES[key], metrics, logger, slowCallMillis: tuning.slowCallMillis });
   const data = definitionsWithCodecs('data', tuning);
   const tables = definitionsWithCodecs('tableAdmin', tuning);
   const instances = definitionsWithCodecs('instanceAdmin', tuning);

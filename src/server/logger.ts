@@ -1,9 +1,6 @@
-/** Where the server reports what it does. Injected so that tests and embedders can capture or silence it. */
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+import type { LogFields, Logger } from '../log.js';
+
+export { LOG_LEVELS, type LogFields, type LogLevel, type Logger } from '../log.js';
 
 /** Writes to stderr (stdout is kept for the lines that tools parse, such as the export line of `serve`). */
 export const consoleLogger: Logger = {
@@ -18,13 +15,13 @@ export const silentLogger: Logger = {
   error: () => {},
 };
 
-/** A logger that keeps messages, for tests. */
-export function memoryLogger(): Logger & { readonly lines: string[] } {
+/** A logger that keeps messages (and their fields), for tests. */
+export function memoryLogger(): Logger & { readonly lines: string[]; readonly records: { level: string; message: string; fields: LogFields | undefined }[] } {
   const lines: string[] = [];
-  return {
-    lines,
-    info: (m) => void lines.push(`info: ${m}`),
-    warn: (m) => void lines.push(`warn: ${m}`),
-    error: (m) => void lines.push(`error: ${m}`),
+  const records: { level: string; message: string; fields: LogFields | undefined }[] = [];
+  const at = (level: string) => (message: string, fields?: LogFields) => {
+    lines.push(`${level}: ${message}`);
+    records.push({ level, message, fields });
   };
+  return { lines, records, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

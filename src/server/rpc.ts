@@ -5,6 +5,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { AnyMethod } from './protos.js';
 import { statusName, toGrpcStatus } from './status.js';
+import { formatMillis } from '../units.js';
 import { grpcJsReject, grpcJsServerStream, grpcJsUnary } from './transport/grpc-js-calls.js';
 
 /**
@@ -54,6 +55,47 @@ export interface RpcEnv {
   readonly service: string;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /** Calls that take at least this long are logged (warn) with their target and status; 0 or absent: none. */
+  readonly slowCallMillis?: number;
+}
+
+/**
+ * Counts a call in the metrics from now; returns the function that ends it
+ * with a status name (once), logging it when it was slow.
+ */
+function startCall(env: RpcEnv, rpc: string, request: unknown): (code: string) => void {
+  const end = env.metrics.start(env.service, rpc);
+  const slow = env.slowCallMillis ?? 0;
+  if (slow <= 0) return end;
+  const began = performance.now();
+  let ended = false;
+  return (code: string) => {
+    if (ended) return;
+    ended = true;
+    end(code);
+    const millis = performance.now() - began;
+    if (millis < slow) return;
+    const target = callTarget(request);
+    env.logger.warn(`slow call: ${rpc}${target === undefined ? '' : ` on ${target}`} took ${formatMillis(millis)} (${code})`, {
+      event: 'slow-call',
+      service: env.service,
+      method: rpc,
+      ...(target === undefined ? {} : { target }),
+      code,
+      millis: Math.round(millis),
+    });
+  };
+}
+
+/** The resource a request names (table, authorized view, instance, ...), for logs. */
+function callTarget(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  const r = request as Record<string, unknown>;
+  for (const field of ['tableName', 'authorizedViewName', 'materializedViewName', 'instanceName', 'name', 'parent']) {
+    const v = r[field];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -170,7 +212,7 @@ export function unary<Req, Res>(env: RpcEnv, rpc: string, handler: UnaryHandler<
   };
   const sendFailed = (e: unknown): void => env.logger.error(`${rpc}: failed to send the response: ${String(e)}`);
   const run = (call: UnaryCall<Req, Res>): void => {
-    const end = env.metrics.start(env.service, rpc);
+    const end = startCall(env, rpc, call.request);
     let result: Res | Promise<Res>;
     try {
       checkRequest(call.request);
@@ -198,7 +240,7 @@ export function unary<Req, Res>(env: RpcEnv, rpc: string, handler: UnaryHandler<
 
 export function serverStream<Req, Res>(env: RpcEnv, rpc: string, handler: StreamHandler<Req, Res>): WrappedHandler {
   const run = (call: ServerStreamCall<Req, Res>): void => {
-    const end = env.metrics.start(env.service, rpc);
+    const end = startCall(env, rpc, call.request);
     let done: Promise<void>;
     try {
       checkRequest(call.request);

@@ -49,6 +49,8 @@ export interface ServerTuning {
   readonly shutdownGraceMillis: number;
   /** Finished long-running operations kept for GetOperation. */
   readonly operationsKept: number;
+  /** Calls that take at least this long are logged with their target, method and status (0: none). */
+  readonly slowCallMillis: number;
 }
 
 export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
@@ -74,4 +76,7 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   writeHighWaterBytes: 1024 * 1024,
   shutdownGraceMillis: 5_000,
   operationsKept: 1000,
+  // A second is slow for any single call of a local server (a ReadRows streaming a large table
+  // is the exception; its log line says how long it took, which is what an operator wants).
+  slowCallMillis: 1000,
 });

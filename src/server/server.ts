@@ -2,6 +2,7 @@ import type { Database } from '../db/api.js';
 import { startGrpcServer } from './grpc-server.js';
 import { startHttpServer } from './http/http-server.js';
 import type { Logger } from './logger.js';
+import { isLoopbackOnly, openToNetworkWarning } from './open-warning.js';
 import { Metrics } from './metrics.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
 
@@ -53,6 +54,12 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
       await grpc.stop();
       throw e;
     }
+  }
+  if (!(await isLoopbackOnly(opts.host))) {
+    opts.logger.warn(openToNetworkWarning(opts.host, http === undefined ? [grpc.port] : [grpc.port, http.port]), {
+      event: 'open-to-network',
+      host: opts.host,
+    });
   }
   return {
     host: grpc.host,

@@ -14,6 +14,12 @@ describe('chooseLoadSplit', () => {
     expect(chooseLoadSplit(samples, { start: '' })).toMatchObject({ kind: 'single-row-hotspot', key: 'hot' });
   });
 
+  it('takes the single-row share from its argument (config.hotRowShare)', () => {
+    const samples = [...Array.from({ length: 30 }, () => 'hot'), ...Array.from({ length: 70 }, (_, i) => `k${String(i).padStart(2, '0')}`)];
+    expect(chooseLoadSplit(samples, { start: '' }).kind).toBe('split');
+    expect(chooseLoadSplit(samples, { start: '' }, 0.3)).toMatchObject({ kind: 'single-row-hotspot', key: 'hot', share: 0.3 });
+  });
+
   it('needs enough samples', () => {
     expect(chooseLoadSplit(['a', 'b'], { start: '' }).kind).toBe('none');
   });

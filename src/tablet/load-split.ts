@@ -14,12 +14,12 @@ export type LoadSplitDecision =
 
 /** Fewer samples than this say too little to act on. */
 export const MIN_SAMPLES = 20;
-/** A key with at least this share of the samples is a single-row hotspot. */
+/** A key with at least this share of the samples is a single-row hotspot (the default of config.hotRowShare). */
 export const HOT_ROW_SHARE = 0.5;
 /** Splits that leave more than this share on one side are not worth it. */
 export const MAX_SIDE_SHARE = 0.8;
 
-export function chooseLoadSplit(samples: readonly ByteString[], range: { readonly start: ByteString }): LoadSplitDecision {
+export function chooseLoadSplit(samples: readonly ByteString[], range: { readonly start: ByteString }, hotRowShare = HOT_ROW_SHARE): LoadSplitDecision {
   if (samples.length < MIN_SAMPLES) return { kind: 'none', reason: `only ${samples.length} sampled requests` };
   const sorted = [...samples].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // The most frequent key.
@@ -35,7 +35,7 @@ export function chooseLoadSplit(samples: readonly ByteString[], range: { readonl
     i = j;
   }
   const share = topCount / sorted.length;
-  if (share >= HOT_ROW_SHARE) return { kind: 'single-row-hotspot', key: topKey, share };
+  if (share >= hotRowShare) return { kind: 'single-row-hotspot', key: topKey, share };
   // Candidates: each distinct sampled key; left = samples below it.
   let best: { at: ByteString; worst: number } | undefined;
   for (let i = 1; i < sorted.length; i++) {

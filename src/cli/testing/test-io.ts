@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { CliIo } from '../cli.js';
 
-/** A CliIo that records output and exit requests; `signals.emit('signal', name)` delivers a signal. */
-export function testIo(execArgv?: readonly string[]) {
+/** A CliIo that records output and exit requests; `signals.emit('signal', name)` delivers a signal; `env` is its environment. */
+export function testIo(execArgv?: readonly string[], env?: Readonly<Record<string, string | undefined>>) {
   const out: string[] = [];
   const err: string[] = [];
   const signals = new EventEmitter();
@@ -16,6 +16,7 @@ export function testIo(execArgv?: readonly string[]) {
     },
     exitNow: (c) => void exits.push(c),
     ...(execArgv === undefined ? {} : { execArgv }),
+    ...(env === undefined ? {} : { env }),
   };
   return { cli, out, err, signals, exits };
 }

@@ -1,3 +1,4 @@
+import type { Logger } from '../../log.js';
 import type { Config } from '../../config.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { ManualClock } from '../../model/clock.js';
@@ -29,7 +30,7 @@ export interface Fixture {
 }
 
 export async function openDb(
-  options: { config?: Partial<Config>; random?: () => number; engine?: StorageEngine; log?: (m: string) => void } = {},
+  options: { config?: Partial<Config>; random?: () => number; engine?: StorageEngine; logger?: Logger } = {},
 ): Promise<Fixture> {
   const clock = new ManualClock(T0);
   const engine = options.engine ?? createMemoryEngine();
@@ -38,7 +39,7 @@ export async function openDb(
     clock,
     // Background timers off: tests run GC sweeps and tablet checks when they mean to.
     config: { gcSweepIntervalMillis: 0, tabletCheckIntervalMillis: 0, balanceIntervalMillis: 0, ...options.config },
-    ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.random === undefined ? {} : { random: options.random }),
   });
   return { db, clock, engine };

@@ -87,6 +87,7 @@ const ABANDONED = Symbol('abandoned');
 export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<void> {
   const imm = store.imms[0];
   if (imm === undefined) return;
+  const began = performance.now();
   const edits: ManifestEdit[] = [{ op: 'flushed', id: store.id, seq: imm.maxSeq }];
   let meta: FileMeta | undefined;
   if (!imm.empty) {
@@ -108,6 +109,15 @@ export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<vo
   await engine.record(edits);
   if (meta !== undefined) store.files = [engine.openTableFile(meta), ...store.files];
   engine.memtableFlushed(store);
+  engine.emit({
+    kind: 'flushed',
+    store: store.id,
+    reason: imm.flushReason,
+    entries: meta?.entries ?? 0,
+    memtableBytes: imm.bytes,
+    fileBytes: meta?.size ?? 0,
+    millis: performance.now() - began,
+  });
 }
 
 class Abandoned extends Error {}
@@ -161,6 +171,7 @@ export function pickCompaction(store: DiskStore, config: Config): TableFile[] | 
 
 /** Merges `inputs` (files of `store`) into one file and installs the result. */
 export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs: TableFile[]): Promise<void> {
+  const began = performance.now();
   const major = inputs.length === store.files.length;
   const dropsSeq = store.drops.maxSeq;
   // Rows older than this were all in files when the compaction started (flushes may run meanwhile).
@@ -211,6 +222,16 @@ export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs
       store.dropsAppliedSeq = dropsSeq;
       store.lastMajorCompactionMillis = Date.now();
     }
+    engine.emit({
+      kind: 'compacted',
+      store: store.id,
+      major,
+      inputFiles: inputs.length,
+      inputBytes: inputs.reduce((sum, f) => sum + f.meta.size, 0),
+      outputBytes: meta?.size ?? 0,
+      outputEntries: meta?.entries ?? 0,
+      millis: performance.now() - began,
+    });
   } finally {
     for (const it of iters) it.close();
     for (const f of inputs) f.unref();

@@ -1,14 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TabletopError } from '../../model/errors.js';
+import { prepareDataDir } from './data-dir.js';
 
 /**
  * One process per data directory: a LOCK file holding the owner's pid,
- * created exclusively. A lock left by a process that is gone (kill -9, power
+ * created exclusively, in a directory that prepareDataDir checked (and
+ * created) first. A lock left by a process that is gone (kill -9, power
  * loss) is taken over; a live owner makes opening fail with a clear error.
  */
 export function lockDataDir(dir: string): { release(): void } {
-  fs.mkdirSync(dir, { recursive: true });
+  prepareDataDir(dir);
   const file = path.join(dir, 'LOCK');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -10,6 +10,7 @@ import { runRowStoreConformance } from '../testing/row-store-conformance.js';
 import { slowSyncFs } from '../testing/slow-sync-fs.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { openDiskEngine, type DiskEngine } from './disk-engine.js';
+import type { EngineEvent } from './engine-events.js';
 import type { DiskStore } from './disk-store.js';
 import { runFlush } from './compaction.js';
 import { encodeRecord } from '../wal/log-format.js';
@@ -408,7 +409,7 @@ describe('disk engine commit-log bookkeeping under concurrent manifest writes', 
     const c = await engine.openStore('c');
     const flush = async (id: string): Promise<void> => {
       const st = engine['stores'].get(id)!;
-      engine['rotate'](st);
+      engine['rotate'](st, 'requested');
       await runFlush(engine, st);
     };
     await h.write([{ key: 'h0', ops: [put('q', 1, 'h0')] }]);
@@ -475,7 +476,7 @@ describe('disk engine flushes beside compactions', () => {
     let compacted = false;
     const compaction = engine.compactNow(ds, true).then(() => (compacted = true));
     await new Promise((r) => setImmediate(r));
-    engine['rotate'](ds);
+    engine['rotate'](ds, 'requested');
     await engine['background'].add('flush', 't', () => engine['flushStore'](ds));
     expect(compacted).toBe(false); // the flush did not wait for the compaction
     expect(ds.imms).toHaveLength(0);
@@ -726,6 +727,39 @@ describe('hot-row reads over a memtable rotated with unsynced writes', () => {
     expect((await store.get('r'))?.cells.map((c) => c.qualifier)).toEqual(['a']);
     await Promise.all([deleting, ...more]);
     expect((await store.get('r'))?.cells.map((c) => c.qualifier)).toEqual(['b', 'c']);
+    await engine.close();
+  });
+});
+
+describe('disk engine events', () => {
+  it('reports recovery, flushes (with their reason) and compactions with their figures', async () => {
+    const fs = new MemoryFileSystem();
+    const events: EngineEvent[] = [];
+    const open = () => openDiskEngine({ fs, dir: 'db', manualCompaction: true, config: { memtableBytes: 1 << 20, blockBytes: 256 }, onEvent: (e) => events.push(e) });
+    let engine = await open();
+    expect(events).toEqual([expect.objectContaining({ kind: 'recovered', stores: 0, sstables: 0, rowsReplayed: 0, storesFlushed: 0 })]);
+    let store = await engine.openStore('t');
+    for (let i = 0; i < 50; i++) await store.write([{ key: `k${i}`, ops: [put('q', 1000, `v${i}`)] }]);
+    await engine.flushAll();
+    const flushed = events.filter((e) => e.kind === 'flushed');
+    expect(flushed).toEqual([expect.objectContaining({ store: 't', reason: 'requested', entries: 50 })]);
+    expect(flushed[0]!.kind === 'flushed' && flushed[0]!.fileBytes).toBeGreaterThan(0);
+    for (let i = 0; i < 50; i++) await store.write([{ key: `k${i}`, ops: [put('q', 2000, `w${i}`)] }]);
+    await engine.flushAll();
+    await engine.compactNow(engine['stores'].get('t')!, true);
+    const compacted = events.find((e) => e.kind === 'compacted');
+    expect(compacted).toMatchObject({ store: 't', major: true, inputFiles: 2, outputEntries: 50 });
+    // Unflushed writes at a crash are replayed into memtables and flushed before serving.
+    for (let i = 0; i < 7; i++) await store.write([{ key: `n${i}`, ops: [put('q', 1000, 'x')] }]);
+    events.length = 0;
+    engine = await openDiskEngine({ fs: fs.crash(), dir: 'db', manualCompaction: true, onEvent: (e) => events.push(e) });
+    expect(events.map((e) => e.kind)).toEqual(['flushed', 'recovered']);
+    expect(events[0]).toMatchObject({ reason: 'recovery', entries: 7 });
+    expect(events[1]).toMatchObject({ stores: 1, sstables: 1, rowsReplayed: 7, storesFlushed: 1, logFiles: expect.any(Number) });
+    const recovered = events[1]!;
+    expect(recovered.kind === 'recovered' && recovered.logBytes).toBeGreaterThan(0);
+    store = await engine.openStore('t');
+    expect((await rows(store)).length).toBe(57);
     await engine.close();
   });
 });

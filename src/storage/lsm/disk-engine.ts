@@ -47,6 +47,7 @@ import { pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore } from './disk-store.js';
 import { Memtable } from './memtable.js';
 import { TableFile } from './table-file.js';
+import type { EngineEvent, EngineEventSink, FlushReason } from './engine-events.js';
 import { decodeLogged, encodeBatch, encodeDrop, type EncodedRow, type LoggedDrop } from './wal-batch.js';
 
 export interface DiskEngineOptions {
@@ -58,6 +59,8 @@ export interface DiskEngineOptions {
   readonly onBackgroundError?: (e: unknown) => void;
   /** Run flushes and compactions only when asked (tests that need determinism). */
   readonly manualCompaction?: boolean;
+  /** Receives recovery, flush and compaction reports (for the server's log). */
+  readonly onEvent?: EngineEventSink;
 }
 
 const WAL_DIR = 'wal';
@@ -164,6 +167,7 @@ export class DiskEngine implements StorageEngine {
   // ---------------------------------------------------------------- open
 
   async open(): Promise<void> {
+    const began = performance.now();
     const { fs } = this;
     fs.mkdirp(this.path(WAL_DIR));
     fs.mkdirp(this.path(SST_DIR));
@@ -179,6 +183,7 @@ export class DiskEngine implements StorageEngine {
     }
 
     const live = new Set<number>();
+    let sstableBytes = 0;
     const opened = new Map<number, TableFile>();
     for (const [id, s] of state.stores) {
       const store = new DiskStore(id, this);
@@ -187,6 +192,7 @@ export class DiskEngine implements StorageEngine {
       store.upper = s.upper ?? undefined;
       store.drops.update(s.familyDrops, s.rangeDrops);
       for (const meta of s.files) {
+        if (!live.has(meta.number)) sstableBytes += meta.size;
         live.add(meta.number);
         try {
           const shared = opened.get(meta.number);
@@ -205,6 +211,7 @@ export class DiskEngine implements StorageEngine {
     // Replay the commit logs the manifest still needs.
     let maxSeq = state.lastSeq;
     const replayedDrops: ManifestEdit[] = [];
+    const replay = { logFiles: 0, logBytes: 0, records: 0, rowsReplayed: 0 };
     const wals = fs
       .list(this.path(WAL_DIR))
       .map((n) => ({ name: n, number: fileNumber(n) }))
@@ -216,7 +223,10 @@ export class DiskEngine implements StorageEngine {
         continue;
       }
       const path = this.path(join(WAL_DIR, w.name));
-      const { records } = replayLog(fs, path, w.name.endsWith(LEGACY_WAL_SUFFIX) ? undefined : w.number);
+      const { records, validBytes } = replayLog(fs, path, w.name.endsWith(LEGACY_WAL_SUFFIX) ? undefined : w.number);
+      replay.logFiles++;
+      replay.logBytes += validBytes;
+      replay.records += records.length;
       records.forEach((payload, i) => {
         const batch = decodeLogged(payload, `${path} record ${i}`);
         if ('kind' in batch) {
@@ -232,7 +242,10 @@ export class DiskEngine implements StorageEngine {
         for (const row of batch.rows) if (row.lastSeq > maxSeq) maxSeq = row.lastSeq;
         const replayed = store === undefined ? [] : batch.rows.filter((row) => row.lastSeq > flushed);
         // A copy: the memtable must not hold on to the whole log file's buffer.
-        if (store !== undefined && replayed.length > 0) this.addToMemtable(store, Buffer.from(batch.payload), replayed);
+        if (store !== undefined && replayed.length > 0) {
+          this.addToMemtable(store, Buffer.from(batch.payload), replayed);
+          replay.rowsReplayed += replayed.length;
+        }
       });
     }
     // Never restart below a sequence number a file already holds: a new write must sort above every
@@ -249,10 +262,12 @@ export class DiskEngine implements StorageEngine {
 
     // A fresh log; what was replayed is flushed so the old logs can go.
     await this.startWal();
+    let storesFlushed = 0;
     for (const store of this.stores.values()) {
       if (store.failure === undefined && !store.mem.empty) {
-        this.rotate(store);
+        this.rotate(store, 'recovery');
         while (store.imms.length > 0) await runFlush(this, store);
+        storesFlushed++;
       }
     }
     const obsolete = wals.filter((w) => w.number >= state.logNumber && w.number !== this.walNumber);
@@ -261,6 +276,25 @@ export class DiskEngine implements StorageEngine {
       { op: 'lastSeq', seq: this.seq },
     ]);
     for (const w of obsolete) fs.remove(this.path(join(WAL_DIR, w.name)));
+    this.emit({
+      kind: 'recovered',
+      millis: performance.now() - began,
+      stores: this.stores.size,
+      sstables: live.size,
+      sstableBytes,
+      ...replay,
+      dropsReplayed: replayedDrops.length,
+      storesFlushed,
+    });
+  }
+
+  /** Reports an event to the owner; a failing sink never fails the engine. */
+  emit(event: EngineEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // The log is not worth a failed flush.
+    }
   }
 
   private async startWal(): Promise<void> {
@@ -430,11 +464,11 @@ export class DiskEngine implements StorageEngine {
   }
 
   private afterWrite(store: DiskStore): void {
-    if (store.mem.bytes >= this.config.memtableBytes) this.scheduleFlush(store);
+    if (store.mem.bytes >= this.config.memtableBytes) this.scheduleFlush(store, 'memtable full');
     if (this.activeMemBytes > this.config.totalMemtableBytes) {
       let largest: DiskStore | undefined;
       for (const s of this.stores.values()) if (largest === undefined || s.mem.bytes > largest.mem.bytes) largest = s;
-      if (largest !== undefined && !largest.mem.empty) this.scheduleFlush(largest);
+      if (largest !== undefined && !largest.mem.empty) this.scheduleFlush(largest, 'memtable budget');
     }
     if (this.wal.size >= this.config.walFileBytes && this.rotatingWal === undefined) {
       this.rotatingWal = this.startWal()
@@ -449,7 +483,7 @@ export class DiskEngine implements StorageEngine {
       for (const s of this.stores.values()) {
         if (!s.mem.empty && (oldest === undefined || s.mem.minSeq < oldest.mem.minSeq)) oldest = s;
       }
-      if (oldest !== undefined && oldest.imms.length === 0) this.scheduleFlush(oldest);
+      if (oldest !== undefined && oldest.imms.length === 0) this.scheduleFlush(oldest, 'commit log size');
     }
   }
 
@@ -591,7 +625,7 @@ export class DiskEngine implements StorageEngine {
     this.checkWritable();
     const parent = this.requireStore(parentId);
     await this.yieldingCompactions([parent], () => this.background.add('exclusive', parentId, async () => {
-      this.rotate(parent);
+      this.rotate(parent, 'split');
       await this.flushStore(parent);
       const children: [DiskStore, ByteString, ByteString | undefined][] = [
         [new DiskStore(leftId, this), parent.lower, at],
@@ -633,7 +667,7 @@ export class DiskEngine implements StorageEngine {
     const right = this.requireStore(rightId);
     await this.yieldingCompactions([left, right], () => this.background.add('exclusive', leftId, async () => {
       for (const s of [left, right]) {
-        this.rotate(s);
+        this.rotate(s, 'merge');
         await this.flushStore(s);
       }
       const merged = new DiskStore(mergedId, this);
@@ -696,7 +730,7 @@ export class DiskEngine implements StorageEngine {
     if (this.options.manualCompaction === true || store.deleted) return undefined;
     if (Date.now() - store.lastMajorCompactionMillis < this.config.gcCompactionIntervalMillis) return undefined;
     if (store.files.length === 0 && store.mem.empty && store.imms.length === 0) return undefined;
-    this.rotate(store);
+    this.rotate(store, 'gc');
     return this.background.add('exclusive', store.id, async () => {
       await this.flushStore(store);
       await this.compactStore(store, true);
@@ -704,16 +738,17 @@ export class DiskEngine implements StorageEngine {
   }
 
   /** Moves the active memtable to the flush queue of its store. */
-  private rotate(store: DiskStore): void {
+  private rotate(store: DiskStore, reason: FlushReason): void {
     if (store.mem.empty || store.deleted) return;
+    store.mem.flushReason = reason;
     this.activeMemBytes -= store.mem.bytes;
     store.imms.push(store.mem);
     store.mem = new Memtable();
   }
 
-  scheduleFlush(store: DiskStore): void {
+  scheduleFlush(store: DiskStore, reason: FlushReason = 'requested'): void {
     if (store.mem.empty || store.deleted) return;
-    this.rotate(store);
+    this.rotate(store, reason);
     if (this.options.manualCompaction === true) return;
     void this.background
       .add('flush', store.id, async () => {
@@ -731,7 +766,7 @@ export class DiskEngine implements StorageEngine {
   /** Flushes every memtable and waits for all background work (tests, shutdown). */
   async flushAll(): Promise<void> {
     for (const store of this.stores.values()) {
-      this.rotate(store);
+      this.rotate(store, 'requested');
       if (store.imms.length > 0) await this.background.add('flush', store.id, () => this.flushStore(store));
     }
     await this.background.idle();

@@ -1,3 +1,4 @@
+import type { FlushReason } from './engine-events.js';
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';
 import { decodeFragment, type Entry, entryOp } from './fragment.js';
@@ -190,6 +191,8 @@ export class Memtable {
   /** Lowest and highest sequence number held (0 when empty). */
   minSeq = 0;
   maxSeq = 0;
+  /** Why it was set aside for a flush (reported with the flush). */
+  flushReason: FlushReason = 'requested';
 
   /** The number of rows: exact once indexed; otherwise an estimate that may count a row written several times more than once. */
   get size(): number {

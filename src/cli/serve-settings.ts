@@ -1,0 +1,329 @@
+import type { Config } from '../config.js';
+import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { LOG_FORMATS, type LogFormat } from './log-output.js';
+import { parseDuration } from './parse-duration.js';
+import { parseSize } from './parse-size.js';
+
+/**
+ * Everything `tabletop serve` can be told, in one table: each setting is a
+ * flag (`--memtable-size`), an environment variable (`TABLETOP_MEMTABLE_SIZE`)
+ * and a key of the config file (`memtable-size = "64MiB"`), with one parser
+ * for all three. The command line wins over the environment, which wins over
+ * the config file, which wins over the defaults.
+ */
+export interface ServeSettings {
+  readonly port: number;
+  readonly host: string;
+  readonly httpPort: number;
+  readonly inMemory: boolean;
+  readonly dataDir: string;
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+  readonly slowCallMillis: number;
+  /** Engine, tablet and node tunables (src/config.ts); absent ones keep their defaults. */
+  readonly config: Partial<Config>;
+}
+
+type Draft = { -readonly [K in keyof ServeSettings]: ServeSettings[K] } & { config: { -readonly [K in keyof Config]?: Config[K] } };
+
+/** A value as it comes: a string from the command line or the environment, any TOML/JSON value from a file. */
+export type RawValue = unknown;
+
+export interface ServeSetting {
+  /** The flag without its dashes; also the config-file key. */
+  readonly name: string;
+  /** Placeholder of the flag's value in help; absent for a switch (`--in-memory`). */
+  readonly arg?: string;
+  readonly help: string;
+  /** The default as help shows it. */
+  readonly defaultText?: string;
+  readonly group: 'Server' | 'Storage' | 'Tablets and nodes' | 'Logging';
+  /** Parses a value (throws Error with a message that names no source: the caller adds it). */
+  apply(draft: Draft, value: RawValue): void;
+}
+
+export const SERVE_SETTINGS: readonly ServeSetting[] = [
+  // ---- server ----
+  {
+    name: 'port',
+    arg: 'port',
+    help: 'gRPC port; 0 picks a free port (the printed export line shows the real one)',
+    defaultText: '8086',
+    group: 'Server',
+    apply: (d, v) => (d.port = port(v)),
+  },
+  {
+    name: 'host',
+    arg: 'host',
+    help: 'interface to bind; anything but loopback opens the server to the network, without authentication',
+    defaultText: 'localhost',
+    group: 'Server',
+    apply: (d, v) => {
+      const h = text(v);
+      if (h.trim() === '') throw new Error('must not be empty');
+      d.host = h;
+    },
+  },
+  {
+    name: 'http-port',
+    arg: 'port',
+    help: 'HTTP port (index page, JSON API, /metrics); 0 picks a free port',
+    defaultText: '8087',
+    group: 'Server',
+    apply: (d, v) => (d.httpPort = port(v)),
+  },
+  {
+    name: 'slow-call',
+    arg: 'duration',
+    help: 'log calls that take at least this long (method, table, status); 0 turns the log off',
+    defaultText: '1s',
+    group: 'Server',
+    apply: (d, v) => (d.slowCallMillis = duration(v)),
+  },
+  // ---- storage ----
+  {
+    name: 'data-dir',
+    arg: 'dir',
+    help: 'where durable data lives (created if missing; one server per directory)',
+    defaultText: './data',
+    group: 'Storage',
+    apply: (d, v) => {
+      const dir = text(v);
+      if (dir.trim() === '') throw new Error('must not be empty: give a directory, such as ./data');
+      d.dataDir = dir;
+    },
+  },
+  {
+    name: 'in-memory',
+    help: 'keep data in memory only (it is lost when the server stops); not with --data-dir',
+    group: 'Storage',
+    apply: (d, v) => (d.inMemory = bool(v)),
+  },
+  size('memtable-size', 'memtableBytes', 'memtable size at which a tablet flushes to an SSTable', '32MiB'),
+  size('cache-size', 'blockCacheBytes', 'block cache for SSTable reads (the OS page cache holds the files too)', '128MiB'),
+  size('total-memtable-size', 'totalMemtableBytes', 'all memtables together; past twice this, writes wait for flushes', '32MiB'),
+  size('wal-file-size', 'walFileBytes', 'commit-log file size at which a new file starts', '64MiB'),
+  {
+    name: 'commit-delay',
+    arg: 'ms',
+    help: 'when writes arrive during a commit-log sync, the next sync waits this many milliseconds for more of them (0 turns it off; a lone writer never waits)',
+    defaultText: '1',
+    group: 'Storage',
+    apply: (d, v) => (d.config.commitDelayMillis = wholeNumber(v, 0, 100, 'a whole number of milliseconds')),
+  },
+  // ---- tablets and nodes ----
+  size('split-size', 'tabletSplitBytes', 'tablet size at which it splits at its median key (1MiB shows tablet behaviour on small local datasets)', '64MiB', 'Tablets and nodes'),
+  {
+    name: 'nodes',
+    arg: 'n',
+    help: 'serving nodes of the modelled cluster',
+    defaultText: '3',
+    group: 'Tablets and nodes',
+    apply: (d, v) => (d.config.nodes = wholeNumber(v, 1, 1000, 'a whole number')),
+  },
+  {
+    name: 'load-split-requests',
+    arg: 'n',
+    help: 'a tablet serving more requests per second than this (or --load-split-bytes) for --load-split-window splits by load',
+    defaultText: '2000',
+    group: 'Tablets and nodes',
+    apply: (d, v) => (d.config.loadSplitRequestsPerSec = positive(v)),
+  },
+  {
+    name: 'load-split-bytes',
+    arg: 'size',
+    help: 'likewise for bytes read plus written per second',
+    defaultText: '32MiB',
+    group: 'Tablets and nodes',
+    apply: (d, v) => (d.config.loadSplitBytesPerSec = sizeValue(v)),
+  },
+  {
+    name: 'load-split-window',
+    arg: 'duration',
+    help: 'how long load must stay above the thresholds before a load split or a hotspot report (1s to 110s)',
+    defaultText: '30s',
+    group: 'Tablets and nodes',
+    apply: (d, v) => {
+      const ms = duration(v);
+      if (ms < 1000 || ms > 110_000) throw new Error('must be from 1s to 110s');
+      d.config.loadSplitWindowMillis = ms;
+    },
+  },
+  {
+    name: 'hot-row-share',
+    arg: 'fraction',
+    help: 'a hot tablet where one row takes at least this share of the requests is a single-row hotspot (reported, not split)',
+    defaultText: '0.5',
+    group: 'Tablets and nodes',
+    apply: (d, v) => {
+      const n = number(v);
+      if (!(n > 0 && n <= 1)) throw new Error('must be a fraction above 0 and at most 1, such as 0.5');
+      d.config.hotRowShare = n;
+    },
+  },
+  {
+    name: 'merge-cold-requests',
+    arg: 'n',
+    help: 'neighbouring tablets below this many requests per second for --merge-cold-window, and small together, merge',
+    defaultText: '5',
+    group: 'Tablets and nodes',
+    apply: (d, v) => (d.config.mergeColdRequestsPerSec = nonNegative(v)),
+  },
+  {
+    name: 'merge-cold-window',
+    arg: 'duration',
+    help: 'how long tablets must stay cold before they merge',
+    defaultText: '5m',
+    group: 'Tablets and nodes',
+    apply: (d, v) => (d.config.mergeColdMillis = duration(v)),
+  },
+  // ---- logging ----
+  {
+    name: 'log-level',
+    arg: 'level',
+    help: `least severe messages logged: ${LOG_LEVELS.join(', ')}`,
+    defaultText: 'info',
+    group: 'Logging',
+    apply: (d, v) => (d.logLevel = oneOf(v, LOG_LEVELS)),
+  },
+  {
+    name: 'log-format',
+    arg: 'format',
+    help: 'text for people, json (one object per line) for machines',
+    defaultText: 'text',
+    group: 'Logging',
+    apply: (d, v) => (d.logFormat = oneOf(v, LOG_FORMATS)),
+  },
+];
+
+export const SETTING_BY_NAME: ReadonlyMap<string, ServeSetting> = new Map(SERVE_SETTINGS.map((s) => [s.name, s]));
+
+/** The environment variable of a setting: TABLETOP_ and its name in upper snake case. */
+export function envName(setting: string): string {
+  return `TABLETOP_${setting.toUpperCase().replaceAll('-', '_')}`;
+}
+
+/** The environment variable naming a config file. */
+export const CONFIG_ENV = 'TABLETOP_CONFIG';
+
+/** Values given by one source, by setting name, in the order given. */
+export interface Layer {
+  /** How errors name the source: "the command line", "TABLETOP_PORT", "tabletop.toml". */
+  readonly describe: (setting: string) => string;
+  readonly values: ReadonlyMap<string, RawValue>;
+}
+
+/**
+ * Settings from sources in increasing precedence (config file, environment,
+ * command line). Storage is one choice: a layer that sets both --in-memory and
+ * --data-dir is an error; a higher layer that sets either replaces the lower
+ * layers' choice.
+ */
+export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
+  const draft: Draft = {
+    port: 8086,
+    host: 'localhost',
+    httpPort: 8087,
+    inMemory: false,
+    dataDir: './data',
+    logLevel: 'info',
+    logFormat: 'text',
+    slowCallMillis: 1000,
+    config: {},
+  };
+  for (const layer of layers) {
+    const inMemory = layer.values.get('in-memory');
+    if (layer.values.has('data-dir') && inMemory !== undefined && inMemory !== false && inMemory !== 'false' && inMemory !== '0') {
+      throw new Error(`${layer.describe('in-memory')} and ${layer.describe('data-dir')} contradict each other: keep data in memory, or in a directory`);
+    }
+    for (const [name, value] of layer.values) {
+      const setting = SETTING_BY_NAME.get(name);
+      if (setting === undefined) throw new Error(`${layer.describe(name)}: unknown setting`);
+      try {
+        setting.apply(draft, value);
+      } catch (e) {
+        throw new Error(`${layer.describe(name)}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    // The storage choice of this layer replaces the lower layers' one.
+    if (layer.values.has('data-dir')) draft.inMemory = false;
+  }
+  return draft;
+}
+
+// ---- value parsers: they accept strings (command line, environment) and typed values (config files) ----
+
+function text(v: RawValue): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  throw new Error(`must be a string (got ${JSON.stringify(v)})`);
+}
+
+function number(v: RawValue): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  if (!Number.isFinite(n)) throw new Error(`must be a number (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+function positive(v: RawValue): number {
+  const n = number(v);
+  if (n <= 0) throw new Error(`must be above 0 (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+function nonNegative(v: RawValue): number {
+  const n = number(v);
+  if (n < 0) throw new Error(`must not be negative (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+function wholeNumber(v: RawValue, min: number, max: number, what: string): number {
+  const s = typeof v === 'number' ? String(v) : text(v);
+  if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) throw new Error(`must be ${what} from ${min} to ${max} (got ${JSON.stringify(v)})`);
+  return Number(s);
+}
+
+function port(v: RawValue): number {
+  return wholeNumber(v, 0, 65535, 'a port number');
+}
+
+function bool(v: RawValue): boolean {
+  if (v === true || v === 'true' || v === '1' || v === '') return true;
+  if (v === false || v === 'false' || v === '0') return false;
+  throw new Error(`must be true or false (got ${JSON.stringify(v)})`);
+}
+
+function oneOf<T extends string>(v: RawValue, values: readonly T[]): T {
+  const s = text(v);
+  if (!(values as readonly string[]).includes(s)) throw new Error(`must be one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
+  return s as T;
+}
+
+function sizeValue(v: RawValue): number {
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v) || v < 0) throw new Error(`must be a size such as 4096, 64MiB or 1GiB (got ${v})`);
+    return v;
+  }
+  return parseSize(text(v));
+}
+
+function duration(v: RawValue): number {
+  if (v === 0 || v === '0') return 0;
+  if (typeof v !== 'string') throw new Error(`must be a duration such as 500ms, 30s or 5m (got ${JSON.stringify(v)})`);
+  return parseDuration(v);
+}
+
+function size(name: string, key: 'memtableBytes' | 'blockCacheBytes' | 'totalMemtableBytes' | 'walFileBytes' | 'tabletSplitBytes', help: string, defaultText: string, group: ServeSetting['group'] = 'Storage'): ServeSetting {
+  return {
+    name,
+    arg: 'size',
+    help,
+    defaultText,
+    group,
+    apply: (d, v) => {
+      const bytes = sizeValue(v);
+      if (bytes <= 0) throw new Error(`must be above 0 (got ${JSON.stringify(v)})`);
+      d.config[key] = bytes;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * What the durable engine tells its owner about its work, with the figures
+ * an operator wants in a log: start-up recovery, flushes and compactions.
+ * Stores are named by their ids (tablet ids); the owner knows which table
+ * each belongs to. Durations are wall-clock milliseconds.
+ */
+export type EngineEvent =
+  | {
+      readonly kind: 'recovered';
+      /** From the call to open() until the engine accepted writes. */
+      readonly millis: number;
+      readonly stores: number;
+      readonly sstables: number;
+      readonly sstableBytes: number;
+      /** Commit-log files replayed, and their bytes. */
+      readonly logFiles: number;
+      readonly logBytes: number;
+      /** Commit-log records read back, and the rows among them not yet in SSTables (put back in memtables). */
+      readonly records: number;
+      readonly rowsReplayed: number;
+      /** Row-range and family drops found in the commit log that the manifest lacked. */
+      readonly dropsReplayed: number;
+      /** Stores whose replayed rows were flushed to SSTables before serving. */
+      readonly storesFlushed: number;
+    }
+  | {
+      readonly kind: 'flushed';
+      readonly store: string;
+      /** Why the memtable was flushed (see FlushReason). */
+      readonly reason: FlushReason;
+      readonly entries: number;
+      /** Memory the memtable held, and the bytes of the SSTable written (0 when everything in it was deleted). */
+      readonly memtableBytes: number;
+      readonly fileBytes: number;
+      readonly millis: number;
+    }
+  | {
+      readonly kind: 'compacted';
+      readonly store: string;
+      /** Major: every file of the store, applying GC rules, deletes and drops. */
+      readonly major: boolean;
+      readonly inputFiles: number;
+      readonly inputBytes: number;
+      readonly outputBytes: number;
+      readonly outputEntries: number;
+      readonly millis: number;
+    };
+
+export type FlushReason =
+  | 'memtable full'
+  | 'memtable budget'
+  | 'commit log size'
+  | 'recovery'
+  | 'gc'
+  | 'split'
+  | 'merge'
+  | 'requested';
+
+export type EngineEventSink = (event: EngineEvent) => void;
