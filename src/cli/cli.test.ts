@@ -236,7 +236,7 @@ describe('tabletop serve: config file and environment', () => {
 
     // The environment names the file and overrides its format; the command line overrides the environment.
     const fromEnv = await serveOnce([], { TABLETOP_CONFIG: toml, TABLETOP_LOG_FORMAT: 'text' });
-    expect(fromEnv.err[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}recovered /);
+    expect(fromEnv.err[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}opened .* no tables yet$/);
     const fromCli = await serveOnce(['--log-format', 'json', '--log-level', 'warn'], { TABLETOP_CONFIG: toml, TABLETOP_LOG_FORMAT: 'text' });
     expect(fromCli.code).toBe(0);
     expect(fromCli.err).toEqual([]);

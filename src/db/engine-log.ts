@@ -12,6 +12,10 @@ import { formatBytes, formatCount, formatMillis } from '../units.js';
 export function logEngineEvent(logger: Logger, event: EngineEvent, where: { readonly dataDir: string; readonly tabletOf: (storeId: string) => string }): void {
   switch (event.kind) {
     case 'recovered': {
+      if (event.stores === 0 && event.sstables === 0 && event.records === 0) {
+        logger.info(`opened ${where.dataDir} in ${formatMillis(event.millis)}: no tables yet`, { event: 'recovered', dataDir: where.dataDir, ...figures(event) });
+        return;
+      }
       const replayed =
         event.records === 0
           ? 'nothing to replay from the commit log'
