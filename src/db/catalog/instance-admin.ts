@@ -43,8 +43,8 @@ export const DEFAULT_APP_PROFILE_ID = 'default';
  * Nothing else creates an instance: every other call naming one that does
  * not exist answers NOT_FOUND, as Cloud Bigtable does (`find`). That covers
  * the read-only calls (GetInstance, ListTables, GetCluster, ListClusters,
- * the app profiles, ListHotTablets, the HTTP API: a client's
- * `instance.exists()` is false for an instance nobody created), and the
+ * the app profiles, ListHotTablets, PingAndWarm, IAM policies, the HTTP API:
+ * a client's `instance.exists()` is false for an instance nobody created), and the
  * instance-admin changes to a missing instance (UpdateInstance,
  * DeleteInstance, CreateCluster, UpdateCluster, CreateAppProfile, ...).
  */
