@@ -127,7 +127,9 @@ async function waitForServer(): Promise<void> {
     try {
       await client.instance(INSTANCE).getTables();
       return;
-    } catch {
+    } catch (e) {
+      // NOT_FOUND: the server answered (the instance exists only once a table is created in it).
+      if ((e as { code?: number }).code === 5) return;
       await new Promise((r) => setTimeout(r, 100));
     }
   }

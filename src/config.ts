@@ -1,3 +1,5 @@
+import { LIMITS } from './model/limits.js';
+
 /**
  * Tunables of tabletop, in one place, each with its reason.
  *
@@ -30,9 +32,6 @@ export interface Config {
    * Reported as `projects/{project}/locations/{zone}`.
    */
   readonly defaultZone: string;
-
-  /** Serve nodes reported for the default cluster of an implicit instance. */
-  readonly defaultServeNodes: number;
 
   // ---- storage engine (the durable engine reads these; the memory engine ignores them) ----
 
@@ -71,12 +70,24 @@ export interface Config {
 
   // ---- tablets and nodes ----
 
-  /** Serving nodes of the modelled cluster; tablets are placed on them (and moved) by the balancer. */
+  /**
+   * Serve nodes of the cluster that an instance created implicitly (by a
+   * CreateTable, without CreateInstance) gets. A cluster's serve_nodes are the
+   * modelled serving nodes its tablets are placed on (tablet-manager.ts), so
+   * this is the node count such an instance starts with.
+   */
   readonly nodes: number;
   /** How often tablets are checked for size and load splits and merges. 0 disables the checks. */
   readonly tabletCheckIntervalMillis: number;
-  /** How often the balancer evens out nodes. */
+  /** How often the balancer evens out nodes (and autoscaled clusters are sized to their load). */
   readonly balanceIntervalMillis: number;
+  /**
+   * An autoscaled cluster scales down only once its size has held this long
+   * (and then by at most 10% of its nodes): Google's scaling guide advises
+   * against removing more than 10% of a cluster's nodes in 10 minutes.
+   * Scaling up never waits.
+   */
+  readonly autoscaleDownDelayMillis: number;
   /** A tablet whose requests per second stay above this for `loadSplitWindowMillis` splits by load. */
   readonly loadSplitRequestsPerSec: number;
   /** Likewise for bytes read plus written per second. */
@@ -100,7 +111,6 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   gcSweepIntervalMillis: 60_000,
   samplePieceBytes: 64 * MiB,
   defaultZone: 'local',
-  defaultServeNodes: 1,
   // Large enough to amortise SSTable overhead, small enough that RSS stays a small share of the data.
   memtableBytes: 32 * MiB,
   // The sum stays a small share of RAM even with hundreds of tablets, and bounds RSS: loading
@@ -135,6 +145,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   nodes: 3,
   tabletCheckIntervalMillis: 1000,
   balanceIntervalMillis: 5000,
+  autoscaleDownDelayMillis: 10 * 60_000,
   // A few thousand requests per second is what makes a Cloud Bigtable node's tablet hot.
   loadSplitRequestsPerSec: 2000,
   loadSplitBytesPerSec: 32 * MiB,
@@ -155,6 +166,9 @@ export function resolveConfig(overrides: Partial<Config> = {}): Config {
   }
   if (config.samplePieceBytes <= 0) throw new RangeError('config.samplePieceBytes must be positive');
   if (config.hotRowShare <= 0 || config.hotRowShare > 1) throw new RangeError(`config.hotRowShare must be in (0, 1], got ${config.hotRowShare}`);
+  if (!Number.isInteger(config.nodes) || config.nodes < 1 || config.nodes > LIMITS.maxServeNodes) {
+    throw new RangeError(`config.nodes must be a whole number from 1 to ${LIMITS.maxServeNodes}, got ${config.nodes}`);
+  }
   return Object.freeze(config);
 }
 

@@ -120,7 +120,7 @@ describe('tabletop CLI', () => {
     expect(t.err.join('\n')).not.toContain('not loopback');
 
     const clients = rawClients(address);
-    await expect(unaryCall(clients.data, 'PingAndWarm', { name: 'projects/p/instances/i' })).resolves.toEqual({});
+    await expect(unaryCall(clients.tableAdmin, 'CreateTable', { parent: 'projects/p/instances/i', tableId: 't', table: {} })).resolves.toMatchObject({ name: 'projects/p/instances/i/tables/t' });
     clients.close();
     const health = await fetch(new URL('healthz', httpLine.slice('HTTP: '.length)));
     expect(await health.text()).toBe('ok\n');

@@ -116,7 +116,7 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
   {
     name: 'nodes',
     arg: 'n',
-    help: 'serving nodes of the modelled cluster',
+    help: 'serve nodes of the cluster an instance gets when CreateTable creates it (CreateInstance, UpdateCluster and autoscaling set their own)',
     defaultText: '3',
     group: 'Tablets and nodes',
     apply: (d, v) => (d.config.nodes = wholeNumber(v, 1, 1000, 'a whole number')),
@@ -176,6 +176,14 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
     defaultText: '5m',
     group: 'Tablets and nodes',
     apply: (d, v) => (d.config.mergeColdMillis = duration(v)),
+  },
+  {
+    name: 'autoscale-down-delay',
+    arg: 'duration',
+    help: 'an autoscaled cluster scales down only once its size has held this long (and by at most 10% of its nodes at a time)',
+    defaultText: '10m',
+    group: 'Tablets and nodes',
+    apply: (d, v) => (d.config.autoscaleDownDelayMillis = duration(v)),
   },
   // ---- logging ----
   {

@@ -1,14 +1,20 @@
+import { formatBytes } from '../units.js';
 import { parseTableName } from '../model/names.js';
 import type { CliIo } from './cli.js';
 
+/** A tablet as the JSON API gives it (src/server/http/json-api.ts). */
 interface TabletJson {
   tabletId: string;
   startKey: { printable: string } | null;
   endKey: { printable: string } | null;
-  sizeBytes: number;
+  storedBytes: number;
+  logicalBytes: number;
   rowCount: number;
-  node: number;
-  rates: { requestsPerSec: number; rowsReadPerSec: number; rowsWrittenPerSec: number; cpuShare: number };
+  /** The names of the figures that are estimates. */
+  estimates: string[];
+  nodes: { clusterId: string; node: number }[];
+  windowSeconds: number;
+  rates: { requestsPerSec: number; rowsReadPerSec: number; rowsWrittenPerSec: number; servingMicrosPerSec: number };
   singleRowHotspot: { key: { printable: string }; share: number } | null;
 }
 
@@ -69,30 +75,40 @@ export async function tabletsCommand(
   return 0;
 }
 
+/**
+ * The tablets as a terminal table, with a legend: `~` marks an estimate;
+ * NODE is the tablet's node (per cluster when the instance has several);
+ * SERVING is the node model's CPU, the tablet's serving time as a percent of
+ * one node's capacity.
+ */
 export function renderTablets(tablets: readonly TabletJson[]): string {
-  const header = ['TABLET', 'START KEY', 'END KEY', 'SIZE', 'ROWS', 'NODE', 'REQ/S', 'ROWS READ/S', 'ROWS WRITTEN/S', 'CPU'];
+  const header = ['TABLET', 'START KEY', 'END KEY', 'STORED', 'LOGICAL', 'ROWS', 'NODE', 'REQ/S', 'ROWS READ/S', 'ROWS WRITTEN/S', 'SERVING'];
+  const estimated = (t: TabletJson, field: string): string => (t.estimates.includes(field) ? '~' : '');
   const rows = tablets.map((t) => [
     t.tabletId,
     t.startKey === null || t.startKey.printable === '' ? '(start)' : t.startKey.printable,
     t.endKey === null ? '(end)' : t.endKey.printable,
-    size(t.sizeBytes),
-    String(t.rowCount),
-    String(t.node),
+    estimated(t, 'storedBytes') + formatBytes(t.storedBytes),
+    estimated(t, 'logicalBytes') + formatBytes(t.logicalBytes),
+    estimated(t, 'rowCount') + String(t.rowCount),
+    t.nodes.length === 1 ? String(t.nodes[0]!.node) : t.nodes.map((n) => `${n.clusterId}:${n.node}`).join(' '),
     num(t.rates.requestsPerSec),
     num(t.rates.rowsReadPerSec),
     num(t.rates.rowsWrittenPerSec),
-    `${(t.rates.cpuShare * 100).toFixed(1)}%`,
+    `${(t.rates.servingMicrosPerSec / 1e4).toFixed(1)}%`,
   ]);
   const all = [header, ...rows].map((r) => r.map((c) => (c.length > 40 ? `${c.slice(0, 37)}...` : c)));
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-}
-
-function size(n: number): string {
-  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GiB`;
-  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} B`;
+  const table = all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  const window = tablets[0]?.windowSeconds ?? 10;
+  const legend = [
+    `STORED: bytes in storage (compressed SSTables and memtables); LOGICAL: uncompressed keys and cells; rates over the last ${window} s.`,
+    'SERVING: serving time as a percent of one node (the node model\'s CPU: time spent in the tablet\'s reads and writes).',
+  ];
+  if (tablets.some((t) => t.estimates.length > 0)) {
+    legend.push('~ estimate: the durable engine counts a row once per SSTable and memtable holding it until compaction; split tablets estimate their share of shared files.');
+  }
+  return [...table, '', ...legend].join('\n');
 }
 
 function num(n: number): string {

@@ -18,7 +18,10 @@ import type { ValueType } from '../model/value-type.js';
 export interface Database {
   // ---- instance admin ----
   createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): MaybePromise<InstanceInfo>;
-  /** Instances that a client uses without creating them exist implicitly (one default cluster). */
+  /**
+   * NOT_FOUND unless CreateInstance created the instance or a CreateTable used
+   * it (which creates it implicitly, with one cluster); no other call creates one.
+   */
   getInstance(name: InstanceName): InstanceInfo;
   listInstances(project: string): InstanceInfo[];
   updateInstance(name: InstanceName, update: Partial<InstanceSpec>): MaybePromise<InstanceInfo>;
@@ -27,7 +30,8 @@ export interface Database {
   createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): MaybePromise<ClusterInfo>;
   getCluster(instance: InstanceName, clusterId: string): ClusterInfo;
   listClusters(instance: InstanceName): ClusterInfo[];
-  updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): MaybePromise<ClusterInfo>;
+  /** Rescales the modelled nodes at once when the node count changes (the balancer spreads tablets onto them). */
+  updateCluster(instance: InstanceName, clusterId: string, update: ClusterUpdate): MaybePromise<ClusterInfo>;
   deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void>;
 
   createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo>;
@@ -68,16 +72,19 @@ export interface Database {
   // ---- tablets and nodes (Key Visualizer-style insight; ListHotTablets) ----
   /** The tablets of a table in key order, with size, node and recent load. */
   listTablets(name: TableName): TabletInfo[];
-  /** The modelled serving nodes of the instance's cluster, with what they hold and serve. */
-  listNodes(instance: InstanceName): NodeInfo[];
-  /** Tablets by the share of their node's serving time over the window, hottest first. */
-  listHotTablets(instance: InstanceName, windowSeconds?: number): HotTabletInfo[];
+  /** Each cluster of the instance with its modelled serving nodes: what they hold and serve. */
+  listNodes(instance: InstanceName): ClusterNodesInfo[];
+  /**
+   * Tablets with load in each cluster (or the one named), by the serving time
+   * they cost their node over the window, hottest first.
+   */
+  listHotTablets(instance: InstanceName, windowSeconds?: number, clusterId?: string): HotTabletInfo[];
 
   close(): Promise<void>;
 }
 
-export type { HotTabletInfo, NodeInfo, TabletInfo } from './tablet-manager.js';
-import type { HotTabletInfo, NodeInfo, TabletInfo } from './tablet-manager.js';
+export type { ClusterNodesInfo, HotTabletInfo, NodeInfo, TabletInfo } from './tablet-manager.js';
+import type { ClusterNodesInfo, HotTabletInfo, TabletInfo } from './tablet-manager.js';
 
 export interface InstanceSpec {
   readonly displayName: string;
@@ -89,11 +96,48 @@ export interface InstanceInfo extends InstanceSpec {
   readonly createTimeMillis: number;
 }
 
+/**
+ * A cluster's node count is its modelled serving nodes (tablet-manager.ts):
+ * set by hand (manual scaling), or by the autoscaler within limits.
+ */
 export interface ClusterSpec {
   /** e.g. projects/p/locations/us-central1-b */
   readonly location: string;
+  /**
+   * The node count. With autoscaling, the current count (the autoscaler
+   * changes it); a new autoscaled cluster starts from it, kept within the limits.
+   */
   readonly serveNodes: number;
   readonly storageType: 'ssd' | 'hdd';
+  /** Set when autoscaling manages the node count; absent for manual scaling. */
+  readonly autoscaling?: AutoscalingSpec | undefined;
+}
+
+/** google.bigtable.admin.v2.Cluster.ClusterAutoscalingConfig. */
+export interface AutoscalingSpec {
+  readonly minServeNodes: number;
+  readonly maxServeNodes: number;
+  /** Target CPU utilisation, 10-80 (percent). */
+  readonly cpuUtilizationPercent: number;
+  /** Target stored GiB per node (SSD 2560-5120, HDD 8192-16384); 0 means the storage type's default (2560 or 8192). */
+  readonly storageUtilizationGibPerNode: number;
+}
+
+/** What UpdateCluster / PartialUpdateCluster change. */
+export interface ClusterUpdate {
+  /** Immutable: only the current value (or '') is accepted. */
+  readonly location?: string;
+  /** Immutable: only the current value is accepted. */
+  readonly storageType?: ClusterSpec['storageType'];
+  /** A new node count for a manually scaled cluster (or one switched to manual scaling by `autoscaling: null`). */
+  readonly serveNodes?: number;
+  /**
+   * null switches to manual scaling (keeping the current node count unless
+   * `serveNodes` says otherwise). Fields replace those of the current
+   * autoscaling config; a cluster without one needs the limits and the CPU
+   * target. The node count is then kept within the new limits.
+   */
+  readonly autoscaling?: Partial<AutoscalingSpec> | null;
 }
 export interface ClusterInfo extends ClusterSpec {
   readonly instance: InstanceName;

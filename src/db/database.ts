@@ -18,6 +18,7 @@ import type {
   AppProfileSpec,
   ClusterInfo,
   ClusterSpec,
+  ClusterUpdate,
   Database,
   FamilyModification,
   InstanceInfo,
@@ -36,7 +37,8 @@ import { TableRowReader } from './row-reader.js';
 import { type RowKeySample, sampleRowKeys } from './sample-row-keys.js';
 import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
-import { type HotTabletInfo, type NodeInfo, TabletManager, type TabletInfo } from './tablet-manager.js';
+import { andThen } from './maybe.js';
+import { type ClusterNodesInfo, type HotTabletInfo, TabletManager, type TabletInfo } from './tablet-manager.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
 
@@ -87,6 +89,7 @@ export class LocalDatabase implements Database {
       config: parts.config,
       catalogJson: () => JSON.stringify(this.catalog.toState()),
       catalogKey: CATALOG_META_KEY,
+      setServeNodes: (instance, clusterId, serveNodes) => andThen(this.persisted(this.instances.setServeNodes(instance, clusterId, serveNodes)), () => undefined),
       log: (m, f) => logger?.info(m, f),
       onError: parts.onBackgroundError,
     });
@@ -120,8 +123,10 @@ export class LocalDatabase implements Database {
     deleteInstance(name: InstanceName): MaybePromise<void> {
     return this.persisted(this.instances.deleteInstance(name));
   }
-    createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): MaybePromise<ClusterInfo> {
-    return this.persisted(this.instances.createCluster(instance, clusterId, spec));
+  createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): MaybePromise<ClusterInfo> {
+    const info = this.instances.createCluster(instance, clusterId, spec);
+    this.tabletManager.clusterChanged(instance, clusterId, info.serveNodes, 'created');
+    return this.persisted(info);
   }
   getCluster(instance: InstanceName, clusterId: string): ClusterInfo {
     return this.instances.getCluster(instance, clusterId);
@@ -129,8 +134,14 @@ export class LocalDatabase implements Database {
   listClusters(instance: InstanceName): ClusterInfo[] {
     return this.instances.listClusters(instance);
   }
-    updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): MaybePromise<ClusterInfo> {
-    return this.persisted(this.instances.updateCluster(instance, clusterId, update));
+  /** The modelled nodes follow at once: tablets move off removed nodes and onto new ones (each move logged). */
+  updateCluster(instance: InstanceName, clusterId: string, update: ClusterUpdate): MaybePromise<ClusterInfo> {
+    const before = this.instances.getCluster(instance, clusterId);
+    const after = this.instances.updateCluster(instance, clusterId, update);
+    const a = after.autoscaling;
+    const cause = a === undefined ? 'serve_nodes set by an admin request' : `autoscaling limits ${a.minServeNodes}-${a.maxServeNodes} nodes set by an admin request`;
+    this.tabletManager.clusterChanged(instance, clusterId, before.serveNodes, cause);
+    return this.persisted(after);
   }
     deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void> {
     return this.persisted(this.instances.deleteCluster(instance, clusterId));
@@ -267,14 +278,15 @@ export class LocalDatabase implements Database {
     return this.tabletManager.tablets(this.tables.runtime(name));
   }
 
-  listNodes(instance: InstanceName): NodeInfo[] {
+  listNodes(instance: InstanceName): ClusterNodesInfo[] {
     this.instances.getInstance(instance);
     return this.tabletManager.nodes(instance);
   }
 
-  listHotTablets(instance: InstanceName, windowSeconds?: number): HotTabletInfo[] {
-    this.instances.getInstance(instance);
-    return this.tabletManager.hotTablets(instance, windowSeconds);
+  listHotTablets(instance: InstanceName, windowSeconds?: number, clusterId?: string): HotTabletInfo[] {
+    if (clusterId === undefined) this.instances.getInstance(instance);
+    else this.instances.getCluster(instance, clusterId);
+    return this.tabletManager.hotTablets(instance, windowSeconds, clusterId);
   }
 
   /** Runs one round of tablet checks (splits, merges) and balancing now. */

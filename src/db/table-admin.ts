@@ -76,14 +76,15 @@ export class TableAdmin {
     validateTableId(name.table);
     validateNewFamilies(spec.families);
     const splits = normalizeSplits(spec.initialSplits);
-    const instance = this.instances.use(name);
+    // The instance is created (implicitly, when it does not exist) only once the table is.
+    const tables = this.catalog.instance(name)?.tables;
     const key = tableKey(name);
-    if (instance.tables.has(name.table) || this.creating.has(key)) {
+    if (tables?.has(name.table) === true || this.creating.has(key)) {
       throw alreadyExists(`Table ${tableNameString(name)} already exists`);
     }
-    if (instance.tables.size >= LIMITS.maxTablesPerInstance) {
+    if (tables !== undefined && tables.size >= LIMITS.maxTablesPerInstance) {
       throw failedPrecondition(
-        `Instance ${name.instance} already has ${instance.tables.size} tables; the limit is ${LIMITS.maxTablesPerInstance} tables per instance`,
+        `Instance ${name.instance} already has ${tables.size} tables; the limit is ${LIMITS.maxTablesPerInstance} tables per instance`,
       );
     }
     const uid = this.catalog.newId('t');
@@ -109,7 +110,7 @@ export class TableAdmin {
         initialSplits: splits,
         tokensIssued: 0,
       };
-      // The instance may have been deleted while the stores opened: use (and re-materialise) it again.
+      // Creates the instance implicitly when it does not exist (or was deleted while the stores opened).
       this.instances.use(name).tables.set(name.table, record);
       this.runtimes.set(uid, new TableRuntime(name, uid, new Schema(record.families, tableNameString(name)), map, () => this.clock.nowMicros()));
       return tableInfo(name, record);
@@ -128,7 +129,7 @@ export class TableAdmin {
   }
 
   listTables(instance: InstanceName): TableInfo[] {
-    const entry = this.instances.use(instance);
+    const entry = this.instances.find(instance);
     return [...entry.tables.values()]
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((t) => tableInfo({ ...instance, table: t.id }, t));

@@ -3,10 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { Mutation } from '../model/mutation.js';
 import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
 import { openDiskEngine } from '../storage/lsm/disk-engine.js';
-import type { StorageEngine } from '../storage/store.js';
+import { createMemoryEngine } from '../storage/memory/index.js';
+import type { RowStore, StorageEngine } from '../storage/store.js';
 import { memoryLogger } from '../server/logger.js';
 import type { Logger } from '../log.js';
 import { ALL, createTable, drain, family, type Fixture, INSTANCE, openDb } from './testing/db-fixture.js';
+
+/** A logger that keeps the messages of every level in `logs`. */
+const collecting = (logs: string[]): Logger => ({ info: (m) => void logs.push(m), warn: (m) => void logs.push(m), error: (m) => void logs.push(m) });
 
 /** Incompressible, so sizes on disk match sizes in memory. */
 const value = (n: number): Uint8Array => new Uint8Array(randomBytes(n));
@@ -163,7 +167,8 @@ describe('nodes', () => {
     }
     await f.db.runTabletChecks();
     // Shares of the requests each node served (CPU-time shares follow them but are noisier).
-    const nodes = f.db.listNodes(INSTANCE);
+    const [cluster] = f.db.listNodes(INSTANCE);
+    const nodes = cluster!.nodes;
     const total = nodes.reduce((n, x) => n + x.requestsPerSec, 0);
     const shares = nodes.map((n) => n.requestsPerSec / total);
     await f.db.close();
@@ -177,6 +182,124 @@ describe('nodes', () => {
     const salted = await loadShares((i) => `${i % 10}#${t0 + i}#sensor`);
     expect(Math.max(...salted)).toBeLessThan(0.6);
     expect(Math.min(...salted)).toBeGreaterThan(0.15);
+  });
+});
+
+/** The memory engine, but every write spends `millis` on the thread: serving time the node model measures. */
+function spinningEngine(millis: number): StorageEngine {
+  const inner = createMemoryEngine();
+  const spin = (): void => {
+    const until = performance.now() + millis;
+    while (performance.now() < until);
+  };
+  const spinning = (store: RowStore): RowStore =>
+    new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'write') {
+          return (batch: Parameters<RowStore['write']>[0]) => {
+            spin();
+            return target.write(batch);
+          };
+        }
+        const v: unknown = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'openStore') return async (id: string) => spinning(await target.openStore(id));
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+describe('the node model: a cluster\'s serve nodes', () => {
+  const splits = ['1', '2', '3', '4', '5', '6', '7', '8', '9'];
+  const tabletsPerNode = (f: Fixture, instance = INSTANCE): number[][] => f.db.listNodes(instance).map((c) => c.nodes.map((n) => n.tablets));
+
+  it('are --nodes for an implicit instance, and UpdateCluster rescales them at once: tablets spread onto new nodes and leave removed ones, each move logged', async () => {
+    const logs: string[] = [];
+    const f = await openDb({ config: { nodes: 3 }, logger: collecting(logs) });
+    const name = await createTable(f, [family('cf')], { splits });
+    expect(f.db.getCluster(INSTANCE, 'i-c1').serveNodes).toBe(3);
+    expect(tabletsPerNode(f)).toEqual([[4, 3, 3]]);
+    expect(f.db.listTablets(name).map((t) => t.placements.map((p) => p.cluster))).toEqual(Array(10).fill(['i-c1']));
+
+    await f.db.updateCluster(INSTANCE, 'i-c1', { serveNodes: 5 });
+    expect(tabletsPerNode(f)).toEqual([[2, 2, 2, 2, 2]]);
+    expect(logs).toContain('cluster projects/p/instances/i/clusters/i-c1 resized from 3 to 5 nodes: serve_nodes set by an admin request');
+    const moves = logs.filter((l) => l.startsWith('moved tablet'));
+    expect(moves).toHaveLength(4);
+    for (const m of moves) expect(m).toMatch(/^moved tablet \S+ of projects\/p\/instances\/i\/clusters\/i-c1 from node [0-2] to node [34]: cluster resized from 3 to 5 nodes; balance tablet count: /);
+
+    logs.length = 0;
+    await f.db.updateCluster(INSTANCE, 'i-c1', { serveNodes: 2 });
+    expect(tabletsPerNode(f)).toEqual([[5, 5]]);
+    expect(logs.filter((l) => / from node [234] to node [01]: cluster resized from 5 to 2 nodes; node [234] is gone$/.test(l))).toHaveLength(6);
+    await f.db.close();
+  });
+
+  it('with several clusters, place every tablet in each cluster, on its own nodes, and rank hot tablets per cluster', async () => {
+    const f = await openDb();
+    const instance = { project: 'p', instance: 'replicated' };
+    const location = (zone: string) => `projects/p/locations/${zone}`;
+    await f.db.createInstance(instance, { displayName: 'Replicated', type: 'production', labels: {} }, new Map([
+      ['east-cluster', { location: location('us-east1-b'), serveNodes: 2, storageType: 'ssd' as const }],
+      ['west-cluster', { location: location('us-west1-a'), serveNodes: 5, storageType: 'ssd' as const }],
+    ]));
+    const name = await createTable(f, [family('cf')], { splits, name: { ...instance, table: 't' } });
+    expect(tabletsPerNode(f, instance)).toEqual([[5, 5], [2, 2, 2, 2, 2]]);
+    expect(f.db.listTablets(name)[0]!.placements.map((p) => p.cluster)).toEqual(['east-cluster', 'west-cluster']);
+    for (let i = 0; i < 50; i++) await f.db.mutateRow(name, `5-${i}`, [setCell(value(10))]);
+    f.clock.advanceMillis(1000);
+    const hot = f.db.listHotTablets(instance, 10);
+    expect(hot.map((h) => h.cluster).sort()).toEqual(['east-cluster', 'west-cluster']);
+    expect(new Set(hot.map((h) => h.start))).toEqual(new Set(['5']));
+    expect(f.db.listHotTablets(instance, 10, 'west-cluster').map((h) => h.cluster)).toEqual(['west-cluster']);
+    await f.db.close();
+  });
+
+  it('follow autoscaling: up at once on measured serving time, down after the delay, 10% at a time, each change logged with its figures and kept in the catalog', async () => {
+    const logs: string[] = [];
+    const f = await openDb({ engine: spinningEngine(10), config: { nodes: 1, autoscaleDownDelayMillis: 60_000 }, logger: collecting(logs) });
+    const name = await createTable(f, [family('cf')], { splits });
+    await f.db.updateCluster(INSTANCE, 'i-c1', { autoscaling: { minServeNodes: 1, maxServeNodes: 4, cpuUtilizationPercent: 10 } });
+    // 20 writes of 10 ms per second: 0.2 s of serving per second, twice the 10% target of one node.
+    for (let s = 0; s < 10; s++) {
+      for (let i = 0; i < 20; i++) await f.db.mutateRow(name, `${i % 10}-${s}`, [setCell(value(10))]);
+      f.clock.advanceMillis(1000);
+    }
+    await f.db.runTabletChecks();
+    expect(f.db.getCluster(INSTANCE, 'i-c1').serveNodes).toBe(3);
+    expect(logs.find((l) => l.includes('resized from 1 to 3'))).toMatch(
+      /^cluster projects\/p\/instances\/i\/clusters\/i-c1 resized from 1 to 3 nodes: autoscaling: CPU 2\d\.\d% of 1 node over the last 10 s \(target 10%\); 3 nodes bring it within target$/,
+    );
+    expect(tabletsPerNode(f)).toEqual([[4, 3, 3]]);
+    expect(f.db.listNodes(INSTANCE)[0]!.servingUtilization).toBeGreaterThan(0.06);
+    expect(f.db.catalogState().instances[0]!.clusters[0]!.serveNodes).toBe(3);
+
+    // Idle: one node would do, but the size holds for the delay, then shrinks a node at a time.
+    const nodesAfter = async (seconds: number): Promise<number> => {
+      for (let s = 0; s < seconds; s++) {
+        f.clock.advanceMillis(1000);
+        await f.db.runTabletChecks();
+      }
+      return f.db.getCluster(INSTANCE, 'i-c1').serveNodes;
+    };
+    expect(await nodesAfter(59)).toBe(3);
+    expect(await nodesAfter(1)).toBe(2);
+    expect(logs.find((l) => l.includes('resized from 3 to 2'))).toMatch(/autoscaling: CPU .* 1 node would do; scaling down by at most 10% of the nodes once the size has held for 60 s$/);
+    expect(await nodesAfter(59)).toBe(2);
+    expect(await nodesAfter(1)).toBe(1);
+    expect(tabletsPerNode(f)).toEqual([[10]]);
+
+    // Raising the minimum takes effect at once; clearing autoscaling keeps the count.
+    await f.db.updateCluster(INSTANCE, 'i-c1', { autoscaling: { minServeNodes: 2 } });
+    expect(tabletsPerNode(f)).toEqual([[5, 5]]);
+    await f.db.updateCluster(INSTANCE, 'i-c1', { autoscaling: null });
+    expect(await nodesAfter(200)).toBe(2);
+    await f.db.close();
   });
 });
 

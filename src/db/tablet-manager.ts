@@ -3,13 +3,16 @@ import type { LogFields } from '../log.js';
 import { formatBytes } from '../units.js';
 import { type ByteString, printable } from '../model/bytes.js';
 import type { Clock } from '../model/clock.js';
-import { instanceNameString, type InstanceName, type TableName, tableNameString } from '../model/names.js';
-import type { StorageEngine } from '../storage/store.js';
-import { balance } from '../tablet/balancer.js';
+import { childNameString, type InstanceName, type TableName, tableNameString } from '../model/names.js';
+import type { MaybePromise, StorageEngine } from '../storage/store.js';
+import { autoscale, storageTargetGib } from '../tablet/autoscaler.js';
+import { balance, type TabletPlacement } from '../tablet/balancer.js';
 import { chooseLoadSplit } from '../tablet/load-split.js';
 import type { LoadRates } from '../tablet/load-meter.js';
 import type { Tablet, TabletRecord } from '../tablet/tablet.js';
+import type { AutoscalingSpec } from './api.js';
 import type { Catalog } from './catalog/catalog.js';
+import type { ClusterRecord } from './catalog/catalog-state.js';
 import type { TableAdmin } from './table-admin.js';
 import type { TableRuntime } from './table-runtime.js';
 
@@ -20,9 +23,17 @@ export interface TabletInfo {
   readonly start: ByteString;
   /** Exclusive end; undefined for the last tablet. */
   readonly end: ByteString | undefined;
-  readonly bytes: number;
+  /** Bytes stored (compressed SSTables plus memtables in the durable engine): see StoreStats. */
+  readonly storedBytes: number;
+  /** Uncompressed bytes of the keys and cells held. */
+  readonly logicalBytes: number;
   readonly rows: number;
-  readonly node: number;
+  /** The durable engine estimates row counts (a row in several SSTables counts in each until compaction). */
+  readonly rowsEstimated: boolean;
+  /** Split children estimate their share of the files they share with their sibling. */
+  readonly bytesEstimated: boolean;
+  /** The node holding the tablet in each cluster of the instance, in cluster order. */
+  readonly placements: readonly TabletPlacementInfo[];
   /** Over the last `windowSeconds`. */
   readonly rates: LoadRates;
   readonly windowSeconds: number;
@@ -30,23 +41,55 @@ export interface TabletInfo {
   readonly singleRowHotspot: { readonly key: ByteString; readonly share: number } | undefined;
 }
 
+export interface TabletPlacementInfo {
+  readonly cluster: string;
+  readonly node: number;
+}
+
+/** One modelled serving node of a cluster. */
 export interface NodeInfo {
   readonly node: number;
-  readonly bytes: number;
+  readonly storedBytes: number;
+  readonly logicalBytes: number;
   readonly tablets: number;
   /** Serving time per second (µs/s) over the window, summed over its tablets. */
-  readonly cpuMicrosPerSec: number;
+  readonly servingMicrosPerSec: number;
   readonly requestsPerSec: number;
-  /** Share (0..1) of the instance's serving time spent on this node. */
+  /** Share (0..1) of the cluster's serving time spent on this node. */
   readonly loadShare: number;
   readonly tabletIds: readonly string[];
 }
 
+/** A cluster with its modelled nodes. */
+export interface ClusterNodesInfo {
+  readonly cluster: string;
+  readonly serveNodes: number;
+  readonly storageType: 'ssd' | 'hdd';
+  readonly autoscaling: AutoscalingSpec | undefined;
+  readonly windowSeconds: number;
+  /**
+   * Serving time per second over all nodes divided by the nodes' capacity
+   * (1 s per second each): the modelled CPU utilisation that autoscaling
+   * compares with its target.
+   */
+  readonly servingUtilization: number;
+  readonly storedBytes: number;
+  readonly nodes: readonly NodeInfo[];
+}
+
 export interface HotTabletInfo extends TabletInfo {
+  readonly cluster: string;
+  /** The tablet's node in that cluster. */
+  readonly node: number;
   readonly startMicros: number;
   readonly endMicros: number;
-  /** Share (percent) of its node's serving time this tablet used. */
-  readonly nodeCpuUsagePercent: number;
+  /**
+   * The tablet's serving time as a percent of its node's capacity (1 s of
+   * serving per second): what ListHotTablets reports as node_cpu_usage_percent.
+   */
+  readonly servingPercentOfNode: number;
+  /** The tablet's share (0..1) of its node's serving time over the window. */
+  readonly shareOfNodeServing: number;
 }
 
 export interface TabletManagerDeps {
@@ -58,13 +101,17 @@ export interface TabletManagerDeps {
   /** The catalog as it would be persisted (written atomically with each split or merge). */
   readonly catalogJson: () => string;
   readonly catalogKey: string;
-  /** Info-level events (splits, merges, moves, hotspots), with their figures as fields. */
+  /** Records an autoscaling decision: the cluster's serve_nodes, made durable. */
+  readonly setServeNodes: (instance: InstanceName, clusterId: string, serveNodes: number) => MaybePromise<void>;
+  /** Info-level events (splits, merges, moves, resizes, hotspots), with their figures as fields. */
   readonly log: (message: string, fields?: LogFields) => void;
   readonly onError: (e: unknown) => void;
 }
 
-/** The window of recent load that tablet views and decisions use. */
+/** The window of recent load that tablet views and decisions use (and autoscaling scales up on). */
 const VIEW_WINDOW_SECONDS = 10;
+/** The longer window a scale-down must also satisfy (the load meters keep two minutes). */
+const SUSTAINED_WINDOW_SECONDS = 110;
 
 /**
  * Tablets over time: splits a tablet that grows past the split size (at its
@@ -73,10 +120,24 @@ const VIEW_WINDOW_SECONDS = 10;
  * them forever, and places tablets on the modelled serving nodes (balancer.ts).
  * Splits and merges run with the table's writes held back for the moment it
  * takes to swap the tablet map; reads keep going on the snapshot they hold.
+ *
+ * The node model: a cluster's serve_nodes are its modelled serving nodes.
+ * tabletop keeps one copy of the data and does not model replication, so
+ * every cluster of an instance is modelled as a full replica serving the
+ * instance's whole load (writes reach every cluster by replication; which
+ * cluster an app profile would route a read to is not modelled, so each
+ * counts every read): each cluster places every tablet of the instance on
+ * one of its own nodes and balances them on its own, and autoscales on its
+ * own. With one cluster, the usual case, this is simply the cluster serving
+ * the instance. Changing a cluster's node count (UpdateCluster, autoscaling)
+ * rebalances it at once: tablets leave removed nodes and spread onto new
+ * ones, each move logged with its reason.
  */
 export class TabletManager {
-  /** Node of each tablet, by tablet id. */
-  private readonly nodeOf = new Map<string, number>();
+  /** Node of each tablet in each cluster: cluster name → tablet id → node. */
+  private readonly placement = new Map<string, Map<string, number>>();
+  /** When each cluster last changed size or autoscaling settings (µs): scale-downs wait for it. */
+  private readonly lastResize = new Map<string, number>();
   /** Since when each tablet's load has been above the split thresholds (µs). */
   private readonly hotSince = new Map<string, number>();
   private readonly coldSince = new Map<string, number>();
@@ -95,7 +156,7 @@ export class TabletManager {
       this.timers.push(t);
     }
     if (config.balanceIntervalMillis > 0) {
-      const t = setInterval(() => void this.runExclusive(async () => this.balanceNodes()), config.balanceIntervalMillis);
+      const t = setInterval(() => void this.runExclusive(() => this.balanceNodes()), config.balanceIntervalMillis);
       t.unref();
       this.timers.push(t);
     }
@@ -108,11 +169,11 @@ export class TabletManager {
     await this.running;
   }
 
-  /** One round of checks and balancing now (tests and tools). */
+  /** One round of checks, autoscaling and balancing now (tests and tools). */
   async runOnce(): Promise<void> {
     await this.runExclusive(async () => {
       await this.checkTablets();
-      this.balanceNodes();
+      await this.balanceNodes();
     });
   }
 
@@ -134,69 +195,106 @@ export class TabletManager {
 
   tablets(runtime: TableRuntime): TabletInfo[] {
     const now = this.deps.clock.nowMicros();
-    this.placeNew(runtime.name);
-    return runtime.tablets.tablets.map((t) => this.info(runtime, t, now));
+    const instance = instanceOf(runtime.name);
+    const clusters = this.clustersOf(instance);
+    for (const c of clusters) this.placeNew(instance, c);
+    return runtime.tablets.tablets.map((t) => this.info(runtime, t, clusters, now));
   }
 
-  nodes(instance: InstanceName): NodeInfo[] {
-    const nodes = Array.from({ length: Math.max(1, this.deps.config.nodes) }, (_, node) => ({
-      node,
-      bytes: 0,
-      tablets: 0,
-      cpuMicrosPerSec: 0,
-      requestsPerSec: 0,
-      loadShare: 0,
-      tabletIds: [] as string[],
-    }));
-    let total = 0;
-    for (const runtime of this.runtimesOf(instance)) {
-      for (const t of this.tablets(runtime)) {
-        const n = nodes[t.node]!;
-        n.bytes += t.bytes;
+  nodes(instance: InstanceName): ClusterNodesInfo[] {
+    const now = this.deps.clock.nowMicros();
+    const clusters = this.clustersOf(instance);
+    const tablets: TabletInfo[] = [];
+    for (const c of clusters) this.placeNew(instance, c);
+    for (const runtime of this.runtimesOf(instance)) for (const t of runtime.tablets.tablets) tablets.push(this.info(runtime, t, clusters, now));
+    return clusters.map((cluster, ci) => {
+      const nodes = Array.from({ length: cluster.serveNodes }, (_, node) => ({
+        node,
+        storedBytes: 0,
+        logicalBytes: 0,
+        tablets: 0,
+        servingMicrosPerSec: 0,
+        requestsPerSec: 0,
+        loadShare: 0,
+        tabletIds: [] as string[],
+      }));
+      let serving = 0;
+      let stored = 0;
+      for (const t of tablets) {
+        const n = nodes[t.placements[ci]!.node]!;
+        n.storedBytes += t.storedBytes;
+        n.logicalBytes += t.logicalBytes;
         n.tablets++;
-        n.cpuMicrosPerSec += t.rates.cpuMicrosPerSec;
+        n.servingMicrosPerSec += t.rates.cpuMicrosPerSec;
         n.requestsPerSec += t.rates.requestsPerSec;
         n.tabletIds.push(t.id);
-        total += t.rates.cpuMicrosPerSec;
+        serving += t.rates.cpuMicrosPerSec;
+        stored += t.storedBytes;
       }
-    }
-    return nodes.map((n) => ({ ...n, loadShare: total > 0 ? n.cpuMicrosPerSec / total : 0 }));
+      return {
+        cluster: cluster.id,
+        serveNodes: cluster.serveNodes,
+        storageType: cluster.storageType,
+        autoscaling: cluster.autoscaling,
+        windowSeconds: VIEW_WINDOW_SECONDS,
+        servingUtilization: serving / 1e6 / cluster.serveNodes,
+        storedBytes: stored,
+        nodes: nodes.map((n) => ({ ...n, loadShare: serving > 0 ? n.servingMicrosPerSec / serving : 0 })),
+      };
+    });
   }
 
-  /** Tablets of the instance by the share of their node's serving time they used, hottest first. */
-  hotTablets(instance: InstanceName, windowSeconds = 60): HotTabletInfo[] {
+  /**
+   * Tablets with load over the window, in each cluster of the instance (or
+   * the one named), by the serving time they cost their node, hottest first.
+   */
+  hotTablets(instance: InstanceName, windowSeconds = 60, clusterId?: string): HotTabletInfo[] {
     const now = this.deps.clock.nowMicros();
-    const perNode = new Map<number, number>();
-    const all: TabletInfo[] = [];
+    const clusters = this.clustersOf(instance);
+    for (const c of clusters) this.placeNew(instance, c);
+    const tablets: TabletInfo[] = [];
     for (const runtime of this.runtimesOf(instance)) {
-      this.placeNew(runtime.name);
-      for (const t of runtime.tablets.tablets) {
-        const info = this.info(runtime, t, now, windowSeconds);
-        all.push(info);
-        perNode.set(info.node, (perNode.get(info.node) ?? 0) + info.rates.cpuMicrosPerSec);
-      }
+      for (const t of runtime.tablets.tablets) tablets.push(this.info(runtime, t, clusters, now, windowSeconds));
     }
-    return all
-      .filter((t) => t.rates.cpuMicrosPerSec > 0)
-      .map((t) => ({
-        ...t,
-        startMicros: now - windowSeconds * 1e6,
-        endMicros: now,
-        nodeCpuUsagePercent: (100 * t.rates.cpuMicrosPerSec) / Math.max(1, perNode.get(t.node) ?? 0),
-      }))
-      .sort((a, b) => b.nodeCpuUsagePercent - a.nodeCpuUsagePercent || b.rates.cpuMicrosPerSec - a.rates.cpuMicrosPerSec);
+    const out: HotTabletInfo[] = [];
+    clusters.forEach((cluster, ci) => {
+      if (clusterId !== undefined && cluster.id !== clusterId) return;
+      const perNode = new Map<number, number>();
+      for (const t of tablets) {
+        const node = t.placements[ci]!.node;
+        perNode.set(node, (perNode.get(node) ?? 0) + t.rates.cpuMicrosPerSec);
+      }
+      for (const t of tablets) {
+        if (t.rates.cpuMicrosPerSec <= 0) continue;
+        const node = t.placements[ci]!.node;
+        out.push({
+          ...t,
+          cluster: cluster.id,
+          node,
+          startMicros: now - windowSeconds * 1e6,
+          endMicros: now,
+          servingPercentOfNode: (100 * t.rates.cpuMicrosPerSec) / 1e6,
+          shareOfNodeServing: t.rates.cpuMicrosPerSec / (perNode.get(node) ?? 1),
+        });
+      }
+    });
+    return out.sort((a, b) => b.servingPercentOfNode - a.servingPercentOfNode);
   }
 
-  private info(runtime: TableRuntime, t: Tablet, now: number, windowSeconds = VIEW_WINDOW_SECONDS): TabletInfo {
+  private info(runtime: TableRuntime, t: Tablet, clusters: readonly ClusterRecord[], now: number, windowSeconds = VIEW_WINDOW_SECONDS): TabletInfo {
     const stats = t.store.stats();
+    const instance = instanceOf(runtime.name);
     return {
       table: runtime.name,
       id: t.id,
       start: t.range.start,
       end: t.range.end,
-      bytes: stats.bytes,
+      storedBytes: stats.bytes,
+      logicalBytes: stats.logicalBytes,
       rows: stats.rows,
-      node: this.nodeOf.get(t.id) ?? 0,
+      rowsEstimated: stats.rowsEstimated,
+      bytesEstimated: stats.bytesEstimated,
+      placements: clusters.map((c) => ({ cluster: c.id, node: this.nodesOf(instance, c.id).get(t.id) ?? 0 })),
       rates: runtime.meter(t.id).rates(now, windowSeconds),
       windowSeconds,
       singleRowHotspot: this.hotspots.get(t.id),
@@ -209,46 +307,135 @@ export class TabletManager {
     }
   }
 
-  // ---- placement ----
-
-  /** Places tablets that have no node yet (new tables, children of a split). */
-  private placeNew(table: TableName): void {
-    const instance = { project: table.project, instance: table.instance };
-    const placements = this.placements(instance);
-    if (placements.every((p) => p.node !== undefined)) return;
-    for (const m of balance(placements, { nodes: this.deps.config.nodes, maxMoves: 0 })) this.nodeOf.set(m.id, m.to);
+  private clustersOf(instance: InstanceName): readonly ClusterRecord[] {
+    return this.deps.catalog.instance(instance)?.clusters ?? [];
   }
 
-  private placements(instance: InstanceName) {
+  // ---- placement ----
+
+  /** The node of each tablet in one cluster. */
+  private nodesOf(instance: InstanceName, clusterId: string): Map<string, number> {
+    const key = childNameString(instance, 'clusters', clusterId);
+    let m = this.placement.get(key);
+    if (m === undefined) {
+      m = new Map();
+      this.placement.set(key, m);
+    }
+    return m;
+  }
+
+  /**
+   * Places the tablets that have no node in the cluster yet (new tables,
+   * children of a split, a new cluster) or whose node is gone (the cluster
+   * shrank); moves off removed nodes are logged.
+   */
+  private placeNew(instance: InstanceName, cluster: ClusterRecord): void {
+    const placements = this.placements(instance, cluster);
+    if (placements.every((p) => p.node !== undefined && p.node < cluster.serveNodes)) return;
+    this.apply(instance, cluster, balance(placements, { nodes: cluster.serveNodes, maxMoves: 0 }), '');
+  }
+
+  private placements(instance: InstanceName, cluster: ClusterRecord): TabletPlacement[] {
     const now = this.deps.clock.nowMicros();
-    const out: { id: string; bytes: number; load: number; node: number | undefined }[] = [];
+    const nodeOf = this.nodesOf(instance, cluster.id);
+    const out: TabletPlacement[] = [];
     for (const runtime of this.runtimesOf(instance)) {
       for (const t of runtime.tablets.tablets) {
-        out.push({ id: t.id, bytes: t.store.stats().bytes, load: runtime.meter(t.id).rates(now, VIEW_WINDOW_SECONDS).cpuMicrosPerSec, node: this.nodeOf.get(t.id) });
+        out.push({ id: t.id, bytes: t.store.stats().bytes, load: runtime.meter(t.id).rates(now, VIEW_WINDOW_SECONDS).cpuMicrosPerSec, node: nodeOf.get(t.id) });
       }
     }
     return out;
   }
 
-  /** One balancer round for every instance: moves are logged with their reason. */
-  balanceNodes(): void {
-    const instances = new Map<string, InstanceName>();
-    for (const r of this.deps.tables.liveTables()) instances.set(instanceNameString(r.name), { project: r.name.project, instance: r.name.instance });
-    for (const instance of instances.values()) {
-      for (const m of balance(this.placements(instance), { nodes: this.deps.config.nodes })) {
-        this.nodeOf.set(m.id, m.to);
-        if (m.from !== undefined) {
-          this.deps.log(`moved tablet ${m.id} of ${instanceNameString(instance)} from node ${m.from} to node ${m.to}: ${m.reason}`, {
-            event: 'tablet-moved',
-            instance: instanceNameString(instance),
-            tablet: m.id,
-            fromNode: m.from,
-            toNode: m.to,
-            reason: m.reason,
-          });
-        }
+  /** Records moves in a cluster, logging those of tablets that had a node (with `why` before their reason). */
+  private apply(instance: InstanceName, cluster: ClusterRecord, moves: readonly { id: string; from: number | undefined; to: number; reason: string }[], why: string): void {
+    const nodeOf = this.nodesOf(instance, cluster.id);
+    for (const m of moves) {
+      nodeOf.set(m.id, m.to);
+      if (m.from !== undefined) {
+        this.deps.log(`moved tablet ${m.id} of ${childNameString(instance, 'clusters', cluster.id)} from node ${m.from} to node ${m.to}: ${why}${m.reason}`, {
+          event: 'tablet-moved',
+          cluster: childNameString(instance, 'clusters', cluster.id),
+          tablet: m.id,
+          fromNode: m.from,
+          toNode: m.to,
+          reason: `${why}${m.reason}`,
+        });
       }
     }
+  }
+
+  /**
+   * One round for every instance: each autoscaled cluster is
+   * sized to its load, then every cluster's tablets are balanced (a few
+   * moves a round). Clusters that no longer exist are forgotten.
+   */
+  async balanceNodes(): Promise<void> {
+    const instances = [...this.deps.catalog.allInstances()].map((e) => ({ project: e.record.project, instance: e.record.id }));
+    const live = new Set<string>();
+    for (const instance of instances) {
+      for (const c of this.clustersOf(instance)) {
+        live.add(childNameString(instance, 'clusters', c.id));
+        if (c.autoscaling !== undefined) await this.autoscaleCluster(instance, c);
+      }
+      for (const c of this.clustersOf(instance)) {
+        this.placeNew(instance, c);
+        this.apply(instance, c, balance(this.placements(instance, c), { nodes: c.serveNodes }), '');
+      }
+    }
+    for (const key of this.placement.keys()) if (!live.has(key)) this.placement.delete(key);
+    for (const key of this.lastResize.keys()) if (!live.has(key)) this.lastResize.delete(key);
+  }
+
+  /**
+   * A cluster's node count or autoscaling settings changed (an admin call or
+   * the autoscaler): the change is logged, and when the count changed the
+   * cluster is rebalanced at once, every move logged.
+   */
+  clusterChanged(instance: InstanceName, clusterId: string, from: number, cause: string): void {
+    const name = childNameString(instance, 'clusters', clusterId);
+    this.lastResize.set(name, this.deps.clock.nowMicros());
+    const cluster = this.clustersOf(instance).find((c) => c.id === clusterId);
+    if (cluster === undefined || cluster.serveNodes === from) return;
+    this.deps.log(`cluster ${name} resized from ${from} to ${cluster.serveNodes} nodes: ${cause}`, { event: 'cluster-resized', cluster: name, fromNodes: from, toNodes: cluster.serveNodes, cause });
+    const moves = balance(this.placements(instance, cluster), { nodes: cluster.serveNodes, maxMoves: Number.POSITIVE_INFINITY });
+    this.apply(instance, cluster, moves, `cluster resized from ${from} to ${cluster.serveNodes} nodes; `);
+  }
+
+  /** Sizes an autoscaled cluster to its load (autoscaler.ts), recording and logging any change. */
+  private async autoscaleCluster(instance: InstanceName, cluster: ClusterRecord): Promise<void> {
+    const a = cluster.autoscaling!;
+    const now = this.deps.clock.nowMicros();
+    const name = childNameString(instance, 'clusters', cluster.id);
+    if (!this.lastResize.has(name)) this.lastResize.set(name, now);
+    let recent = 0;
+    let sustained = 0;
+    let stored = 0;
+    for (const runtime of this.runtimesOf(instance)) {
+      for (const t of runtime.tablets.tablets) {
+        const meter = runtime.meter(t.id);
+        recent += meter.rates(now, VIEW_WINDOW_SECONDS).cpuMicrosPerSec;
+        sustained += meter.rates(now, SUSTAINED_WINDOW_SECONDS).cpuMicrosPerSec;
+        stored += t.store.stats().bytes;
+      }
+    }
+    const decision = autoscale({
+      nodes: cluster.serveNodes,
+      minNodes: a.minServeNodes,
+      maxNodes: a.maxServeNodes,
+      cpuTargetPercent: a.cpuUtilizationPercent,
+      storageTargetGibPerNode: storageTargetGib(a.storageUtilizationGibPerNode, cluster.storageType),
+      recentServingMicrosPerSec: recent,
+      recentWindowSeconds: VIEW_WINDOW_SECONDS,
+      sustainedServingMicrosPerSec: sustained,
+      sustainedWindowSeconds: SUSTAINED_WINDOW_SECONDS,
+      storedBytes: stored,
+      millisSinceResize: (now - this.lastResize.get(name)!) / 1000,
+      scaleDownDelayMillis: this.deps.config.autoscaleDownDelayMillis,
+    });
+    if (decision.nodes === cluster.serveNodes) return;
+    await this.deps.setServeNodes(instance, cluster.id, decision.nodes);
+    this.clusterChanged(instance, cluster.id, cluster.serveNodes, `autoscaling: ${decision.reason}`);
   }
 
   // ---- splits and merges ----
@@ -374,10 +561,12 @@ export class TabletManager {
         { id: leftId, range: { start: tablet.range.start, end: at }, store: left },
         { id: rightId, range: { start: at, end: tablet.range.end }, store: right },
       ]);
-      const node = this.nodeOf.get(tablet.id);
-      if (node !== undefined) {
-        this.nodeOf.set(leftId, node);
-        this.nodeOf.set(rightId, node);
+      // The children stay on their parent's node in every cluster (until the balancer moves them).
+      for (const nodeOf of this.placement.values()) {
+        const node = nodeOf.get(tablet.id);
+        if (node === undefined) continue;
+        nodeOf.set(leftId, node);
+        nodeOf.set(rightId, node);
       }
       this.forget(runtime, tablet.id);
     });
@@ -417,8 +606,10 @@ export class TabletManager {
       }
       const store = await engine.openStore(mergedId);
       runtime.tablets = map.replace(index, index + 1, [{ id: mergedId, range: { start: a.range.start, end: b.range.end }, store }]);
-      const node = this.nodeOf.get(a.id);
-      if (node !== undefined) this.nodeOf.set(mergedId, node);
+      for (const nodeOf of this.placement.values()) {
+        const node = nodeOf.get(a.id);
+        if (node !== undefined) nodeOf.set(mergedId, node);
+      }
       const meter = runtime.meter(mergedId);
       meter.absorb(runtime.meter(a.id));
       meter.absorb(runtime.meter(b.id));
@@ -440,9 +631,13 @@ export class TabletManager {
 
   private forget(runtime: TableRuntime, id: string): void {
     runtime.meters.delete(id);
-    this.nodeOf.delete(id);
+    for (const nodeOf of this.placement.values()) nodeOf.delete(id);
     this.hotSince.delete(id);
     this.coldSince.delete(id);
     this.hotspots.delete(id);
   }
+}
+
+function instanceOf(name: TableName): InstanceName {
+  return { project: name.project, instance: name.instance };
 }

@@ -28,6 +28,12 @@ export const LIMITS = Object.freeze({
   maxLabelLength: 15,
   /** Largest gRPC message accepted. */
   maxMessageBytes: 256 * 1024 * 1024,
+  /**
+   * Serve nodes of one cluster. Cloud Bigtable's limit is a quota (30 nodes
+   * per zone by default, raised on request); tabletop models each node, so it
+   * bounds them at a count no laptop workload needs more of.
+   */
+  maxServeNodes: 1000,
   /** Largest timestamp tabletop can hold exactly (microseconds). */
   maxTimestampMicros: Number.MAX_SAFE_INTEGER,
 });

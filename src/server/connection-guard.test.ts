@@ -21,6 +21,8 @@ const closed = (s: net.Socket): Promise<void> => new Promise((resolve) => (s.des
 describe('connection guard', () => {
   it('resets connections that send nothing, while real calls keep working', async () => {
     ts = await startTestServer({ tuning: { prefaceTimeoutMillis: 150 } });
+    // The instance exists once a table is created in it (PingAndWarm answers NOT_FOUND before).
+    await unaryCall(ts.clients.tableAdmin, 'CreateTable', { parent: 'projects/p/instances/i', tableId: 't', table: {} });
     const silent = await Promise.all(Array.from({ length: 50 }, () => connect(ts!.server.port)));
     for (const s of silent) s.on('error', () => {});
     await expect(unaryCall(ts.clients.data, 'PingAndWarm', { name: 'projects/p/instances/i' })).resolves.toEqual({});

@@ -94,7 +94,7 @@ export interface RowStore {
   dropFamily(family: string): MaybePromise<void>;
   /** Physically drops what the GC policy collects. Background work; may be slow. */
   collectGarbage(gc: ColumnGc, nowMicros: number): MaybePromise<void>;
-  /** Approximate stored bytes and rows. */
+  /** Stored and logical bytes and rows (see StoreStats for which engine estimates what). */
   stats(): StoreStats;
   /**
    * An upper bound of the bytes the row holds, as `rowBytes` counts them
@@ -108,9 +108,40 @@ export interface RowStore {
   close(): MaybePromise<void>;
 }
 
+/**
+ * What a store holds. Both engines count what is stored, so versions
+ * overwritten and cells deleted count until the engine drops them (the memory
+ * engine at once, the durable engine when a compaction rewrites them).
+ */
 export interface StoreStats {
+  /**
+   * Bytes the store takes. Durable engine: its SSTable files as written
+   * (lz4-compressed blocks, index and filter) plus its memtables' memory
+   * (fragments with a per-entry charge). Memory engine: the logical bytes.
+   * The figure the tablet split size is compared with.
+   */
   readonly bytes: number;
+  /**
+   * Uncompressed bytes of the keys and cells held. Durable engine: the
+   * encoded row fragments (key, family, qualifier, timestamp, value, per
+   * write) in memtables and SSTables. Memory engine: each row's key plus,
+   * per cell, family + qualifier + value + 8.
+   */
+  readonly logicalBytes: number;
   readonly rows: number;
+  /**
+   * True when `rows` is an estimate: the durable engine adds up each
+   * memtable's and SSTable's row count, so a row held by several of them
+   * counts several times, and a deleted row counts until compaction.
+   */
+  readonly rowsEstimated: boolean;
+  /**
+   * True when `bytes` and `logicalBytes` are estimates: after a split the
+   * children share their parent's SSTables until compaction, and each counts
+   * the share of a shared file that its key range covers, from the file's
+   * block index.
+   */
+  readonly bytesEstimated: boolean;
 }
 
 export interface KeySample {

@@ -42,4 +42,27 @@ describe('balance', () => {
     const tablets = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, bytes: 100, load: 100_000, node: i % 3 }));
     expect(balance(tablets, { nodes: 3 })).toEqual([]);
   });
+
+  it('spreads new empty tablets over the nodes, and evens out tablet counts while nodes hold too little data to matter', () => {
+    const fresh = Array.from({ length: 9 }, (_, i) => ({ id: `t${i}`, bytes: 0, load: 0, node: undefined }));
+    const placed = fresh.map((t) => ({ ...t, node: balance(fresh, { nodes: 3, maxMoves: 0 }).find((m) => m.id === t.id)!.to }));
+    expect(perNode(placed, 3, () => 1)).toEqual([3, 3, 3]);
+    // Scaled from 3 to 5 nodes: tablets move onto the new ones, with the measure named.
+    const moves = balance(placed, { nodes: 5, maxMoves: Infinity });
+    expect(moves.every((m) => m.reason.startsWith('balance tablet count: '))).toBe(true);
+    const after = placed.map((t) => ({ ...t, node: moves.filter((m) => m.id === t.id).pop()?.to ?? t.node }));
+    expect(Math.max(...perNode(after, 5, () => 1))).toBe(2);
+    expect(Math.min(...perNode(after, 5, () => 1))).toBe(1);
+  });
+
+  it('moves the tablets of nodes that no longer exist (a cluster scaled down), saying why', () => {
+    const tablets = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, bytes: 2 << 20, load: 0, node: i }));
+    const moves = balance(tablets, { nodes: 3, maxMoves: 0 });
+    expect(moves.map((m) => [m.id, m.from, m.reason])).toEqual([
+      ['t3', 3, 'node 3 is gone'],
+      ['t4', 4, 'node 4 is gone'],
+      ['t5', 5, 'node 5 is gone'],
+    ]);
+    expect(new Set(moves.map((m) => m.to))).toEqual(new Set([0, 1, 2]));
+  });
 });

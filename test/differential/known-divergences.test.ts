@@ -301,6 +301,11 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
     correct: 'ok',
     emulator: status.UNIMPLEMENTED,
   },
+  'unknown-instance': {
+    observe: (ctx) => outcome(ctx.client.instance(`never-created-${process.pid.toString(36)}`).getTables()),
+    correct: status.NOT_FOUND,
+    emulator: 'ok',
+  },
 };
 
 describe('the list of known emulator divergences', () => {

@@ -58,6 +58,8 @@ export const EMULATOR_DIVERGENCES = {
   'label-validation':
     'Labels must match [a-z0-9-]+, be at most 15 characters, and a chain may apply at most one (INVALID_ARGUMENT otherwise, as the proto says); the emulator only checks that some part of the label matches, and accepts several labels per cell.',
   'instance-admin': 'ListInstances and ListClusters work (one implicit instance and cluster); the emulator answers UNIMPLEMENTED.',
+  'unknown-instance':
+    'An instance exists once CreateInstance or a CreateTable made it; before, calls naming it (ListTables, GetInstance) answer NOT_FOUND, as Cloud Bigtable does. The emulator has no instances: ListTables answers an empty list for any instance.',
 } as const satisfies Record<string, string>;
 
 export type DivergenceId = keyof typeof EMULATOR_DIVERGENCES;

@@ -4,6 +4,9 @@
  * this process with small split thresholds.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
 import { type RunningServer, startServer } from '../../src/index.js';
@@ -46,9 +49,25 @@ interface TabletJson {
   tabletId: string;
   startKey: { base64: string; printable: string };
   endKey: { base64: string; printable: string } | null;
-  node: number;
-  sizeBytes: number;
+  nodes: { clusterId: string; node: number }[];
+  storedBytes: number;
+  logicalBytes: number;
+  rowCount: number;
+  estimates: string[];
   singleRowHotspot: { key: { printable: string }; share: number } | null;
+}
+
+/** The lines `tabletop tablets TABLE` prints against the HTTP server on `httpPort` (it must succeed). */
+async function tabletsCommand(table: string, httpPort: number): Promise<string[]> {
+  const out: string[] = [];
+  const code = await runCli(['tablets', table, '--project', PROJECT, '--instance', INSTANCE, '--server', `localhost:${httpPort}`], {
+    stdout: (l) => void out.push(l),
+    stderr: (l) => void out.push(l),
+    onSignal: () => () => undefined,
+    exitNow: () => undefined,
+  });
+  expect(code, out.join('\n')).toBe(0);
+  return out.join('\n').split('\n');
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -82,19 +101,19 @@ describe('tablets through the official client and the tools', () => {
     expect(tablets[tablets.length - 1]!.endKey).toBeNull();
     for (let i = 1; i < tablets.length; i++) expect(tablets[i - 1]!.endKey!.base64).toBe(tablets[i]!.startKey.base64);
 
-    const out: string[] = [];
-    const code = await runCli(['tablets', id, '--project', PROJECT, '--instance', INSTANCE, '--server', `localhost:${server.httpPort}`], {
-      stdout: (l) => void out.push(l),
-      stderr: (l) => void out.push(l),
-      onSignal: () => () => undefined,
-      exitNow: () => undefined,
-    });
-    expect(code).toBe(0);
-    const lines = out.join('\n').split('\n');
-    expect(lines[0]).toMatch(/^TABLET\s+START KEY\s+END KEY\s+SIZE\s+ROWS\s+NODE/);
+    const lines = await tabletsCommand(id, server.httpPort!);
+    expect(lines[0]).toMatch(/^TABLET\s+START KEY\s+END KEY\s+STORED\s+LOGICAL\s+ROWS\s+NODE\s+REQ\/S\s+ROWS READ\/S\s+ROWS WRITTEN\/S\s+SERVING$/);
     // Splits may still be going on: at least the tablets seen a moment ago.
-    expect(lines.length - 1).toBeGreaterThanOrEqual(tablets.length);
-    expect(lines[1]).toContain('(start)');
+    const rowsShown = lines.slice(1, lines.indexOf(''));
+    expect(rowsShown.length).toBeGreaterThanOrEqual(tablets.length);
+    expect(rowsShown[0]).toContain('(start)');
+    expect(lines.slice(lines.indexOf('') + 1).join('\n')).toMatch(/^STORED: bytes in storage .*\nSERVING: serving time as a percent of one node/);
+
+    // An in-memory server counts exactly: every row once, logical bytes the rows' own (300-byte values).
+    expect(tablets.every((t) => t.estimates.length === 0 && t.storedBytes === t.logicalBytes)).toBe(true);
+    expect(tablets.reduce((n, t) => n + t.rowCount, 0)).toBe(600);
+    expect(tablets.reduce((n, t) => n + t.logicalBytes, 0)).toBeGreaterThan(600 * 300);
+    expect(tablets.every((t) => t.nodes.length === 1 && t.nodes[0]!.clusterId === `${INSTANCE}-c1` && t.nodes[0]!.node < 3)).toBe(true);
     await bigtable.close();
   });
 
@@ -142,10 +161,45 @@ describe('tablets through the official client and the tools', () => {
     expect(mine[0]!.name).toMatch(new RegExp(`^projects/${PROJECT}/instances/${INSTANCE}/clusters/[^/]+/hotTablets/`));
     expect(mine.some((h) => h.startKey <= hot && (h.endKey === '' || hot < h.endKey))).toBe(true);
     const res = await fetch(`http://localhost:${server.httpPort}/api/v1/projects/${PROJECT}/instances/${INSTANCE}/hot-tablets`);
-    const { hotTablets: viaApi } = (await res.json()) as { hotTablets: { table: string; nodeCpuUsagePercent: number }[] };
+    const { hotTablets: viaApi } = (await res.json()) as { hotTablets: { table: string; clusterId: string; servingPercentOfNode: number; shareOfNodeServing: number }[] };
     expect(viaApi.length).toBeGreaterThan(0);
-    const nodes = await api<{ nodes: { node: number; tablets: string[] }[] }>('/nodes');
-    expect(nodes.nodes).toHaveLength(3);
+    // Hottest first, by the serving time a tablet costs its node (a share of a node's capacity).
+    const percents = viaApi.map((h) => h.servingPercentOfNode);
+    expect([...percents].sort((a, b) => b - a)).toEqual(percents);
+    // (Figures are rounded to 3 decimals: a barely touched tablet may show 0.)
+    expect(percents[0]).toBeGreaterThan(0);
+    for (const h of viaApi) {
+      expect(h.clusterId).toBe(`${INSTANCE}-c1`);
+      expect(h.shareOfNodeServing).toBeGreaterThanOrEqual(0);
+      expect(h.shareOfNodeServing).toBeLessThanOrEqual(1);
+    }
+    const { clusters } = await api<{ clusters: { clusterId: string; serveNodes: number; servingUtilization: number; nodes: { node: number; tablets: string[] }[] }[] }>('/nodes');
+    expect(clusters.map((c) => [c.clusterId, c.serveNodes, c.nodes.length])).toEqual([[`${INSTANCE}-c1`, 3, 3]]);
     await bigtable.close();
+  });
+
+  it('on the durable engine, says which figures are estimates, and shows logical bytes next to the compressed stored bytes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tabletop-tablets-'));
+    const durable = await startServer({ httpPort: 0, dataDir, config: { memtableBytes: 64 * 1024, tabletCheckIntervalMillis: 0 }, logger: { info: () => {}, warn: () => {}, error: (m) => logs.push(`error: ${m}`) } });
+    try {
+      const bigtable = nodeClient({ ...target, address: durable.address, host: durable.host, port: durable.port });
+      const [table] = await bigtable.instance(INSTANCE).createTable('durable', { families: ['cf'] });
+      // Compressible values, several memtables' worth: flushed to lz4-compressed SSTables.
+      for (let b = 0; b < 5; b++) {
+        await table.insert(Array.from({ length: 100 }, (_, i) => ({ key: `row${String(b * 100 + i).padStart(4, '0')}`, data: { cf: { q: 'abcd'.repeat(250) } } })));
+      }
+      const res = await fetch(`http://localhost:${durable.httpPort}/api/v1/projects/${PROJECT}/instances/${INSTANCE}/tables/durable/tablets`);
+      const [t] = ((await res.json()) as { tablets: TabletJson[] }).tablets;
+      expect(t!.estimates).toEqual(['rowCount']);
+      expect(t!.rowCount).toBeGreaterThanOrEqual(500);
+      expect(t!.logicalBytes).toBeGreaterThan(500 * 1000);
+      expect(t!.storedBytes).toBeLessThan(t!.logicalBytes / 2);
+      const lines = await tabletsCommand('durable', durable.httpPort!);
+      expect(lines[1]!.split(/\s{2,}/)[5]).toBe(`~${t!.rowCount}`);
+      expect(lines[lines.length - 1]).toMatch(/^~ estimate: the durable engine counts a row once per SSTable and memtable/);
+      await bigtable.close();
+    } finally {
+      await durable.stop();
+    }
   });
 });

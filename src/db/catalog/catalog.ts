@@ -48,6 +48,11 @@ export class Catalog {
     return out.sort((a, b) => (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
   }
 
+  /** Every instance (for background work). */
+  allInstances(): Iterable<InstanceEntry> {
+    return this.instances.values();
+  }
+
   /** Every table of every instance (for background work). */
   *allTables(): Iterable<{ name: TableName; table: TableRecord }> {
     for (const entry of this.instances.values()) {

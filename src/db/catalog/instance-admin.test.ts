@@ -10,25 +10,54 @@ const cluster = (zone = 'us-east1-b', serveNodes = 3): ClusterSpec => ({
 });
 
 describe('implicit instances', () => {
-  it('exist with one default cluster but are listed only once used', async () => {
+  it('exist only once a table is created in them: before, every call naming them answers NOT_FOUND and creates nothing', async () => {
     const f = await openDb();
+    const dev = { project: 'p', instance: 'dev' };
+    const table = { ...dev, table: 't' };
+    const calls: [string, () => unknown][] = [
+      ['getInstance', () => f.db.getInstance(dev)],
+      ['listClusters', () => f.db.listClusters(dev)],
+      ['getCluster', () => f.db.getCluster(dev, 'dev-c1')],
+      ['listAppProfiles', () => f.db.listAppProfiles(dev)],
+      ['getAppProfile', () => f.db.getAppProfile(dev, 'default')],
+      ['listTables', () => f.db.listTables(dev)],
+      ['getTable', () => f.db.getTable(table)],
+      ['listNodes', () => f.db.listNodes(dev)],
+      ['listHotTablets', () => f.db.listHotTablets(dev)],
+      ['listTablets', () => f.db.listTablets(table)],
+      ['readRows', () => f.db.readRows(table, { rows: { keys: ['r'], ranges: [] }, filter: undefined, limit: undefined, reversed: false })],
+      ['mutateRow', () => f.db.mutateRow(table, 'r', [set('cf', 'q', 1000, 'x')])],
+      ['checkConsistency', () => f.db.checkConsistency(table, 'token')],
+      ['updateInstance', () => f.db.updateInstance(dev, { displayName: 'Renamed' })],
+      ['deleteInstance', () => f.db.deleteInstance(dev)],
+      ['createCluster', () => f.db.createCluster(dev, 'dev-c2', cluster())],
+      ['updateCluster', () => f.db.updateCluster(dev, 'dev-c1', { serveNodes: 5 })],
+      ['createAppProfile', () => f.db.createAppProfile(dev, 'batch', { description: '', routing: { kind: 'multiClusterAny', clusterIds: [] }, priority: 'low' })],
+    ];
+    for (const [what, call] of calls) expect([what, await codeOf(call)]).toEqual([what, 'NotFound']);
     expect(f.db.listInstances('p')).toEqual([]);
-    const info = f.db.getInstance({ project: 'p', instance: 'dev' });
-    expect(info).toMatchObject({ name: { project: 'p', instance: 'dev' }, displayName: 'dev', type: 'production', labels: {} });
-    expect(f.db.listClusters({ project: 'p', instance: 'dev' })).toEqual([
-      { instance: { project: 'p', instance: 'dev' }, id: 'dev-c1', location: 'projects/p/locations/local', serveNodes: 1, storageType: 'ssd' },
+    expect(f.db.catalogState().instances).toEqual([]);
+
+    // A CreateTable that fails creates nothing either; one that succeeds creates the instance.
+    expect(await codeOf(() => f.db.createTable(table, { families: [family('bad name')], initialSplits: [], deletionProtection: false }))).toBe('InvalidArgument');
+    expect(await codeOf(() => f.db.getInstance(dev))).toBe('NotFound');
+    await createTable(f, [family('cf')], { name: table });
+    expect(f.db.getInstance(dev)).toMatchObject({ name: dev, displayName: 'dev', type: 'production', labels: {} });
+    expect(f.db.listClusters(dev)).toEqual([
+      { instance: dev, id: 'dev-c1', location: 'projects/p/locations/local', serveNodes: 3, storageType: 'ssd', autoscaling: undefined },
     ]);
-    await createTable(f, [family('cf')], { name: { project: 'p', instance: 'other', table: 't' } });
-    expect(f.db.listInstances('p').map((i) => i.name.instance)).toEqual(['dev', 'other']);
+    expect(f.db.listInstances('p').map((i) => i.name.instance)).toEqual(['dev']);
     expect(f.db.listInstances('q')).toEqual([]);
   });
 
-  it('use the configured default zone', async () => {
-    const f = await openDb({ config: { defaultZone: 'us-central1-b', defaultServeNodes: 3 } });
+  it('get the configured default zone, and --nodes as their cluster\'s serve nodes', async () => {
+    const f = await openDb({ config: { defaultZone: 'us-central1-b', nodes: 5 } });
+    await createTable(f, [family('cf')], { name: { project: 'p', instance: 'x', table: 't' } });
     expect(f.db.getCluster({ project: 'p', instance: 'x' }, 'x-c1')).toMatchObject({
       location: 'projects/p/locations/us-central1-b',
-      serveNodes: 3,
+      serveNodes: 5,
     });
+    expect(f.db.listNodes({ project: 'p', instance: 'x' }).map((c) => [c.cluster, c.nodes.length])).toEqual([['x-c1', 5]]);
   });
 
   it('keep tables apart: a table of one instance is invisible from another', async () => {
@@ -42,7 +71,7 @@ describe('implicit instances', () => {
     await f.db.mutateRow(a, 'r', [set('cf', 'q', 1000, 'in-a')]);
     expect(await readAll(f, b)).toEqual([]);
     expect(f.db.listTables({ project: 'p', instance: 'a' }).map((t) => t.families.map((x) => x.name))).toEqual([['cf']]);
-    expect(f.db.listTables({ project: 'q', instance: 'a' })).toEqual([]);
+    expect(await codeOf(() => f.db.listTables({ project: 'q', instance: 'a' }))).toBe('NotFound');
   });
 });
 
@@ -112,15 +141,16 @@ describe('instances', () => {
     await f.db.updateTable(t2, { deletionProtection: false });
     await f.db.deleteInstance(name);
     expect(await codeOf(() => f.db.getTable(t1))).toBe('NotFound');
-    // Used again, the instance exists again (implicitly), empty.
-    expect(f.db.listTables(name)).toEqual([]);
+    expect(await codeOf(() => f.db.listTables(name))).toBe('NotFound');
+    // A CreateTable creates it again (implicitly), empty but for the new table.
     await createTable(f, [family('cf')], { name: t1 });
+    expect(f.db.listTables(name).map((t) => t.name.table)).toEqual(['t1']);
     expect(await readAll(f, t1)).toEqual([]);
   });
 
-  it('deleting an instance that was never used succeeds (it only existed implicitly)', async () => {
+  it('deleting an instance that does not exist answers NOT_FOUND, as Cloud Bigtable does', async () => {
     const f = await openDb();
-    await f.db.deleteInstance({ project: 'p', instance: 'ghost' });
+    expect(await codeOf(() => f.db.deleteInstance({ project: 'p', instance: 'ghost' }))).toBe('NotFound');
     expect(f.db.listInstances('p')).toEqual([]);
   });
 });
@@ -156,6 +186,71 @@ describe('clusters', () => {
     expect(await codeOf(() => f.db.updateCluster(name, 'cluster-a', { location: 'projects/p/locations/elsewhere' }))).toBe('InvalidArgument');
     expect(await codeOf(() => f.db.updateCluster(name, 'cluster-a', { storageType: 'hdd' }))).toBe('InvalidArgument');
     expect(await codeOf(() => f.db.updateCluster(name, 'cluster-a', { serveNodes: 1.5 }))).toBe('InvalidArgument');
+  });
+});
+
+describe('autoscaling', () => {
+  const name = { project: 'p', instance: 'autoscaled' };
+  const limits = (min: number, max: number, cpu = 50, storage = 0) => ({ minServeNodes: min, maxServeNodes: max, cpuUtilizationPercent: cpu, storageUtilizationGibPerNode: storage });
+
+  it('is stored on create, with the storage default filled in and the node count kept within the limits', async () => {
+    const f = await openDb();
+    await f.db.createInstance(name, spec, new Map([['auto-ssd', { ...cluster(), serveNodes: 1, autoscaling: limits(2, 6, 60) }]]));
+    expect(f.db.getCluster(name, 'auto-ssd')).toMatchObject({ serveNodes: 2, autoscaling: limits(2, 6, 60, 2560) });
+    await f.db.createCluster(name, 'auto-hdd', { ...cluster('us-east1-c'), storageType: 'hdd', serveNodes: 9, autoscaling: limits(1, 4, 70, 10000) });
+    expect(f.db.getCluster(name, 'auto-hdd')).toMatchObject({ serveNodes: 4, autoscaling: limits(1, 4, 70, 10000) });
+    await f.db.createCluster(name, 'auto-hdd2', { ...cluster('us-east1-d'), storageType: 'hdd', serveNodes: 1, autoscaling: limits(1, 4) });
+    expect(f.db.getCluster(name, 'auto-hdd2').autoscaling?.storageUtilizationGibPerNode).toBe(8192);
+    // The catalog keeps it across a restart.
+    expect(f.db.catalogState().instances[0]!.clusters.map((c) => c.autoscaling?.maxServeNodes)).toEqual([6, 4, 4]);
+  });
+
+  it('is validated as Cloud Bigtable validates it (INVALID_ARGUMENT)', async () => {
+    const f = await openDb();
+    await f.db.createInstance(name, spec, new Map([['manual-c1', cluster()]]));
+    const bad: [string, ClusterSpec][] = [
+      ['no limits', { ...cluster(), autoscaling: limits(0, 0) }],
+      ['min above max', { ...cluster(), autoscaling: limits(5, 4) }],
+      ['max over 10 x min', { ...cluster(), autoscaling: limits(2, 21) }],
+      ['max over what tabletop models', { ...cluster(), autoscaling: limits(200, 1001) }],
+      ['cpu under 10%', { ...cluster(), autoscaling: limits(1, 3, 9) }],
+      ['cpu over 80%', { ...cluster(), autoscaling: limits(1, 3, 81) }],
+      ['no cpu target', { ...cluster(), autoscaling: limits(1, 3, 0) }],
+      ['ssd storage under 2560', { ...cluster(), autoscaling: limits(1, 3, 50, 2559) }],
+      ['ssd storage over 5120', { ...cluster(), autoscaling: limits(1, 3, 50, 5121) }],
+      ['hdd storage under 8192', { ...cluster(), storageType: 'hdd', autoscaling: limits(1, 3, 50, 5120) }],
+      ['manual with 1001 nodes', cluster('z', 1001)],
+    ];
+    for (const [why, c] of bad) expect([why, await codeOf(() => f.db.createCluster(name, 'auto-cluster', c))]).toEqual([why, 'InvalidArgument']);
+    expect(await codeOf(() => f.db.createCluster(name, 'auto-cluster', { ...cluster(), autoscaling: limits(2, 20, 80, 5120) }))).toBe('none');
+  });
+
+  it('switches between manual and autoscaling as the clients do, and sets single limits and targets', async () => {
+    const f = await openDb();
+    await f.db.createInstance(name, spec, new Map([['switching', cluster('us-east1-b', 3)]]));
+    // A limit alone cannot turn autoscaling on: the limits and the CPU target are needed.
+    expect(await codeOf(() => f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 2 } }))).toBe('InvalidArgument');
+    expect((await f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 4, maxServeNodes: 8, cpuUtilizationPercent: 50 } })).serveNodes).toBe(4);
+    // Autoscaling sets the node count: serve_nodes alone is refused, with the way out named.
+    const refused = await Promise.resolve()
+      .then(() => f.db.updateCluster(name, 'switching', { serveNodes: 5 }))
+      .then(() => 'accepted', (e: Error) => e.message);
+    expect(refused).toMatch(/is autoscaled \(4-8 nodes\).*clear cluster_config.cluster_autoscaling_config/);
+    expect(await codeOf(() => f.db.updateCluster(name, 'switching', { serveNodes: 5, autoscaling: { maxServeNodes: 9 } }))).toBe('InvalidArgument');
+    // Single fields change in place; the node count follows the limits.
+    expect(await f.db.updateCluster(name, 'switching', { autoscaling: { maxServeNodes: 6 } })).toMatchObject({ serveNodes: 4, autoscaling: limits(4, 6, 50, 2560) });
+    expect(await f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 5, cpuUtilizationPercent: 70 } })).toMatchObject({ serveNodes: 5, autoscaling: limits(5, 6, 70, 2560) });
+    expect(await codeOf(() => f.db.updateCluster(name, 'switching', { autoscaling: { cpuUtilizationPercent: 90 } }))).toBe('InvalidArgument');
+    // Cleared with a node count: manual scaling at that count (cbt updatecluster, the Node client's setMetadata({ nodes })).
+    expect(await f.db.updateCluster(name, 'switching', { autoscaling: null, serveNodes: 7 })).toEqual({
+      instance: name,
+      id: 'switching',
+      location: 'projects/p/locations/us-east1-b',
+      serveNodes: 7,
+      storageType: 'ssd',
+      autoscaling: undefined,
+    });
+    expect(await f.db.updateCluster(name, 'switching', { serveNodes: 2 })).toMatchObject({ serveNodes: 2, autoscaling: undefined });
   });
 });
 

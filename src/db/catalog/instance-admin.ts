@@ -7,8 +7,10 @@ import { instanceNameString } from '../../model/names.js';
 import type {
   AppProfileInfo,
   AppProfileSpec,
+  AutoscalingSpec,
   ClusterInfo,
   ClusterSpec,
+  ClusterUpdate,
   InstanceInfo,
   InstanceSpec,
 } from '../api.js';
@@ -22,6 +24,7 @@ import {
   validateLocation,
   validateServeNodes,
 } from './validate-names.js';
+import { validateAutoscaling } from './validate-autoscaling.js';
 
 /** The id of the app profile every instance has. */
 export const DEFAULT_APP_PROFILE_ID = 'default';
@@ -29,11 +32,21 @@ export const DEFAULT_APP_PROFILE_ID = 'default';
 /**
  * Instance Admin: instances, clusters and app profiles, kept in the catalog.
  *
- * An instance that a client uses without creating it exists implicitly with
- * one cluster `<instance>-c1` (the id the Cloud console gives a first
- * cluster) in the configured default zone and the `default` app profile.
- * It is materialised, and from then on listed by ListInstances, when a
- * client first names it (GetInstance, CreateTable, ListTables, ...).
+ * An instance exists once CreateInstance created it, or once a client used it
+ * the way an emulator user does without creating it first: CreateTable in an
+ * instance that does not exist creates it implicitly (`use`), with one
+ * cluster `<instance>-c1` (the id the Cloud console gives a first cluster) in
+ * the configured default zone, `config.nodes` serve nodes, and the `default`
+ * app profile. Data calls need a table, so they never meet an instance that
+ * does not exist (their answer is the table's NOT_FOUND).
+ *
+ * Nothing else creates an instance: every other call naming one that does
+ * not exist answers NOT_FOUND, as Cloud Bigtable does (`find`). That covers
+ * the read-only calls (GetInstance, ListTables, GetCluster, ListClusters,
+ * the app profiles, ListHotTablets, PingAndWarm, IAM policies, the HTTP API:
+ * a client's `instance.exists()` is false for an instance nobody created), and the
+ * instance-admin changes to a missing instance (UpdateInstance,
+ * DeleteInstance, CreateCluster, UpdateCluster, CreateAppProfile, ...).
  */
 export class InstanceAdmin {
   constructor(
@@ -44,9 +57,16 @@ export class InstanceAdmin {
     private readonly dropTables: (instance: InstanceName, tables: readonly TableRecord[]) => MaybePromise<void>,
   ) {}
 
-  /** The instance, materialising it implicitly when it does not exist yet. */
+  /** The instance, creating it implicitly when it does not exist yet (CreateTable). */
   use(name: InstanceName): InstanceEntry {
     return this.catalog.instance(name) ?? this.materialise(name);
+  }
+
+  /** The instance, or NOT_FOUND: it was never created nor used by a CreateTable. */
+  find(name: InstanceName): InstanceEntry {
+    const entry = this.catalog.instance(name);
+    if (entry === undefined) throw notFound(`Instance ${instanceNameString(name)} not found`);
+    return entry;
   }
 
   createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): InstanceInfo {
@@ -76,7 +96,7 @@ export class InstanceAdmin {
   }
 
   getInstance(name: InstanceName): InstanceInfo {
-    return instanceInfo(this.use(name));
+    return instanceInfo(this.find(name));
   }
 
   listInstances(project: string): InstanceInfo[] {
@@ -84,7 +104,7 @@ export class InstanceAdmin {
   }
 
   updateInstance(name: InstanceName, update: Partial<InstanceSpec>): InstanceInfo {
-    const entry = this.use(name);
+    const entry = this.find(name);
     if (update.displayName !== undefined) validateDisplayName(update.displayName);
     entry.update(specOf({ ...entry.record, ...stripUndefined(update) }));
     return instanceInfo(entry);
@@ -92,8 +112,7 @@ export class InstanceAdmin {
 
   /** Deletes the instance; resolves once its tables' data is gone too. */
   deleteInstance(name: InstanceName): MaybePromise<void> {
-    // An instance that was never used still exists implicitly: deleting it succeeds.
-    const entry = this.use(name);
+    const entry = this.find(name);
     const protectedTables = [...entry.tables.values()].filter((t) => t.deletionProtection).map((t) => t.id);
     if (protectedTables.length > 0) {
       throw failedPrecondition(
@@ -106,7 +125,7 @@ export class InstanceAdmin {
   }
 
   createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): ClusterInfo {
-    const entry = this.use(instance);
+    const entry = this.find(instance);
     const record = this.clusterRecord(instance, clusterId, spec);
     if (entry.clusters.some((c) => c.id === clusterId)) {
       throw alreadyExists(`Cluster ${instanceNameString(instance)}/clusters/${clusterId} already exists`);
@@ -116,30 +135,31 @@ export class InstanceAdmin {
   }
 
   getCluster(instance: InstanceName, clusterId: string): ClusterInfo {
-    return clusterInfo(instance, this.cluster(this.use(instance), instance, clusterId));
+    return clusterInfo(instance, this.cluster(this.find(instance), instance, clusterId));
   }
 
   listClusters(instance: InstanceName): ClusterInfo[] {
-    return this.use(instance).clusters.map((c) => clusterInfo(instance, c));
+    return this.find(instance).clusters.map((c) => clusterInfo(instance, c));
   }
 
-  updateCluster(instance: InstanceName, clusterId: string, update: Partial<ClusterSpec>): ClusterInfo {
-    const entry = this.use(instance);
+  updateCluster(instance: InstanceName, clusterId: string, update: ClusterUpdate): ClusterInfo {
+    const entry = this.find(instance);
     const current = this.cluster(entry, instance, clusterId);
-    if (update.location !== undefined && update.location !== '' && update.location !== current.location) {
-      throw invalidArgument(`The location of cluster ${clusterId} cannot be changed`);
-    }
-    if (update.storageType !== undefined && update.storageType !== current.storageType) {
-      throw invalidArgument(`The storage type of cluster ${clusterId} cannot be changed`);
-    }
-    if (update.serveNodes !== undefined) validateServeNodes(update.serveNodes);
-    const next: ClusterRecord = { ...current, serveNodes: update.serveNodes ?? current.serveNodes };
+    const next = updatedCluster(current, update);
+    entry.update({ clusters: entry.clusters.map((c) => (c.id === clusterId ? next : c)) });
+    return clusterInfo(instance, next);
+  }
+
+  /** Sets the node count of a cluster (the autoscaler's decision; no checks). */
+  setServeNodes(instance: InstanceName, clusterId: string, serveNodes: number): ClusterInfo {
+    const entry = this.find(instance);
+    const next: ClusterRecord = { ...this.cluster(entry, instance, clusterId), serveNodes };
     entry.update({ clusters: entry.clusters.map((c) => (c.id === clusterId ? next : c)) });
     return clusterInfo(instance, next);
   }
 
   deleteCluster(instance: InstanceName, clusterId: string): void {
-    const entry = this.use(instance);
+    const entry = this.find(instance);
     this.cluster(entry, instance, clusterId);
     if (entry.clusters.length === 1) {
       throw failedPrecondition(`Cluster ${clusterId} is the last cluster of instance ${instance.instance}; an instance needs at least one cluster`);
@@ -155,7 +175,7 @@ export class InstanceAdmin {
 
   createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): AppProfileInfo {
     validateAppProfileId(profileId);
-    const entry = this.use(instance);
+    const entry = this.find(instance);
     if (entry.appProfiles.some((p) => p.id === profileId)) {
       throw alreadyExists(`App profile ${instanceNameString(instance)}/appProfiles/${profileId} already exists`);
     }
@@ -166,15 +186,15 @@ export class InstanceAdmin {
   }
 
   getAppProfile(instance: InstanceName, profileId: string): AppProfileInfo {
-    return appProfileInfo(instance, this.appProfile(this.use(instance), instance, profileId));
+    return appProfileInfo(instance, this.appProfile(this.find(instance), instance, profileId));
   }
 
   listAppProfiles(instance: InstanceName): AppProfileInfo[] {
-    return this.use(instance).appProfiles.map((p) => appProfileInfo(instance, p));
+    return this.find(instance).appProfiles.map((p) => appProfileInfo(instance, p));
   }
 
   updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): AppProfileInfo {
-    const entry = this.use(instance);
+    const entry = this.find(instance);
     const current = this.appProfile(entry, instance, profileId);
     const spec = appProfileSpecOf({ ...current, ...stripUndefined(update) });
     this.checkRouting(entry, spec.routing);
@@ -184,7 +204,7 @@ export class InstanceAdmin {
   }
 
   deleteAppProfile(instance: InstanceName, profileId: string): void {
-    const entry = this.use(instance);
+    const entry = this.find(instance);
     this.appProfile(entry, instance, profileId);
     entry.update({ appProfiles: entry.appProfiles.filter((p) => p.id !== profileId) });
   }
@@ -202,7 +222,7 @@ export class InstanceAdmin {
         {
           id: `${name.instance}-c1`,
           location: `projects/${name.project}/locations/${this.config.defaultZone}`,
-          serveNodes: this.config.defaultServeNodes,
+          serveNodes: this.config.nodes,
           storageType: 'ssd',
         },
       ],
@@ -225,8 +245,12 @@ export class InstanceAdmin {
     validateClusterId(id);
     const location = spec.location === '' ? `projects/${instance.project}/locations/${this.config.defaultZone}` : spec.location;
     validateLocation(location);
-    validateServeNodes(spec.serveNodes);
-    return { id, location, serveNodes: spec.serveNodes, storageType: spec.storageType };
+    if (spec.autoscaling === undefined) {
+      validateServeNodes(spec.serveNodes);
+      return { id, location, serveNodes: spec.serveNodes, storageType: spec.storageType };
+    }
+    const autoscaling = validateAutoscaling(id, spec.autoscaling, spec.storageType);
+    return { id, location, serveNodes: withinLimits(spec.serveNodes, autoscaling), storageType: spec.storageType, autoscaling };
   }
 
   private cluster(entry: InstanceEntry, instance: InstanceName, clusterId: string): ClusterRecord {
@@ -255,6 +279,53 @@ export class InstanceAdmin {
   }
 }
 
+/**
+ * A cluster after an update: location and storage type are immutable; the
+ * node count is set by hand only under manual scaling; switching to
+ * autoscaling keeps the count within the limits, switching back keeps it
+ * (or takes the one given).
+ */
+function updatedCluster(current: ClusterRecord, update: ClusterUpdate): ClusterRecord {
+  const id = current.id;
+  if (update.location !== undefined && update.location !== '' && update.location !== current.location) {
+    throw invalidArgument(`The location of cluster ${id} cannot be changed`);
+  }
+  if (update.storageType !== undefined && update.storageType !== current.storageType) {
+    throw invalidArgument(`The storage type of cluster ${id} cannot be changed`);
+  }
+  const { autoscaling: _, ...manual } = current;
+  if (update.autoscaling === null) {
+    const serveNodes = update.serveNodes ?? current.serveNodes;
+    validateServeNodes(serveNodes);
+    return { ...manual, serveNodes };
+  }
+  if (update.autoscaling !== undefined) {
+    if (update.serveNodes !== undefined) {
+      throw invalidArgument(`Cluster ${id}: serve_nodes cannot be set together with an autoscaling config (autoscaling sets the node count)`);
+    }
+    if (current.autoscaling === undefined && (update.autoscaling.minServeNodes === undefined || update.autoscaling.maxServeNodes === undefined || update.autoscaling.cpuUtilizationPercent === undefined)) {
+      throw invalidArgument(
+        `Cluster ${id} is scaled manually: to turn autoscaling on, give cluster_config.cluster_autoscaling_config with autoscaling_limits (min_serve_nodes, max_serve_nodes) and autoscaling_targets.cpu_utilization_percent`,
+      );
+    }
+    const autoscaling = validateAutoscaling(id, { ...current.autoscaling, ...stripUndefined(update.autoscaling) }, current.storageType);
+    return { ...current, autoscaling, serveNodes: withinLimits(current.serveNodes, autoscaling) };
+  }
+  if (update.serveNodes === undefined) return current;
+  if (current.autoscaling !== undefined) {
+    const { minServeNodes: min, maxServeNodes: max } = current.autoscaling;
+    throw invalidArgument(
+      `Cluster ${id} is autoscaled (${min}-${max} nodes): its serve_nodes are set by autoscaling; clear cluster_config.cluster_autoscaling_config in the same request to scale it by hand (as cbt updatecluster does)`,
+    );
+  }
+  validateServeNodes(update.serveNodes);
+  return { ...current, serveNodes: update.serveNodes };
+}
+
+function withinLimits(serveNodes: number, a: AutoscalingSpec): number {
+  return Math.min(a.maxServeNodes, Math.max(a.minServeNodes, serveNodes));
+}
+
 function specOf(s: InstanceSpec): InstanceSpec {
   return { displayName: s.displayName, type: s.type, labels: { ...s.labels } };
 }
@@ -281,7 +352,7 @@ function instanceInfo(entry: InstanceEntry): InstanceInfo {
 }
 
 function clusterInfo(instance: InstanceName, c: ClusterRecord): ClusterInfo {
-  return { instance, id: c.id, location: c.location, serveNodes: c.serveNodes, storageType: c.storageType };
+  return { instance, id: c.id, location: c.location, serveNodes: c.serveNodes, storageType: c.storageType, autoscaling: c.autoscaling };
 }
 
 function appProfileInfo(instance: InstanceName, p: AppProfileRecord): AppProfileInfo {

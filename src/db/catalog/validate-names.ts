@@ -1,4 +1,5 @@
 import { invalidArgument } from '../../model/errors.js';
+import { LIMITS } from '../../model/limits.js';
 
 /**
  * Id rules of the Instance Admin API (as the Cloud console and API enforce
@@ -45,5 +46,7 @@ export function validateLocation(location: string): void {
 }
 
 export function validateServeNodes(n: number): void {
-  if (!Number.isInteger(n) || n < 0) throw invalidArgument(`Invalid serve_nodes ${n}: must be a non-negative integer`);
+  if (!Number.isInteger(n) || n < 1 || n > LIMITS.maxServeNodes) {
+    throw invalidArgument(`Invalid serve_nodes ${n}: must be a whole number from 1 to ${LIMITS.maxServeNodes} (tabletop models each node)`);
+  }
 }

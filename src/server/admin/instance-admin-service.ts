@@ -173,18 +173,16 @@ export function instanceAdminService(
       // parent: projects/{p}/instances/{i}/clusters/{c}; "-" as the cluster means all clusters.
       const parent = parseChildName(required(req.parent, 'ListHotTablets', 'parent'), 'clusters');
       const instance = { project: parent.project, instance: parent.instance };
-      const clusterId = parent.id === '-' ? (db.listClusters(instance)[0]?.id ?? '-') : db.getCluster(instance, parent.id).id;
       const nowMillis = Date.now();
       const start = timestampToMillis(req.startTime, 'start_time');
       const end = timestampToMillis(req.endTime, 'end_time') ?? nowMillis;
       if (start !== undefined && start > end) throw invalidArgument('ListHotTablets: start_time must not be after end_time');
       // tabletop keeps the last two minutes of load per tablet: the window is clamped to that.
       const windowSeconds = Math.max(1, Math.min(110, Math.round((end - (start ?? end - 60_000)) / 1000)));
-      const hot = db.listHotTablets(instance, windowSeconds);
-      const clusterName = childNameString(instance, 'clusters', clusterId);
+      const hot = db.listHotTablets(instance, windowSeconds, parent.id === '-' ? undefined : parent.id);
       const ranked = hot.map((h, i) => ({ rank: String(i).padStart(8, '0'), h }));
       const { items, nextPageToken } = page(ranked, (r) => r.rank, req.pageSize, req.pageToken);
-      return { hotTablets: items.map((r) => hotTabletToProto(clusterName, r.h)), nextPageToken };
+      return { hotTablets: items.map((r) => hotTabletToProto(r.h)), nextPageToken };
     }),
 
     ...iamMethods(db, env, policies),

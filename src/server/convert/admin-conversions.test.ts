@@ -3,7 +3,7 @@ import type { TableInfo } from '../../db/api.js';
 import { loaderMethod } from '../testing/loader-codecs.js';
 import { latin1Buffer as b, thrownCode as code, viaWire } from './testing/converter-checks.js';
 import { gcRuleFromProto, gcRuleToProto } from './gc-rule.js';
-import { appProfileSpecFromProto, appProfileUpdateFromProto, clusterSpecFromProto, clusterUpdateFromProto, instanceSpecFromProto, instanceUpdateFromProto } from './instance.js';
+import { appProfileSpecFromProto, appProfileUpdateFromProto, clusterSpecFromProto, clusterToProto, clusterUpdateFromProto, instanceSpecFromProto, instanceUpdateFromProto } from './instance.js';
 import { operationToProto } from './operation.js';
 import { createTableRequestFromProto, dropRowRangeFromProto, maskPaths, modificationFromProto, tableToProto, tableViewFromProto, updateTableRequestFromProto } from './table.js';
 import { valueTypeFromProto, valueTypeToProto } from './value-type.js';
@@ -154,9 +154,48 @@ describe('instances, clusters, app profiles', () => {
     expect(code(() => instanceUpdateFromProto({}, { paths: [] }))).toBe('InvalidArgument');
     expect(clusterUpdateFromProto({ serveNodes: 5 }, { paths: ['serve_nodes'] })).toEqual({ serveNodes: 5 });
     expect(code(() => clusterUpdateFromProto({ location: 'x' }, { paths: ['location'] }))).toBe('InvalidArgument');
-    expect(code(() => clusterUpdateFromProto({ clusterConfig: { clusterAutoscalingConfig: {} } }, { paths: ['cluster_config.cluster_autoscaling_config'] }))).toBe('Unimplemented');
-    // Setting serve_nodes and clearing autoscaling, as the Node client does.
-    expect(clusterUpdateFromProto({ serveNodes: 5 }, { paths: ['serve_nodes', 'cluster_config.cluster_autoscaling_config'] })).toEqual({ serveNodes: 5 });
+    expect(code(() => clusterUpdateFromProto({ serveNodes: 5 }, { paths: ['cluster_config.autoscaling'] }))).toBe('InvalidArgument');
+    // Setting serve_nodes and clearing autoscaling, as cbt updatecluster and the Node client's setMetadata({ nodes }) do.
+    expect(clusterUpdateFromProto({ serveNodes: 5 }, { paths: ['serve_nodes', 'cluster_config.cluster_autoscaling_config'] })).toEqual({ serveNodes: 5, autoscaling: null });
+  });
+
+  it('reads autoscaling configs and the update-mask paths the clients send for them', () => {
+    const config = (min: number, max: number, cpu: number, storage?: number) => ({
+      clusterConfig: {
+        clusterAutoscalingConfig: {
+          autoscalingLimits: { minServeNodes: min, maxServeNodes: max },
+          autoscalingTargets: { cpuUtilizationPercent: cpu, ...(storage === undefined ? {} : { storageUtilizationGibPerNode: storage }) },
+        },
+      },
+    });
+    const spec = { minServeNodes: 2, maxServeNodes: 6, cpuUtilizationPercent: 60, storageUtilizationGibPerNode: 0 };
+    // CreateCluster: autoscaled clusters start from min_serve_nodes unless serve_nodes says otherwise.
+    expect(clusterSpecFromProto({ location: 'l', ...config(2, 6, 60) }, 'c')).toEqual({ location: 'l', serveNodes: 2, storageType: 'ssd', autoscaling: spec });
+    expect(clusterSpecFromProto({ location: 'l', serveNodes: 4, ...config(2, 6, 60, 3000) }, 'c')).toMatchObject({ serveNodes: 4, autoscaling: { ...spec, storageUtilizationGibPerNode: 3000 } });
+    // The whole config (the Go client's SetAutoscaling).
+    expect(clusterUpdateFromProto(config(2, 6, 60), { paths: ['cluster_config.cluster_autoscaling_config'] })).toEqual({ autoscaling: spec });
+    // Leaf paths (the Node client's setMetadata({ minServeNodes, maxServeNodes, cpuUtilizationPercent })) set only what they name.
+    const leaves = ['autoscaling_limits.min_serve_nodes', 'autoscaling_limits.max_serve_nodes', 'autoscaling_targets.cpu_utilization_percent'];
+    expect(clusterUpdateFromProto(config(2, 6, 60, 4000), { paths: leaves.map((l) => `cluster_config.cluster_autoscaling_config.${l}`) })).toEqual({
+      autoscaling: { minServeNodes: 2, maxServeNodes: 6, cpuUtilizationPercent: 60 },
+    });
+    expect(clusterUpdateFromProto(config(2, 6, 60, 4000), { paths: ['cluster_config.cluster_autoscaling_config.autoscaling_targets'] })).toEqual({
+      autoscaling: { cpuUtilizationPercent: 60, storageUtilizationGibPerNode: 4000 },
+    });
+    expect(clusterUpdateFromProto(config(2, 6, 60), { paths: ['cluster_config.cluster_autoscaling_config.autoscaling_limits', 'cluster_config'] })).toEqual({ autoscaling: spec });
+    expect(
+      code(() => clusterUpdateFromProto({}, { paths: ['cluster_config', 'cluster_config.cluster_autoscaling_config.autoscaling_limits'] })),
+    ).toBe('InvalidArgument');
+    // UpdateCluster (no mask) cannot change autoscaling, as the proto says.
+    expect(code(() => clusterUpdateFromProto({ serveNodes: 3, ...config(2, 6, 60) }, undefined))).toBe('InvalidArgument');
+    expect(clusterToProto({ instance: { project: 'p', instance: 'i' }, id: 'c', location: 'l', serveNodes: 3, storageType: 'ssd', autoscaling: { ...spec, storageUtilizationGibPerNode: 2560 } })).toEqual({
+      name: 'projects/p/instances/i/clusters/c',
+      location: 'l',
+      state: 'READY',
+      serveNodes: 3,
+      defaultStorageType: 'SSD',
+      ...config(2, 6, 60, 2560),
+    });
     expect(appProfileUpdateFromProto({ description: 'new' }, { paths: ['description'] }, 'ap')).toEqual({ description: 'new' });
   });
 });

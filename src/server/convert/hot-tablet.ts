@@ -1,19 +1,23 @@
 import type { HotTabletInfo } from '../../db/api.js';
 import { printable } from '../../model/bytes.js';
-import { tableNameString } from '../../model/names.js';
+import { childNameString, tableNameString } from '../../model/names.js';
 import { int64ToNumber, millisToTimestamp } from './int64.js';
 import type { PTimestamp } from './proto-types.js';
 
-/** google.bigtable.admin.v2.HotTablet (keys as strings: printable ASCII as is, other bytes as \xNN). */
-export function hotTabletToProto(clusterName: string, h: HotTabletInfo) {
+/**
+ * google.bigtable.admin.v2.HotTablet (keys as strings: printable ASCII as is,
+ * other bytes as \xNN). node_cpu_usage_percent is the tablet's modelled
+ * serving time as a percent of its node's capacity (1 s of serving per second).
+ */
+export function hotTabletToProto(h: HotTabletInfo) {
   return {
-    name: `${clusterName}/hotTablets/${h.id}`,
+    name: `${childNameString(h.table, 'clusters', h.cluster)}/hotTablets/${h.id}`,
     tableName: tableNameString(h.table),
     startTime: millisToTimestamp(Math.floor(h.startMicros / 1000)),
     endTime: millisToTimestamp(Math.floor(h.endMicros / 1000)),
     startKey: printable(h.start),
     endKey: h.end === undefined ? '' : printable(h.end),
-    nodeCpuUsagePercent: h.nodeCpuUsagePercent,
+    nodeCpuUsagePercent: h.servingPercentOfNode,
   };
 }
 

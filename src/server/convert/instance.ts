@@ -1,6 +1,6 @@
 import { invalidArgument, unimplemented } from '../../model/errors.js';
 import { childNameString, instanceNameString } from '../../model/names.js';
-import type { AppProfileInfo, AppProfileSpec, ClusterInfo, ClusterSpec, InstanceInfo, InstanceSpec } from '../../db/api.js';
+import type { AppProfileInfo, AppProfileSpec, AutoscalingSpec, ClusterInfo, ClusterSpec, ClusterUpdate, InstanceInfo, InstanceSpec } from '../../db/api.js';
 import { millisToTimestamp } from './int64.js';
 import type { Enum, PAppProfile, PCluster, PFieldMask, PInstance } from './proto-types.js';
 import { maskPaths } from './table.js';
@@ -59,58 +59,136 @@ function storageTypeFromProto(t: Enum | null | undefined): ClusterSpec['storageT
   throw invalidArgument(`Unknown storage type ${String(t)}`);
 }
 
-/** True when a Cluster asks for autoscaling (an absent or empty cluster_config means manual scaling). */
-function autoscaling(c: PCluster | null | undefined): boolean {
-  const cfg = c?.clusterConfig as { clusterAutoscalingConfig?: object | null } | null | undefined;
-  return cfg?.clusterAutoscalingConfig != null;
+interface PAutoscalingConfig {
+  autoscalingLimits?: { minServeNodes?: number | null; maxServeNodes?: number | null } | null;
+  autoscalingTargets?: { cpuUtilizationPercent?: number | null; storageUtilizationGibPerNode?: number | null } | null;
 }
 
+/** The cluster's autoscaling config message, undefined when absent (manual scaling). */
+function autoscalingConfigOf(c: PCluster | null | undefined): PAutoscalingConfig | undefined {
+  const cfg = c?.clusterConfig as { clusterAutoscalingConfig?: PAutoscalingConfig | null } | null | undefined;
+  return cfg?.clusterAutoscalingConfig ?? undefined;
+}
+
+/** Every field of an autoscaling config message (absent numbers are 0, which validation rejects where 0 is not allowed). */
+function autoscalingFromProto(a: PAutoscalingConfig): AutoscalingSpec {
+  return {
+    minServeNodes: a.autoscalingLimits?.minServeNodes ?? 0,
+    maxServeNodes: a.autoscalingLimits?.maxServeNodes ?? 0,
+    cpuUtilizationPercent: a.autoscalingTargets?.cpuUtilizationPercent ?? 0,
+    storageUtilizationGibPerNode: a.autoscalingTargets?.storageUtilizationGibPerNode ?? 0,
+  };
+}
+
+/**
+ * A new cluster: manual scaling with serve_nodes (0 means 1, as for a
+ * development instance), or autoscaling with cluster_config's limits and
+ * targets, starting from serve_nodes when given, else from min_serve_nodes.
+ */
 export function clusterSpecFromProto(c: PCluster | null | undefined, clusterId: string): ClusterSpec {
-  if (autoscaling(c)) throw unimplemented(`Cluster ${clusterId}: autoscaling (cluster_config) is not implemented by tabletop yet`);
   if ((c?.encryptionConfig as { kmsKeyName?: string | null } | null | undefined)?.kmsKeyName) throw unimplemented(`Cluster ${clusterId}: customer-managed encryption (encryption_config) is not implemented by tabletop yet`);
   if (!c?.location) throw invalidArgument(`Cluster ${clusterId}: location is required (projects/{project}/locations/{zone})`);
   const serveNodes = c.serveNodes ?? 0;
   if (!Number.isInteger(serveNodes) || serveNodes < 0) throw invalidArgument(`Cluster ${clusterId}: serve_nodes must be a positive number`);
-  return { location: c.location, serveNodes: serveNodes === 0 ? 1 : serveNodes, storageType: storageTypeFromProto(c.defaultStorageType) };
+  const storageType = storageTypeFromProto(c.defaultStorageType);
+  const config = autoscalingConfigOf(c);
+  if (config === undefined) return { location: c.location, serveNodes: serveNodes === 0 ? 1 : serveNodes, storageType };
+  const autoscaling = autoscalingFromProto(config);
+  return { location: c.location, serveNodes: serveNodes === 0 ? autoscaling.minServeNodes : serveNodes, storageType, autoscaling };
 }
 
-/** The fields a cluster update changes: only serve_nodes is mutable. */
-export function clusterUpdateFromProto(c: PCluster, mask: PFieldMask | null | undefined): Partial<ClusterSpec> {
+const AUTOSCALING = 'cluster_config.cluster_autoscaling_config';
+
+/**
+ * The fields of an autoscaling config that an update-mask path names, read
+ * from the message: the whole config (null when the message has none: switch
+ * to manual scaling), or some of its fields.
+ */
+function autoscalingUpdate(path: string, c: PCluster): Partial<AutoscalingSpec> | null | undefined {
+  const config = autoscalingConfigOf(c);
+  if (path === 'cluster_config' || path === AUTOSCALING) return config === undefined ? null : autoscalingFromProto(config);
+  const all = autoscalingFromProto(config ?? {});
+  const fields: Record<string, (keyof AutoscalingSpec)[]> = {
+    [`${AUTOSCALING}.autoscaling_limits`]: ['minServeNodes', 'maxServeNodes'],
+    [`${AUTOSCALING}.autoscaling_limits.min_serve_nodes`]: ['minServeNodes'],
+    [`${AUTOSCALING}.autoscaling_limits.max_serve_nodes`]: ['maxServeNodes'],
+    [`${AUTOSCALING}.autoscaling_targets`]: ['cpuUtilizationPercent', 'storageUtilizationGibPerNode'],
+    [`${AUTOSCALING}.autoscaling_targets.cpu_utilization_percent`]: ['cpuUtilizationPercent'],
+    [`${AUTOSCALING}.autoscaling_targets.storage_utilization_gib_per_node`]: ['storageUtilizationGibPerNode'],
+  };
+  const named = fields[path];
+  if (named === undefined) return undefined;
+  const out: { -readonly [K in keyof AutoscalingSpec]?: number } = {};
+  for (const f of named) out[f] = all[f];
+  return out;
+}
+
+/**
+ * What an update changes. UpdateCluster (no mask) replaces serve_nodes only;
+ * it cannot change the autoscaling config (the proto says so). A
+ * PartialUpdateCluster mask names what it sets, as the clients send it:
+ * `serve_nodes` with `cluster_config.cluster_autoscaling_config` and no
+ * config switches to manual scaling (cbt updatecluster, the Node client's
+ * setMetadata({ nodes })); `cluster_config.cluster_autoscaling_config` with a
+ * config sets it whole (the Go client's SetAutoscaling); its leaf paths set
+ * single limits or targets (the Node client's setMetadata({ minServeNodes,
+ * maxServeNodes, cpuUtilizationPercent })).
+ */
+export function clusterUpdateFromProto(c: PCluster, mask: PFieldMask | null | undefined): ClusterUpdate {
   if (mask === undefined) {
-    // UpdateCluster: the whole message; only serve_nodes may differ.
-    if (autoscaling(c)) throw unimplemented('UpdateCluster: autoscaling (cluster_config) is not implemented by tabletop yet');
+    if (autoscalingConfigOf(c) !== undefined) {
+      throw invalidArgument('UpdateCluster cannot change cluster_config.cluster_autoscaling_config; use PartialUpdateCluster');
+    }
     const serveNodes = c.serveNodes ?? 0;
     if (!Number.isInteger(serveNodes) || serveNodes <= 0) throw invalidArgument('UpdateCluster: serve_nodes must be a positive number');
     return { serveNodes };
   }
   const paths = maskPaths(mask);
   if (paths.length === 0) throw invalidArgument('PartialUpdateCluster: update_mask is required');
-  const update: { serveNodes?: number } = {};
+  let serveNodes: number | undefined;
+  let autoscaling: Partial<AutoscalingSpec> | null | undefined;
   for (const p of paths) {
     if (p === 'serve_nodes') {
       const n = c.serveNodes ?? 0;
       if (!Number.isInteger(n) || n <= 0) throw invalidArgument('PartialUpdateCluster: serve_nodes must be a positive number');
-      update.serveNodes = n;
-    } else if (p === 'cluster_config' || p.startsWith('cluster_config.')) {
-      // Clearing the autoscaling config (the Node client does so when it sets serve_nodes) changes nothing.
-      if (autoscaling(c)) throw unimplemented(`PartialUpdateCluster: ${p}: autoscaling is not implemented by tabletop yet`);
+      serveNodes = n;
+      continue;
+    }
+    const change = autoscalingUpdate(p, c);
+    if (change !== undefined) {
+      if ((change === null) !== (autoscaling === null) && autoscaling !== undefined) {
+        throw invalidArgument(`PartialUpdateCluster: update_mask path "${p}" conflicts with another path of the mask (one clears the autoscaling config, the other sets part of it)`);
+      }
+      autoscaling = change === null ? null : { ...autoscaling, ...change };
     } else if (p === 'location' || p === 'default_storage_type' || p === 'encryption_config' || p === 'node_scaling_factor') {
       throw invalidArgument(`PartialUpdateCluster: ${p} is immutable`);
     } else {
-      throw invalidArgument(`PartialUpdateCluster: update_mask path "${p}" is not a cluster field that can be updated (supported: serve_nodes)`);
+      throw invalidArgument(
+        `PartialUpdateCluster: update_mask path "${p}" is not a cluster field that can be updated (supported: serve_nodes, ${AUTOSCALING} and its autoscaling_limits and autoscaling_targets fields)`,
+      );
     }
   }
-  return update;
+  return { ...(serveNodes === undefined ? {} : { serveNodes }), ...(autoscaling === undefined ? {} : { autoscaling }) };
 }
 
 export function clusterToProto(info: ClusterInfo): PCluster {
-  return {
+  const out: PCluster = {
     name: childNameString(info.instance, 'clusters', info.id),
     location: info.location,
     state: 'READY',
     serveNodes: info.serveNodes,
     defaultStorageType: info.storageType === 'hdd' ? 'HDD' : 'SSD',
   };
+  const a = info.autoscaling;
+  if (a !== undefined) {
+    out.clusterConfig = {
+      clusterAutoscalingConfig: {
+        autoscalingLimits: { minServeNodes: a.minServeNodes, maxServeNodes: a.maxServeNodes },
+        autoscalingTargets: { cpuUtilizationPercent: a.cpuUtilizationPercent, storageUtilizationGibPerNode: a.storageUtilizationGibPerNode },
+      },
+    };
+  }
+  return out;
 }
 
 // ---- app profiles ----

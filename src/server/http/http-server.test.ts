@@ -62,6 +62,32 @@ describe('HTTP server', () => {
     expect(instance.clusters.length).toBeGreaterThan(0);
   });
 
+  it('serves tablets (stored and logical bytes, rows, which figures are estimates, node per cluster) and each cluster\'s nodes', async () => {
+    const project = encodeURIComponent('{{projectId}}');
+    await unaryCall(ts.clients.data, 'MutateRow', {
+      tableName: 'projects/{{projectId}}/instances/dev/tables/events',
+      rowKey: Buffer.from('r1'),
+      mutations: [{ setCell: { familyName: 'raw', columnQualifier: Buffer.from('q'), timestampMicros: '1000', value: Buffer.alloc(100, 'x') } }],
+    });
+    const { tablets } = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev/tables/events/tablets`)).body);
+    expect(tablets).toHaveLength(1);
+    // The test server keeps data in memory: every figure is exact.
+    expect(tablets[0]).toMatchObject({ storedBytes: 2 + 3 + 1 + 100 + 8, logicalBytes: 2 + 3 + 1 + 100 + 8, rowCount: 1, estimates: [], nodes: [{ clusterId: 'dev-c1', node: 0 }] });
+    expect(Object.keys(tablets[0].rates)).toEqual(['requestsPerSec', 'rowsReadPerSec', 'rowsWrittenPerSec', 'bytesReadPerSec', 'bytesWrittenPerSec', 'servingMicrosPerSec']);
+    const { clusters } = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev/nodes`)).body);
+    expect(clusters).toMatchObject([{ clusterId: 'dev-c1', serveNodes: 3, storageType: 'ssd', autoscaling: null, storedBytes: 114 }]);
+    expect(clusters[0].nodes.map((n: { tabletCount: number }) => n.tabletCount).sort()).toEqual([0, 0, 1]);
+    expect(Object.keys(clusters[0].nodes[0])).toEqual(['node', 'storedBytes', 'logicalBytes', 'tabletCount', 'requestsPerSec', 'servingMicrosPerSec', 'servingUtilization', 'loadShare', 'tablets']);
+  });
+
+  it('answers 404 on every path of an instance nobody created, and creates none', async () => {
+    for (const path of ['', '/tables', '/tables/t', '/tables/t/tablets', '/nodes', '/hot-tablets']) {
+      const res = await get(`/api/v1/projects/p/instances/ghost${path}`);
+      expect([path, res.status, JSON.parse(res.body).error.code]).toEqual([path, 404, 'NotFound']);
+    }
+    expect(JSON.parse((await get('/api/v1/projects/p/instances')).body)).toEqual({ instances: [] });
+  });
+
   it('answers errors as JSON with a matching HTTP status', async () => {
     const missing = await get('/api/v1/projects/p/instances/dev/tables/nope');
     expect(missing.status).toBe(404);
@@ -73,7 +99,7 @@ describe('HTTP server', () => {
   });
 
   it('exposes request counts by RPC and code in Prometheus format', async () => {
-    await unaryCall(ts.clients.data, 'PingAndWarm', { name: 'projects/p/instances/dev' });
+    await unaryCall(ts.clients.data, 'PingAndWarm', { name: 'projects/{{projectId}}/instances/dev' });
     await unaryCall(ts.clients.tableAdmin, 'GetTable', { name: 'projects/p/instances/dev/tables/nope' }).catch(() => {});
     const metrics = await get('/metrics');
     expect(metrics.type).toMatch(/text\/plain; version=0.0.4/);

@@ -20,7 +20,16 @@ export function indexPage(opts: { readonly grpcAddress: string; readonly storage
 <li><code>/api/v1/projects/{project}/instances/{instance}</code>: an instance with its clusters and app profiles</li>
 <li><code>/api/v1/projects/{project}/instances/{instance}/tables</code>: tables of an instance</li>
 <li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}</code>: a table, its column families and GC rules</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}/tablets</code>: its tablets: keys, stored and logical bytes, rows, node, recent load</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/nodes</code>: each cluster's modelled nodes (its serve nodes): what they hold and serve</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/hot-tablets</code>: tablets by the serving time they cost their node</li>
 </ul>
+<p>Stored bytes are what a tablet takes in storage (compressed SSTables plus memtables); logical bytes are its
+uncompressed keys and cells. Row counts are <em>estimates</em> in the durable engine (a row counts once per SSTable
+and memtable holding it, until compaction; each tablet's <code>estimates</code> lists its estimated figures).
+Serving time is the node model's CPU: the time spent in a tablet's reads and writes, not process CPU time; a node's
+capacity is one second of serving per second. An instance answers 404 until it is created (CreateInstance) or used
+by a CreateTable.</p>
 </body>
 </html>
 `;

@@ -1,4 +1,4 @@
-import type { AppProfileInfo, ClusterInfo, Database, HotTabletInfo, InstanceInfo, NodeInfo, TableInfo, TabletInfo } from '../../db/api.js';
+import type { AppProfileInfo, ClusterInfo, ClusterNodesInfo, Database, HotTabletInfo, InstanceInfo, TableInfo, TabletInfo } from '../../db/api.js';
 import { type ByteString, printable, toBytes } from '../../model/bytes.js';
 import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
@@ -7,14 +7,46 @@ import { describeGcRule } from '../../model/gc.js';
 import { instanceNameString, tableNameString } from '../../model/names.js';
 
 /**
- * The JSON API of the HTTP server (consumed by the web UI and by tools):
+ * The JSON API of the HTTP server (consumed by the web UI, by `tabletop
+ * tablets` and by tools). Every path answers NOT_FOUND (404) for an instance
+ * that was never created nor used by a CreateTable.
  *   GET /api/v1/projects/{project}/instances
  *   GET /api/v1/projects/{project}/instances/{instance}
+ *       the instance with its clusters (serveNodes, and autoscaling: limits
+ *       and targets, or null for manual scaling) and app profiles
  *   GET /api/v1/projects/{project}/instances/{instance}/tables
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/tablets
+ *       per tablet: keys, storedBytes, logicalBytes, rowCount, `estimates`
+ *       (which of those are estimates), its node in each cluster, recent rates
  *   GET /api/v1/projects/{project}/instances/{instance}/nodes
+ *       per cluster: its modelled nodes, each with the bytes and tablets it
+ *       holds and the serving time it spends
  *   GET /api/v1/projects/{project}/instances/{instance}/hot-tablets
+ *       tablets with load in each cluster, hottest first
+ *
+ * The figures:
+ * - storedBytes: what the tablet takes in storage: the durable engine's
+ *   SSTables as written (lz4-compressed, with index and filter) plus its
+ *   memtables; the memory engine stores logical bytes. logicalBytes: the
+ *   uncompressed keys and cells. Both count overwritten versions and deletes
+ *   until a compaction drops them.
+ * - rowCount is an estimate in the durable engine (listed in `estimates`): a
+ *   row held by several SSTables and memtables counts in each until
+ *   compaction. Split children estimate their bytes (and rows) from the
+ *   files they share, listed in `estimates` too. The memory engine is exact.
+ * - Serving time (servingMicrosPerSec, servingUtilization, the hot tablets'
+ *   figures) is the node model's CPU: the time the database spent on its
+ *   thread in a tablet's storage reads and writes (the synchronous part of
+ *   each call, timed by the clock; not waits for disk, nor gRPC work), not
+ *   the CPU time of the process. A node's capacity is 1 s of serving per second,
+ *   so servingUtilization (serving seconds per second per node) is what
+ *   autoscaling compares with its CPU target. loadShare is a node's share of
+ *   its cluster's serving time.
+ * - Hot tablets: servingPercentOfNode is the tablet's serving time as a
+ *   percent of its node's capacity (what ListHotTablets reports as
+ *   node_cpu_usage_percent); shareOfNodeServing is its share (0..1) of what
+ *   its node served.
  * Row keys are given base64-encoded (as in Bigtable's JSON mapping of bytes)
  * and in a printable form (printable ASCII as is, other bytes as \xNN).
  * Path segments are URL-decoded (the Node client's default project is the
@@ -31,7 +63,7 @@ export function routeApi(db: Database, segments: readonly string[]): unknown {
   if (instances !== 'instances') badPath();
   if (instance === undefined) return { instances: db.listInstances(project).map(instanceJson) };
   const name = { project, instance };
-  if (tables === 'nodes' && table === undefined) return { nodes: db.listNodes(name).map(nodeJson) };
+  if (tables === 'nodes' && table === undefined) return { clusters: db.listNodes(name).map(clusterNodesJson) };
   if (tables === 'hot-tablets' && table === undefined) return { hotTablets: db.listHotTablets(name).map(hotTabletJson) };
   if (table !== undefined && rest.length === 1 && rest[0] === 'tablets') {
     return { tablets: db.listTablets({ ...name, table }).map(tabletJson) };
@@ -60,8 +92,7 @@ function ratesJson(r: LoadRates) {
     rowsWrittenPerSec: round(r.rowsWrittenPerSec),
     bytesReadPerSec: round(r.bytesReadPerSec),
     bytesWrittenPerSec: round(r.bytesWrittenPerSec),
-    /** Serving time per second, as a share of one core (0..1). */
-    cpuShare: round(r.cpuMicrosPerSec / 1e6),
+    servingMicrosPerSec: Math.round(r.cpuMicrosPerSec),
   };
 }
 
@@ -70,39 +101,57 @@ function round(n: number): number {
 }
 
 function tabletJson(t: TabletInfo) {
+  const estimates = [...(t.bytesEstimated ? ['storedBytes', 'logicalBytes'] : []), ...(t.rowsEstimated ? ['rowCount'] : [])];
   return {
     tabletId: t.id,
     table: tableNameString(t.table),
     startKey: keyJson(t.start),
     /** null for the last tablet (unbounded). */
     endKey: keyJson(t.end),
-    sizeBytes: t.bytes,
+    storedBytes: t.storedBytes,
+    logicalBytes: t.logicalBytes,
     rowCount: t.rows,
-    node: t.node,
+    estimates,
+    /** The tablet's node in each cluster. */
+    nodes: t.placements.map((p) => ({ clusterId: p.cluster, node: p.node })),
     windowSeconds: t.windowSeconds,
     rates: ratesJson(t.rates),
     singleRowHotspot: t.singleRowHotspot === undefined ? null : { key: keyJson(t.singleRowHotspot.key), share: round(t.singleRowHotspot.share) },
   };
 }
 
-function nodeJson(n: NodeInfo) {
+function clusterNodesJson(c: ClusterNodesInfo) {
   return {
-    node: n.node,
-    sizeBytes: n.bytes,
-    tabletCount: n.tablets,
-    requestsPerSec: round(n.requestsPerSec),
-    cpuShare: round(n.cpuMicrosPerSec / 1e6),
-    loadShare: round(n.loadShare),
-    tablets: n.tabletIds,
+    clusterId: c.cluster,
+    serveNodes: c.serveNodes,
+    storageType: c.storageType,
+    autoscaling: c.autoscaling ?? null,
+    windowSeconds: c.windowSeconds,
+    servingUtilization: round(c.servingUtilization),
+    storedBytes: c.storedBytes,
+    nodes: c.nodes.map((n) => ({
+      node: n.node,
+      storedBytes: n.storedBytes,
+      logicalBytes: n.logicalBytes,
+      tabletCount: n.tablets,
+      requestsPerSec: round(n.requestsPerSec),
+      servingMicrosPerSec: Math.round(n.servingMicrosPerSec),
+      servingUtilization: round(n.servingMicrosPerSec / 1e6),
+      loadShare: round(n.loadShare),
+      tablets: n.tabletIds,
+    })),
   };
 }
 
 function hotTabletJson(h: HotTabletInfo) {
   return {
     ...tabletJson(h),
+    clusterId: h.cluster,
+    node: h.node,
     startTime: new Date(h.startMicros / 1000).toISOString(),
     endTime: new Date(h.endMicros / 1000).toISOString(),
-    nodeCpuUsagePercent: round(h.nodeCpuUsagePercent),
+    servingPercentOfNode: round(h.servingPercentOfNode),
+    shareOfNodeServing: round(h.shareOfNodeServing),
   };
 }
 
@@ -119,7 +168,7 @@ function instanceJson(i: InstanceInfo) {
 }
 
 function clusterJson(c: ClusterInfo) {
-  return { clusterId: c.id, location: c.location, serveNodes: c.serveNodes, storageType: c.storageType };
+  return { clusterId: c.id, location: c.location, serveNodes: c.serveNodes, storageType: c.storageType, autoscaling: c.autoscaling ?? null };
 }
 
 function appProfileJson(p: AppProfileInfo) {

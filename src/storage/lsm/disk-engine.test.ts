@@ -626,6 +626,39 @@ describe('disk engine memtable accounting', () => {
   });
 });
 
+describe('disk engine stats', () => {
+  it('report stored (compressed) bytes and logical bytes apart, and say which figures are estimates', async () => {
+    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true });
+    const store = await engine.openStore('p');
+    const key = (i: number): string => `k${String(i).padStart(4, '0')}`;
+    // Compressible values: lz4 shrinks them many times over on disk.
+    await store.write(Array.from({ length: 400 }, (_, i) => ({ key: key(i), ops: [put('q', 1000, 'abcd'.repeat(250))] })));
+    const inMemtable = store.stats();
+    // In the memtable: the logical bytes are the fragments; stored bytes add the memtable's per-entry charge.
+    expect(inMemtable.logicalBytes).toBeGreaterThan(400 * 1000);
+    expect(inMemtable.bytes).toBeGreaterThan(inMemtable.logicalBytes);
+    expect(inMemtable).toMatchObject({ rows: 400, rowsEstimated: true, bytesEstimated: false });
+    await engine.flushAll();
+    const flushed = store.stats();
+    expect(flushed.logicalBytes).toBe(inMemtable.logicalBytes);
+    expect(flushed.bytes * 5).toBeLessThan(flushed.logicalBytes);
+    expect(flushed).toMatchObject({ rows: 400, rowsEstimated: true, bytesEstimated: false });
+    // A row written again counts twice until a compaction merges its versions.
+    await store.write([{ key: key(7), ops: [put('q', 2000, 'x')] }]);
+    expect(store.stats().rows).toBe(401);
+    // Split children share the parent's file: each counts the share its key range covers, an estimate.
+    await engine.splitStore('p', key(200), 'l', 'r');
+    const [l, r] = [await engine.openStore('l'), await engine.openStore('r')];
+    for (const child of [l.stats(), r.stats()]) {
+      expect(child.bytesEstimated).toBe(true);
+      expect(child.logicalBytes).toBeGreaterThan(flushed.logicalBytes * 0.3);
+      expect(child.logicalBytes).toBeLessThan(flushed.logicalBytes * 0.7);
+    }
+    expect((await engine.openStore('empty')).stats()).toEqual({ bytes: 0, logicalBytes: 0, rows: 0, rowsEstimated: false, bytesEstimated: false });
+    await engine.close();
+  });
+});
+
 describe('disk engine row size bound', () => {
   it('stays near the row itself in a store much larger than one row, so the row-size check reads nothing', async () => {
     const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true });

@@ -25,7 +25,7 @@ export class DiskStore implements RowStore {
   imms: Memtable[] = [];
   private fileList: TableFile[] = [];
   /** Bytes and rows of the store's share of its files, computed once per file list. */
-  private fileStats: StoreStats | undefined;
+  private fileStats: { bytes: number; logicalBytes: number; rows: number; shared: boolean } | undefined;
 
   /** Live SSTables, newest first. Replaced (never changed in place) when they change. */
   get files(): TableFile[] {
@@ -196,22 +196,35 @@ export class DiskStore implements RowStore {
 
   stats(): StoreStats {
     let bytes = this.mem.bytes;
+    let logicalBytes = this.mem.logicalBytes;
     let rows = this.mem.size;
     for (const m of this.imms) {
       bytes += m.bytes;
+      logicalBytes += m.logicalBytes;
       rows += m.size;
     }
     if (this.fileStats === undefined) {
-      let fb = 0;
-      let fr = 0;
+      const fs = { bytes: 0, logicalBytes: 0, rows: 0, shared: false };
       for (const f of this.fileList) {
         const share = this.shareOf(f);
-        fb += Math.round(f.meta.size * share);
-        fr += Math.round(f.meta.entries * share);
+        if (!this.ownsWholeFile(f)) fs.shared = true;
+        const info = f.reader.info;
+        fs.bytes += Math.round(f.meta.size * share);
+        fs.logicalBytes += Math.round((info.rawKeyBytes + info.rawValueBytes) * share);
+        fs.rows += Math.round(f.meta.entries * share);
       }
-      this.fileStats = { bytes: fb, rows: fr };
+      this.fileStats = fs;
     }
-    return { bytes: bytes + this.fileStats.bytes, rows: rows + this.fileStats.rows };
+    const fs = this.fileStats;
+    rows += fs.rows;
+    return {
+      bytes: bytes + fs.bytes,
+      logicalBytes: logicalBytes + fs.logicalBytes,
+      rows,
+      // Rows add up over memtables and files; only an empty store is counted exactly.
+      rowsEstimated: rows > 0,
+      bytesEstimated: fs.shared,
+    };
   }
 
   /**
@@ -253,9 +266,14 @@ export class DiskStore implements RowStore {
     return key.length + 2 * encoded;
   }
 
+  /** True when every key of the file lies within the store's bounds (a file it does not share). */
+  private ownsWholeFile(f: TableFile): boolean {
+    return f.meta.smallest >= this.lower && (this.upper === undefined || f.meta.largest < this.upper);
+  }
+
   /** The fraction of a file's bytes that lie within the store's bounds (1 for files it does not share). */
   shareOf(f: TableFile): number {
-    if (f.meta.smallest >= this.lower && (this.upper === undefined || f.meta.largest < this.upper)) return 1;
+    if (this.ownsWholeFile(f)) return 1;
     if (f.meta.size === 0) return 0;
     const from = this.lower === '' ? 0 : f.reader.approximateOffsetOf(this.lower);
     const to = this.upper === undefined ? f.meta.size : f.reader.approximateOffsetOf(this.upper);

@@ -188,6 +188,8 @@ export class Memtable {
   private readonly records: Buffer[] = [];
   /** Approximate memory held: fragment bytes plus per-entry overhead. */
   bytes = 0;
+  /** Keys and fragments alone (no overhead): the uncompressed bytes written to this memtable. */
+  logicalBytes = 0;
   /** Lowest and highest sequence number held (0 when empty). */
   minSeq = 0;
   maxSeq = 0;
@@ -232,6 +234,7 @@ export class Memtable {
     this.keys.push(key);
     this.sorted.appended();
     this.bytes += ROW_OVERHEAD + FRAGMENT_OVERHEAD + key.length + end - start;
+    this.logicalBytes += key.length + end - start;
     if (this.minSeq === 0 || firstSeq < this.minSeq) this.minSeq = firstSeq;
     if (lastSeq > this.maxSeq) this.maxSeq = lastSeq;
   }

@@ -137,8 +137,9 @@ export class MemoryRowStore implements RowStore {
     return this.rewriteAll((row) => collectRow(row.cells, gc, nowMicros));
   }
 
+  /** Exact: bytes are the rows' logical bytes, kept up to date with every change. */
   stats(): StoreStats {
-    return { bytes: this.bytes, rows: this.tree.size };
+    return { bytes: this.bytes, logicalBytes: this.bytes, rows: this.tree.size, rowsEstimated: false, bytesEstimated: false };
   }
 
   /** The store's size bounds any of its rows (reading a row in memory is cheap when it does not suffice). */
