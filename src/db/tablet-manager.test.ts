@@ -275,7 +275,8 @@ describe('the node model: a cluster\'s serve nodes', () => {
     expect(logs.find((l) => l.includes('resized from 1 to 3'))).toMatch(
       /^cluster projects\/p\/instances\/i\/clusters\/i-c1 resized from 1 to 3 nodes: autoscaling: CPU 2\d\.\d% of 1 node over the last 10 s \(target 10%\); 3 nodes bring it within target$/,
     );
-    expect(tabletsPerNode(f)).toEqual([[4, 3, 3]]);
+    // Which node keeps the fourth tablet depends on measured (real) serving time; the counts do not.
+    expect(tabletsPerNode(f)[0]!.slice().sort()).toEqual([3, 3, 4]);
     expect(f.db.listNodes(INSTANCE)[0]!.servingUtilization).toBeGreaterThan(0.06);
     expect(f.db.catalogState().instances[0]!.clusters[0]!.serveNodes).toBe(3);
 
