@@ -1,4 +1,5 @@
 import http2 from 'node:http2';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rssBytes, threadCpuSeconds, untilIdle } from '../servers/proc-stats.js';
 import { startTarget } from '../servers/targets.js';
@@ -99,12 +100,13 @@ interface TabletopModule {
 
 async function start(variant: StartupVariant, cpu0: NodeJS.CpuUsage): Promise<Started> {
   if (variant === 'in-process') {
-    const tabletop = (await import(pathToFileURL(request.distIndex).href)) as TabletopModule;
+    const tabletop = (await import(pathToFileURL(path.join(request.dist, 'index.js')).href)) as TabletopModule;
     const server = await tabletop.startServer({ host: '127.0.0.1' });
     return { address: server.address, pid: process.pid, storage: server.storage, cpuSeconds: () => cpuSecondsSince(cpu0), stop: () => server.stop() };
   }
   const target: Target = await startTarget(variant === 'emulator' ? 'emulator' : 'tabletop', {
     repoRoot: request.repoRoot,
+    dist: request.dist,
     tabletopMode: variant === 'serve-durable' ? 'durable' : 'memory',
     warn: (m) => warnings.push(m),
   });

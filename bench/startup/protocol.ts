@@ -15,8 +15,8 @@ export interface ProbeRequest {
   readonly variant: StartupVariant;
   readonly client: ProbeClient;
   readonly repoRoot: string;
-  /** Absolute path of the build's dist/index.js (in-process). */
-  readonly distIndex: string;
+  /** Absolute path of the build's dist directory (the repository's, or another build's for comparisons). */
+  readonly dist: string;
   /** The table the first calls create and read. */
   readonly table: string;
   /** Encoded CreateTableRequest and ReadRowsRequest for that table (base64), for the raw client. */

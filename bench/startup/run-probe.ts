@@ -11,8 +11,12 @@ const PROBE_TIMEOUT_MS = 120_000;
 const TABLE = 'startup';
 
 export interface Prober {
-  /** Starts `variant` in a new probe process, makes the first calls with `client`, and returns what the probe measured. */
-  run(variant: StartupVariant, client: ProbeClient): Promise<ProbeResult>;
+  /**
+   * Starts `variant` in a new probe process, makes the first calls with
+   * `client`, and returns what the probe measured. `dist` is the build to
+   * start (default: the repository's dist/).
+   */
+  run(variant: StartupVariant, client: ProbeClient, dist?: string): Promise<ProbeResult>;
 }
 
 /** Compiles the probe and encodes the raw requests (once per session). */
@@ -20,8 +24,8 @@ export function createProber(repoRoot: string): Prober {
   const probe = buildProbe(repoRoot);
   const requests = firstCallRequests(TABLE);
   return {
-    async run(variant, client) {
-      const request: ProbeRequest = { variant, client, repoRoot, distIndex: path.join(repoRoot, 'dist', 'index.js'), table: TABLE, ...requests };
+    async run(variant, client, dist = path.join(repoRoot, 'dist')) {
+      const request: ProbeRequest = { variant, client, repoRoot, dist: path.resolve(dist), table: TABLE, ...requests };
       // Under the harness's watchdog, like a server: it cannot outlive the harness, nor can the server it starts.
       const proc = await spawnServer('startup probe', process.execPath, [probe, JSON.stringify(request)], { cwd: repoRoot });
       try {
