@@ -1,5 +1,5 @@
 import type { ByteString } from '../../model/bytes.js';
-import protobuf from 'protobufjs';
+import protobuf from 'protobufjs/minimal.js';
 
 /**
  * Low-level protobuf wire helpers for the hand-written codecs.
