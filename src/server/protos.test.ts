@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type * as Protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { type AnyMethod, SERVICES, type ServiceKey, loaderProtobuf, serviceDefinition } from './protos.js';
-import { DESCRIPTOR_FILE, descriptorFromProtos, descriptorModule, parsedProtos } from './testing/bigtable-descriptor-source.js';
+import { DESCRIPTOR_FILE, descriptorFromProtos, descriptorModule, loaderProtobufWithParser, parsedProtos } from './testing/bigtable-descriptor-source.js';
 import { packageDefinition } from './testing/loader-protos.js';
 
 /**
@@ -28,6 +28,13 @@ describe('serviceDefinition', () => {
     const shape = (methods: Record<string, AnyMethod>) =>
       Object.fromEntries(Object.entries(methods).map(([name, m]) => [name, { path: m.path, requestStream: m.requestStream, responseStream: m.responseStream, originalName: m.originalName }]));
     expect(shape(serviceDefinition(key))).toEqual(shape(reference(key)));
+  });
+
+  it("loads the loader's protobufjs with int64 support and leaves no global behind", () => {
+    const protobuf = loaderProtobuf();
+    expect(protobuf.util.Long).toBe(loaderProtobufWithParser().util.Long);
+    expect(protobuf.util.Long).toBeTruthy();
+    expect(Object.hasOwn(globalThis, 'protobuf')).toBe(false);
   });
 
   it('returns fresh definitions, so that a server can swap codecs without touching another', () => {
@@ -78,7 +85,8 @@ describe('serviceDefinition', () => {
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261127);
 const MAX_DEPTH = 4;
-const protobuf = loaderProtobuf();
+// The reflection classes of the parsed protos that the arbitraries walk.
+const protobuf = loaderProtobufWithParser();
 const arbitraries = new Map<string, fc.Arbitrary<Record<string, unknown>>>();
 
 /**

@@ -62,14 +62,30 @@ export const LOADER_OPTIONS = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyMethod = MethodDefinition<any, any> & { requestDeserializeParts?: (parts: readonly Buffer[]) => unknown };
 
+let loaded: typeof Protobuf | undefined;
+
 /**
- * protobufjs as @grpc/proto-loader resolves it (its reflection without the
- * .proto parser, which the descriptor makes unnecessary). Typed with this
- * package's protobufjs, whose API is the same for what is used here.
+ * protobufjs as @grpc/proto-loader resolves it, its reflection without the
+ * .proto parser (which the descriptor makes unnecessary), from the package's
+ * own single-file build (dist/light): the same sources as protobufjs/light,
+ * bundled, which loads in 5-10 ms against 25-45 for its 40-odd modules. That
+ * build finds no `long` by itself (its require is the bundle's), so it is
+ * given the one its sources would load (protobufjs's documented
+ * `util.Long = Long; configure()`), and the global `protobuf` it sets for
+ * browsers is removed again. Typed with this package's protobufjs, whose API
+ * is the same for what is used here.
  */
 export function loaderProtobuf(): typeof Protobuf {
-  const loader = createRequire(import.meta.url).resolve('@grpc/proto-loader');
-  return createRequire(loader)('protobufjs/light') as typeof Protobuf;
+  if (loaded !== undefined) return loaded;
+  const fromLoader = createRequire(createRequire(import.meta.url).resolve('@grpc/proto-loader'));
+  const fromProtobuf = createRequire(fromLoader.resolve('protobufjs/package.json'));
+  const hadGlobal = Object.hasOwn(globalThis, 'protobuf');
+  const protobuf = fromProtobuf('./dist/light/protobuf.min.js') as typeof Protobuf;
+  if (!hadGlobal) delete (globalThis as { protobuf?: unknown }).protobuf;
+  protobuf.util.Long = fromProtobuf('long') as typeof protobuf.util.Long;
+  protobuf.configure();
+  loaded = protobuf;
+  return protobuf;
 }
 
 let root: Protobuf.Root | undefined;

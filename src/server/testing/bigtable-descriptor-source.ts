@@ -22,8 +22,8 @@ import { protoRoot } from './loader-protos.js';
 
 export const DESCRIPTOR_FILE = new URL('../bigtable-descriptor.ts', import.meta.url);
 
-/** protobufjs with its .proto parser, as @grpc/proto-loader resolves it (the server's codecs use the same; see ../protos.ts). */
-function loaderProtobufWithParser(): typeof Protobuf {
+/** protobufjs with its .proto parser, as @grpc/proto-loader resolves it (the server's codecs use the same version; see ../protos.ts). */
+export function loaderProtobufWithParser(): typeof Protobuf {
   const loader = createRequire(import.meta.url).resolve('@grpc/proto-loader');
   return createRequire(loader)('protobufjs') as typeof Protobuf;
 }
