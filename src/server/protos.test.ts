@@ -30,10 +30,16 @@ describe('serviceDefinition', () => {
     expect(shape(serviceDefinition(key))).toEqual(shape(reference(key)));
   });
 
-  it("loads the loader's protobufjs with int64 support and leaves no global behind", () => {
+  it("loads the loader's protobufjs with int64 support and Node Buffers, and leaves no global behind", () => {
     const protobuf = loaderProtobuf();
     expect(protobuf.util.Long).toBe(loaderProtobufWithParser().util.Long);
     expect(protobuf.util.Long).toBeTruthy();
+    // Node Buffers, as the converters expect bytes fields and encoded messages to be.
+    expect(protobuf.util.Buffer).toBe(Buffer);
+    const readRows = serviceDefinition('data')['ReadRows']!;
+    const bytes = readRows.requestSerialize({ tableName: 't', rows: { rowKeys: [Buffer.from('k')] } });
+    expect(Buffer.isBuffer(bytes)).toBe(true);
+    expect(Buffer.isBuffer(readRows.requestDeserialize(bytes).rows.rowKeys[0])).toBe(true);
     expect(Object.hasOwn(globalThis, 'protobuf')).toBe(false);
   });
 
