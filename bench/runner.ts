@@ -161,7 +161,8 @@ export class Runner {
    * A start-up workload: each run starts each target twice in new probe
    * processes (raw client, then Node client), targets alternating; after one
    * unrecorded raw start of each when warm-ups are on (the first start after
-   * a build reads its files from disk).
+   * a build reads its files from disk). Each workload says how its targets
+   * store data, so the Setup section's storage lines stay the long-lived servers'.
    */
   private async runStartup(w: StartupWorkload): Promise<void> {
     this.prober ??= createProber(this.repoRoot);
@@ -189,7 +190,6 @@ export class Runner {
           const raw = await prober.run(variant(kind), 'raw');
           const node = await prober.run(variant(kind), 'node');
           for (const warning of [...raw.warnings, ...node.warnings]) this.warn(warning);
-          if (!this.targetInfo.has(kind)) this.targetInfo.set(kind, { kind, storage: raw.storage, durable: variant(kind) === 'serve-durable' });
           this.record(w, kind, run, startupMeasured(raw, node), label);
         } catch (e) {
           failed.add(kind);
