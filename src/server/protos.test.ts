@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import type * as Protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
+import { BIGTABLE_DESCRIPTOR } from './bigtable-descriptor.js';
 import { type AnyMethod, SERVICES, type ServiceKey, loaderProtobuf, serviceDefinition } from './protos.js';
 import { DESCRIPTOR_FILE, descriptorFromProtos, descriptorModule, loaderProtobufWithParser, parsedProtos } from './testing/bigtable-descriptor-source.js';
 import { packageDefinition } from './testing/loader-protos.js';
@@ -18,6 +19,10 @@ const KEYS = Object.keys(SERVICES) as ServiceKey[];
 const reference = (key: ServiceKey): Record<string, AnyMethod> => packageDefinition()[SERVICES[key]] as unknown as Record<string, AnyMethod>;
 
 describe('bigtable-descriptor.ts', () => {
+  it('resolves every type it holds by itself (the server resolves them lazily)', () => {
+    expect(() => loaderProtobuf().Root.fromJSON(JSON.parse(BIGTABLE_DESCRIPTOR) as Protobuf.INamespace).resolveAll()).not.toThrow();
+  });
+
   it('is what the pinned google-proto-files give (else: npx tsx src/server/testing/write-bigtable-descriptor.ts)', () => {
     expect(readFileSync(DESCRIPTOR_FILE, 'utf8')).toBe(descriptorModule(descriptorFromProtos()));
   });

@@ -90,9 +90,18 @@ export function loaderProtobuf(): typeof Protobuf {
 
 let root: Protobuf.Root | undefined;
 
-/** The descriptor's types (built on first use). */
+/**
+ * The descriptor's types (built on first use). Not Root.fromJSON, which then
+ * resolves every field of every type (most of its time): a type's fields are
+ * resolved when its codec is first made, and a method's types when its
+ * definition is.
+ */
 function bigtableRoot(): Protobuf.Root {
-  root ??= loaderProtobuf().Root.fromJSON(JSON.parse(BIGTABLE_DESCRIPTOR) as Protobuf.INamespace);
+  if (root === undefined) {
+    const json = JSON.parse(BIGTABLE_DESCRIPTOR) as Protobuf.INamespace;
+    root = new (loaderProtobuf().Root)();
+    if (json.nested !== undefined) root.addJSON(json.nested);
+  }
   return root;
 }
 
