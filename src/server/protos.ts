@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import type * as Protobuf from 'protobufjs';
 import { BIGTABLE_DESCRIPTOR } from './bigtable-descriptor.js';
+import { loadProtobufBuild } from './protobuf-build.js';
 
 /**
  * The Bigtable services' method definitions (paths, streaming, and the
@@ -66,26 +67,15 @@ let loaded: typeof Protobuf | undefined;
 
 /**
  * protobufjs as @grpc/proto-loader resolves it, its reflection without the
- * .proto parser (which the descriptor makes unnecessary), from the package's
- * own single-file build (dist/light): the same sources as protobufjs/light,
- * bundled, which loads in 5-10 ms against 25-45 for its 40-odd modules. That
- * build finds no `long` by itself (its require is the bundle's), so it is
- * given the one its sources would load (protobufjs's documented
- * `util.Long = Long; configure()`), and the global `protobuf` it sets for
- * browsers is removed again. Typed with this package's protobufjs, whose API
- * is the same for what is used here.
+ * .proto parser (which the descriptor makes unnecessary), from its
+ * single-file build (protobuf-build.ts).
  */
 export function loaderProtobuf(): typeof Protobuf {
-  if (loaded !== undefined) return loaded;
-  const fromLoader = createRequire(createRequire(import.meta.url).resolve('@grpc/proto-loader'));
-  const fromProtobuf = createRequire(fromLoader.resolve('protobufjs/package.json'));
-  const hadGlobal = Object.hasOwn(globalThis, 'protobuf');
-  const protobuf = fromProtobuf('./dist/light/protobuf.min.js') as typeof Protobuf;
-  if (!hadGlobal) delete (globalThis as { protobuf?: unknown }).protobuf;
-  protobuf.util.Long = fromProtobuf('long') as typeof protobuf.util.Long;
-  protobuf.configure();
-  loaded = protobuf;
-  return protobuf;
+  if (loaded === undefined) {
+    const fromLoader = createRequire(createRequire(import.meta.url).resolve('@grpc/proto-loader'));
+    loaded = loadProtobufBuild(fromLoader.resolve('protobufjs/package.json'), 'light');
+  }
+  return loaded;
 }
 
 let root: Protobuf.Root | undefined;
