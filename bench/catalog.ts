@@ -5,6 +5,7 @@ import { hotRowIncrements } from './workloads/rmw-hot-row.js';
 import { fullScan, prefixScan, rangeScan } from './workloads/scans.js';
 import type { Workload } from './workloads/workload.js';
 import { singleRowWrites } from './workloads/writes.js';
+import { startupInProcess, startupServe, startupServeDurable } from './workloads/startup.js';
 
 /** Every workload, in the order they run. */
 export const WORKLOADS: readonly Workload[] = [
@@ -23,13 +24,17 @@ export const WORKLOADS: readonly Workload[] = [
   loadgenCheckAndMutate(),
   loadgenIncrements(),
   loadgenScans(),
+  startupInProcess(),
+  startupServe(),
+  startupServeDurable(),
 ];
 
 /** Names usable with --only besides workload names. */
 export const GROUPS: Readonly<Record<string, (w: Workload) => boolean>> = {
   client: (w) => w.group === 'client',
   loadgen: (w) => w.group === 'loadgen',
-  load: (w) => w.freshServer,
+  load: (w) => w.freshServer && w.kind !== 'startup',
+  startup: (w) => w.group === 'startup',
   reads: (w) => w.name.includes('read') || w.name.includes('scan'),
 };
 

@@ -23,6 +23,7 @@ Options:
   --runs N                measured runs per workload and target, alternating targets (default 3; quick 1)
   --seconds S             length of one timed run (default 5; quick 1)
   --warmup S              unrecorded warm-up run per workload and target (default 3; quick 0.3; 0: none)
+  --startup-runs N        measured starts per start-up workload and target (default 9; quick 3)
   --large-gib G           GiB of 1 KiB rows in the large bulk load (load-large: RSS as data outgrows memory; default 2; quick 0.1)
   --only A,B              workloads or groups to run (see below)
   --targets A,B           tabletop, emulator or both (default tabletop,emulator)
@@ -65,6 +66,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
       seconds: { type: 'string' },
       warmup: { type: 'string' },
       'large-gib': { type: 'string' },
+      'startup-runs': { type: 'string' },
       only: { type: 'string' },
       targets: { type: 'string' },
       'tabletop-mode': { type: 'string' },
@@ -87,6 +89,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
     runs: integer(values.runs, '--runs', quick ? 1 : 3, 1, 1000),
     seconds: decimal(values.seconds, '--seconds', quick ? 1 : 5, 0.1, 3600),
     warmupSeconds: decimal(values.warmup, '--warmup', quick ? 0.3 : 3, 0, 3600),
+    startupRuns: integer(values['startup-runs'], '--startup-runs', quick ? 3 : 9, 1, 1000),
     largeLoadGiB: decimal(values['large-gib'], '--large-gib', quick ? 0.1 : 2, 0.01, 64),
     loadBatchRows: 1000,
     loadInFlight: 4,

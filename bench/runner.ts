@@ -3,11 +3,15 @@ import type { Bigtable } from '@google-cloud/bigtable';
 import type { Options } from './options.js';
 import type { Progress } from './progress.js';
 import { summaryLine } from './report/figures.js';
+import { num } from './report/format.js';
+import type { ProbeResult } from './startup/protocol.js';
 import { cpuSeconds, rssBytes, untilIdle } from './servers/proc-stats.js';
 import { startTarget } from './servers/targets.js';
 import type { Target, TargetKind } from './servers/targets.js';
 import { createTable, loadRows, nodeClient } from './workloads/node-client.js';
-import type { Counts, Dataset, Measured, RunContext, Workload } from './workloads/workload.js';
+import { createProber } from './startup/run-probe.js';
+import type { Prober } from './startup/run-probe.js';
+import type { Counts, Dataset, Measured, RunContext, ServerWorkload, StartupWorkload, Workload } from './workloads/workload.js';
 
 /**
  * Runs the selected workloads against the selected targets, alternating
@@ -66,6 +70,7 @@ export class Runner {
   private readonly warnings: string[] = [];
   private readonly servers = new Map<TargetKind, Live>();
   private readonly dataset: Dataset;
+  private prober: Prober | undefined;
 
   constructor(
     private readonly options: Options,
@@ -82,7 +87,8 @@ export class Runner {
     try {
       for (const [i, w] of workloads.entries()) {
         this.progress.line(`\n[${i + 1}/${workloads.length}] ${w.name}: ${w.title}`);
-        if (w.freshServer) await this.runFresh(w, i);
+        if (w.kind === 'startup') await this.runStartup(w);
+        else if (w.freshServer) await this.runFresh(w, i);
         else await this.runOnLongLived(w, i);
       }
     } finally {
@@ -97,7 +103,7 @@ export class Runner {
     return { records: this.records, targets: this.targetInfo, warnings: this.warnings, startedAt, finishedAt: new Date(), loadAverage: { start: loadStart, end: loadEnd } };
   }
 
-  private async runFresh(w: Workload, index: number): Promise<void> {
+  private async runFresh(w: ServerWorkload, index: number): Promise<void> {
     const runs = Math.min(this.options.settings.runs, w.maxRuns ?? Infinity);
     for (let run = 1; run <= runs; run++) {
       for (const kind of this.options.targets) {
@@ -121,7 +127,7 @@ export class Runner {
     }
   }
 
-  private async runOnLongLived(w: Workload, index: number): Promise<void> {
+  private async runOnLongLived(w: ServerWorkload, index: number): Promise<void> {
     const { runs, warmupSeconds, seconds } = this.options.settings;
     const failed = new Set<TargetKind>();
     if (warmupSeconds > 0) {
@@ -152,16 +158,58 @@ export class Runner {
   }
 
   /**
+   * A start-up workload: each run starts each target twice in new probe
+   * processes (raw client, then Node client), targets alternating; after one
+   * unrecorded raw start of each when warm-ups are on (the first start after
+   * a build reads its files from disk). Each workload says how its targets
+   * store data, so the Setup section's storage lines stay the long-lived servers'.
+   */
+  private async runStartup(w: StartupWorkload): Promise<void> {
+    this.prober ??= createProber(this.repoRoot);
+    const prober = this.prober;
+    const variant = (kind: TargetKind) => (kind === 'emulator' ? 'emulator' : w.variant);
+    const { startupRuns, warmupSeconds } = this.options.settings;
+    const failed = new Set<TargetKind>();
+    if (warmupSeconds > 0) {
+      for (const kind of this.options.targets) {
+        const label = `  ${kind} warm-up`;
+        try {
+          const r = await prober.run(variant(kind), 'raw');
+          this.progress.line(`${label}: first call after ${num(r.firstCallMs)} ms (not recorded)`);
+        } catch (e) {
+          failed.add(kind);
+          this.fail(w, kind, 0, e, label, undefined);
+        }
+      }
+    }
+    for (let run = 1; run <= startupRuns; run++) {
+      for (const kind of this.options.targets) {
+        if (failed.has(kind)) continue;
+        const label = `  ${kind} run ${run}/${startupRuns}`;
+        try {
+          const raw = await prober.run(variant(kind), 'raw');
+          const node = await prober.run(variant(kind), 'node');
+          for (const warning of [...raw.warnings, ...node.warnings]) this.warn(warning);
+          this.record(w, kind, run, startupMeasured(raw, node), label);
+        } catch (e) {
+          failed.add(kind);
+          this.fail(w, kind, run, e, label, undefined);
+        }
+      }
+    }
+  }
+
+  /**
    * Runs one measured run (or warm-up) once the server is idle: background
    * work left by an earlier workload (or by the data set's load) is not
    * billed to this one.
    */
-  private async runOnce(w: Workload, live: Live, id: number, seconds: number, label: string): Promise<Measured> {
+  private async runOnce(w: ServerWorkload, live: Live, id: number, seconds: number, label: string): Promise<Measured> {
     await untilIdle(live.target.process.pid, 120);
     return w.run(this.context(w, live, id, seconds, label));
   }
 
-  private context(w: Workload, live: Live, id: number, seconds: number, label: string): RunContext {
+  private context(w: ServerWorkload, live: Live, id: number, seconds: number, label: string): RunContext {
     const total = w.freshServer ? (w.total?.(this.options.settings) ?? this.options.settings.rows) : undefined;
     const task = this.progress.task(label, w.unitName, total);
     const pid = live.target.process.pid;
@@ -262,6 +310,21 @@ export class Runner {
     for (const live of this.servers.values()) await this.stop(live);
     this.servers.clear();
   }
+}
+
+/** A start-up run as a record: the raw probe's first read as its time, CPU and idle RSS; both probes in full. */
+function startupMeasured(raw: ProbeResult, node: ProbeResult): Measured {
+  return {
+    ops: 1,
+    rows: 0,
+    bytes: 0,
+    seconds: raw.firstReadMs / 1000,
+    serverCpuSeconds: raw.cpuMs / 1000,
+    clientCpuSeconds: 0,
+    clientProcesses: 1,
+    serverRssBytes: raw.rssIdleBytes,
+    startup: { raw, node },
+  };
 }
 
 /** The same id for both targets in a run, so both get the same keys and seeds. */

@@ -17,9 +17,6 @@ import { consoleLogger, type Logger } from './server/logger.js';
 import { startTabletopServer } from './server/server.js';
 import type { ServerTuning } from './server/server-config.js';
 import { createMemoryEngine } from './storage/memory/index.js';
-import { createNodeFileSystem } from './storage/fs/node-fs.js';
-import { lockDataDir } from './storage/lsm/data-dir-lock.js';
-import { openDiskEngine } from './storage/lsm/disk-engine.js';
 import type { StorageEngine } from './storage/store.js';
 import type { Config } from './config.js';
 
@@ -97,6 +94,12 @@ async function openEngine(options: OpenOptions, database: () => TabletopDatabase
   if (options.inMemory === true || options.dataDir === undefined) {
     return { engine: createMemoryEngine(), storage: 'memory', description: 'in memory (data is lost when the server stops)', release: () => undefined };
   }
+  // The durable engine's modules (and their native addons) load only when a data directory is used.
+  const [{ createNodeFileSystem }, { lockDataDir }, { openDiskEngine }] = await Promise.all([
+    import('./storage/fs/node-fs.js'),
+    import('./storage/lsm/data-dir-lock.js'),
+    import('./storage/lsm/disk-engine.js'),
+  ]);
   const dataDir = options.dataDir;
   const lock = lockDataDir(dataDir);
   const logger = options.logger ?? consoleLogger;

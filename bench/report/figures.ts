@@ -2,7 +2,7 @@ import type { RunRecord, RunResult } from '../runner.js';
 import type { TargetKind } from '../servers/targets.js';
 import { spread } from '../stats/summary.js';
 import type { Spread } from '../stats/summary.js';
-import type { Workload } from '../workloads/workload.js';
+import type { StartupWorkload, Workload } from '../workloads/workload.js';
 import { num } from './format.js';
 
 /**
@@ -10,7 +10,24 @@ import { num } from './format.js';
  * Throughput and CPU time are per operation or per row, as the workload says.
  */
 
-export type FigureKey = 'throughput' | 'mbps' | 'p50' | 'p99' | 'serverCpu' | 'serverCores' | 'clientCpu' | 'rssPerGiB' | 'rssGrowthPerGiB' | 'diskPerGiB';
+export type FigureKey =
+  | 'throughput'
+  | 'mbps'
+  | 'p50'
+  | 'p99'
+  | 'serverCpu'
+  | 'serverCores'
+  | 'clientCpu'
+  | 'rssPerGiB'
+  | 'rssGrowthPerGiB'
+  | 'diskPerGiB'
+  | 'readyMs'
+  | 'firstCallMs'
+  | 'firstReadMs'
+  | 'clientReadMs'
+  | 'startCpuMs'
+  | 'readyRssMiB'
+  | 'idleRssMiB';
 
 export interface Figure {
   readonly key: FigureKey;
@@ -29,6 +46,7 @@ function units(w: Workload, r: RunResult): number {
 }
 
 export function figures(w: Workload): Figure[] {
+  if (w.kind === 'startup') return startupFigures(w);
   const one = singular(w);
   const out: Figure[] = [{ key: 'throughput', label: `${w.unitName}/s`, better: 'higher', value: (r) => units(w, r) / r.seconds }];
   if (w.mbps) out.push({ key: 'mbps', label: 'MB/s', better: 'higher', value: (r) => r.bytes / 1e6 / r.seconds });
@@ -50,6 +68,23 @@ export function figures(w: Workload): Figure[] {
     out.push({ key: 'diskPerGiB', label: 'GiB on disk per GiB loaded', better: 'lower', value: (r) => (r.bytes > 0 && r.serverDiskBytes !== undefined ? r.serverDiskBytes / r.bytes : undefined) });
   }
   return out;
+}
+
+const MiB = 1024 * 1024;
+
+/** Start-up workloads: times from the start to the first answers, the CPU it took, and memory. */
+function startupFigures(w: StartupWorkload): Figure[] {
+  // In the test process, the server's memory is what it added to that process.
+  const rss = w.variant === 'in-process' ? 'MiB RSS (tabletop: added to the test process)' : 'MiB RSS';
+  return [
+    { key: 'readyMs', label: 'ms until listening', better: 'lower', value: (r) => r.startup?.raw.readyMs },
+    { key: 'firstCallMs', label: 'ms to first call (raw CreateTable)', better: 'lower', value: (r) => r.startup?.raw.firstCallMs },
+    { key: 'firstReadMs', label: 'ms to first read (raw ReadRows after it)', better: 'lower', value: (r) => r.startup?.raw.firstReadMs },
+    { key: 'clientReadMs', label: 'ms to first read, Node client (createTable, getRows)', better: 'lower', value: (r) => r.startup?.node.firstReadMs },
+    { key: 'startCpuMs', label: 'server CPU ms to first read (raw)', better: 'lower', value: (r) => r.startup?.raw.cpuMs },
+    { key: 'readyRssMiB', label: `${rss} when listening`, better: 'lower', value: (r) => (r.startup === undefined ? undefined : r.startup.raw.rssReadyBytes / MiB) },
+    { key: 'idleRssMiB', label: `${rss}, idle after first read`, better: 'lower', value: (r) => (r.startup === undefined ? undefined : r.startup.raw.rssIdleBytes / MiB) },
+  ];
 }
 
 /** One figure over the recorded runs of a workload on a target. */
@@ -94,10 +129,24 @@ export function summaryLine(w: Workload, r: RunResult): string {
       case 'diskPerGiB':
         parts.push(`disk ${num(v)} GiB/GiB`);
         break;
+      case 'firstCallMs':
+        parts.push(`first call ${num(v)} ms`);
+        break;
+      case 'clientReadMs':
+        parts.push(`Node client's first read ${num(v)} ms`);
+        break;
+      case 'idleRssMiB':
+        parts.push(`idle RSS ${num(v)} MiB`);
+        break;
       case 'clientCpu':
       case 'rssGrowthPerGiB':
+      case 'readyMs':
+      case 'firstReadMs':
+      case 'startCpuMs':
+      case 'readyRssMiB':
         break;
     }
   }
+  if (w.kind === 'startup') return parts.join(', ');
   return `${parts.join(', ')} [${num(units(w, r))} ${w.unitName} in ${r.seconds.toFixed(2)} s]`;
 }

@@ -5,7 +5,7 @@ import { spread, ratio } from '../stats/summary.js';
 import type { Spread } from '../stats/summary.js';
 import type { Workload } from '../workloads/workload.js';
 import { figureSpread, figures } from './figures.js';
-import type { Figure } from './figures.js';
+import type { Figure, FigureKey } from './figures.js';
 import { cell, num, ratioText } from './format.js';
 import { rssSeries, rssTable } from './rss-chart.js';
 import type { MachineFacts } from './machine.js';
@@ -29,7 +29,8 @@ export function markdownReport(input: ReportInput): string {
   const out: string[] = [];
   out.push(`# ${input.title}`, '');
   out.push(`Command: \`${input.command}\``, '');
-  out.push(`Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s) per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator.`, '');
+  const startups = options.workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
+  out.push(`Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator.`, '');
   if (results.warnings.length > 0) {
     out.push('**Warnings**', '');
     for (const w of results.warnings) out.push(`- ${w}`);
@@ -43,16 +44,19 @@ export function markdownReport(input: ReportInput): string {
   out.push('## Details', '');
   for (const w of options.workloads) out.push(...workloadSection(w, options, results.records, input.rssCharts), '');
   out.push(...setupSection(input), '');
-  out.push(...methodSection(input.machine.cores));
+  out.push(...methodSection(input.machine.cores, options.workloads.some((w) => w.kind === 'startup')));
   return out.join('\n') + '\n';
 }
+
+/** The figures the summary shows; the details show all. */
+const SUMMARY_FIGURES: ReadonlySet<FigureKey> = new Set<FigureKey>(['throughput', 'mbps', 'p99', 'serverCpu', 'rssPerGiB', 'rssGrowthPerGiB', 'diskPerGiB', 'firstCallMs', 'clientReadMs', 'idleRssMiB']);
 
 function summaryTable(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
   const both = targets.length === 2;
   const head = ['workload', 'figure', ...targets, ...(both ? ['÷'] : [])];
   const rows: string[][] = [];
   for (const w of workloads) {
-    for (const f of figures(w).filter((x) => x.key === 'throughput' || x.key === 'mbps' || x.key === 'p99' || x.key === 'serverCpu' || x.key === 'rssPerGiB' || x.key === 'rssGrowthPerGiB' || x.key === 'diskPerGiB')) {
+    for (const f of figures(w).filter((x) => SUMMARY_FIGURES.has(x.key))) {
       const s = targets.map((k) => figureSpread(records, w, k, f));
       if (s.every((x) => x === undefined)) continue;
       rows.push([w.name, betterLabel(f), ...s.map((x, i) => (x === undefined ? failedOrMissing(records, w, targets[i]) : num(x.median))), ...(both ? [ratioText(ratio(s[0]?.median, s[1]?.median))] : [])]);
@@ -145,13 +149,16 @@ function setupSection(input: ReportInput): string[] {
   lines.push(`- Emulator: ${m.emulator}`);
   lines.push(`- Clients: ${m.nodeClient}; load generator on ${m.grpcJs}`);
   lines.push(
-    `- Sizes: ${s.rows.toLocaleString('en-US')} rows per data set and bulk load; ${s.runs} run(s) per workload and target; timed runs of ${s.seconds} s after a ${s.warmupSeconds} s warm-up; ` +
+    `- Sizes: ${s.rows.toLocaleString('en-US')} rows per data set and bulk load; ${s.runs} run(s) per workload and target (${s.startupRuns} per start-up workload); timed runs of ${s.seconds} s after a ${s.warmupSeconds} s warm-up; ` +
       `bulk loads in MutateRows of ${s.loadBatchRows} rows, ${s.loadInFlight} in flight; load generator: ${s.loadgenProcesses} process(es), ${s.loadgenInFlight} calls (${s.loadgenScansInFlight} scans) in flight and ${s.loadgenChannels} connections per process, transport ${s.loadgenTransport}`,
   );
   return lines;
 }
 
-function methodSection(cores: number): string[] {
+function methodSection(cores: number, startup: boolean): string[] {
+  const startupMethod = [
+    '- Start-up workloads start every server afresh in a new Node process of their own (a probe, compiled by tsc and run by plain node, as a test runner\'s worker is), twice per run: the first calls over raw gRPC (node:http2), then, in another start, through a new official Node client, imported before the clock starts. Times run from just before the server is started (for startServer(), before tabletop is imported) to the answers. Server CPU is the server\'s threads\' CPU time (/proc/<pid>/task/*/schedstat; for startServer(), the probe process\'s own CPU since the clock started, its raw client included). RSS is VmRSS when the server listens and once it is idle (under 2% of a core for a second) after the first read; for startServer(), what the start added to the process\'s RSS.',
+  ];
   return [
     '## How these figures are made',
     '',
@@ -162,6 +169,7 @@ function methodSection(cores: number): string[] {
     '- Client CPU is this process\'s CPU time (Node-client workloads) or the load-generator processes\' (load-generator workloads), per operation.',
     '- Every workload checks its answers: point reads and scans compare each value with the one loaded and count rows; writes count the rows afterwards; increments check the final counter. A run that gets a wrong answer fails.',
     `- The clients and the server share this machine's ${cores} core(s). Node-client throughput is often limited by the client itself; server CPU per operation is the figure least disturbed by that.`,
+    ...(startup ? startupMethod : []),
   ];
 }
 

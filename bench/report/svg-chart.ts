@@ -88,7 +88,14 @@ function text(x: number, y: number, s: string, attrs = ''): string {
   return `<text x="${x}" y="${y.toFixed(1)}" ${attrs}>${escapeXml(s)}</text>`;
 }
 
-/** The two panels of the report: throughput, and server CPU per operation or row. */
+/** Units of the bars of a panel, where the figure's label is not one. */
+const UNITS: Partial<Record<FigureKey, string>> = { firstCallMs: 'ms', clientReadMs: 'ms', idleRssMiB: 'MiB' };
+
+/**
+ * The panels of the report: throughput, and server CPU per operation or row;
+ * with start-up workloads, the time to the first call and idle RSS. Panels
+ * without data are left out.
+ */
 export function resultPanels(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): ChartPanel[] {
   const panel = (title: string, key: FigureKey): ChartPanel => ({
     title,
@@ -97,8 +104,14 @@ export function resultPanels(workloads: readonly Workload[], targets: readonly T
       if (f === undefined) return [];
       const values = targets.map((k) => figureSpread(records, w, k, f)?.median);
       if (values.every((v) => v === undefined)) return [];
-      return [{ name: w.name, values, unit: key === 'throughput' ? f.label : f.label.replace(/^server CPU /, '') }];
+      return [{ name: w.name, values, unit: key === 'throughput' ? f.label : (UNITS[key] ?? f.label.replace(/^server CPU /, '')) }];
     }),
   });
-  return [panel('Throughput (higher is better)', 'throughput'), panel('Server CPU time per operation or row (lower is better)', 'serverCpu')];
+  return [
+    panel('Throughput (higher is better)', 'throughput'),
+    panel('Server CPU time per operation or row (lower is better)', 'serverCpu'),
+    panel('Start-up: time to the first answered call, raw gRPC (lower is better)', 'firstCallMs'),
+    panel('Start-up: time to the first read through the Node client (lower is better)', 'clientReadMs'),
+    panel('Start-up: RSS once idle after the first read (in-process: added to the process; lower is better)', 'idleRssMiB'),
+  ].filter((p) => p.groups.length > 0);
 }

@@ -35,6 +35,8 @@ export interface Target {
 
 export interface StartOptions {
   readonly repoRoot: string;
+  /** The build to run (its dist directory); default the repository's. */
+  readonly dist?: string;
   readonly tabletopMode: TabletopMode;
   /** Told once when durable mode was asked for but the server only keeps data in memory. */
   readonly warn: (message: string) => void;
@@ -47,7 +49,7 @@ export function startTarget(kind: TargetKind, options: StartOptions): Promise<Ta
 let warnedInMemoryOnly = false;
 
 async function startTabletop(options: StartOptions): Promise<Target> {
-  const main = path.join(options.repoRoot, 'dist', 'cli', 'main.js');
+  const main = path.join(options.dist ?? path.join(options.repoRoot, 'dist'), 'cli', 'main.js');
   if (!existsSync(main)) throw new Error(`tabletop is not built: ${main} does not exist (run \`npm run build\`)`);
   const data = options.tabletopMode === 'durable' ? tempDir('data') : undefined;
   const storageArgs = data === undefined ? ['--in-memory'] : ['--data-dir', data.dir];

@@ -2,6 +2,7 @@ import type { Bigtable } from '@google-cloud/bigtable';
 import type { Target } from '../servers/targets.js';
 import type { TransportKind } from '../loadgen/transport.js';
 import type { Histogram } from '../stats/histogram.js';
+import type { ProbeResult, StartupVariant } from '../startup/protocol.js';
 
 /** The contract between the runner and a workload. */
 
@@ -15,6 +16,8 @@ export interface Settings {
   readonly seconds: number;
   /** Length of the unrecorded warm-up run before a workload's timed runs, in seconds (0: none). */
   readonly warmupSeconds: number;
+  /** Measured starts per start-up workload and target (each a raw-client and a Node-client start). */
+  readonly startupRuns: number;
   /** GiB of 1 KiB rows in the large bulk load (load-large). */
   readonly largeLoadGiB: number;
   /** Rows per MutateRows request in bulk loads. */
@@ -62,6 +65,8 @@ export interface Measured extends Counts {
   readonly serverRssBytes: number;
   /** Bytes under the server's data directory right after the measured part (durable tabletop only). */
   readonly serverDiskBytes?: number;
+  /** Start-up workloads: the probes' measurements. */
+  readonly startup?: StartupMeasure;
 }
 
 /** The tables every long-lived server gets before the timed workloads run. */
@@ -95,9 +100,10 @@ export interface RunContext {
   measure(body: () => Promise<Counts>): Promise<Measured>;
 }
 
-export type WorkloadGroup = 'client' | 'loadgen';
+export type WorkloadGroup = 'client' | 'loadgen' | 'startup';
 
-export interface Workload {
+/** What every workload says about itself (names, units, what the report shows). */
+export interface WorkloadBase {
   readonly name: string;
   readonly title: string;
   readonly group: WorkloadGroup;
@@ -128,6 +134,11 @@ export interface Workload {
   readonly reference?: Reference;
   /** Exactly what one run does, with its parameters, for the report. */
   describe(settings: Settings): string;
+}
+
+/** A workload of calls to a started server (fresh or long-lived, as `freshServer` says). */
+export interface ServerWorkload extends WorkloadBase {
+  readonly kind?: undefined;
   /**
    * Fresh-server workloads: unmeasured work on the new server before the run
    * (when warm-ups are on), so that a JIT-compiled server is not charged its
@@ -135,6 +146,25 @@ export interface Workload {
    */
   warmUp?(ctx: RunContext): Promise<void>;
   run(ctx: RunContext): Promise<Measured>;
+}
+
+/**
+ * A start-up workload: each run starts the target afresh in new probe
+ * processes (../startup/) and times its first calls; the runner starts no
+ * server and no client of its own for it.
+ */
+export interface StartupWorkload extends WorkloadBase {
+  readonly kind: 'startup';
+  /** How tabletop starts in this workload (the emulator always starts as itself). */
+  readonly variant: Exclude<StartupVariant, 'emulator'>;
+}
+
+export type Workload = ServerWorkload | StartupWorkload;
+
+/** A start-up run: what the raw-client probe and the Node-client probe measured. */
+export interface StartupMeasure {
+  readonly raw: ProbeResult;
+  readonly node: ProbeResult;
 }
 
 /** A published throughput to compare a workload with. */

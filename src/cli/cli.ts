@@ -138,7 +138,7 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
     io.stderr(`tabletop serve: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
-  const logger = createLogOutput({ level: settings.logLevel, format: settings.logFormat, write: io.stderr });
+  const logger = await createLogOutput({ level: settings.logLevel, format: settings.logFormat, write: io.stderr });
   const began = performance.now();
   let server: RunningServer;
   try {

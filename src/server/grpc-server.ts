@@ -1,5 +1,4 @@
 import type net from 'node:net';
-import * as grpc from '@grpc/grpc-js';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../db/api.js';
 import { decodeMutateRowRequest, decodeMutateRowsRequest, decodeMutateRowsRequestParts } from './convert/mutate-decoder.js';
@@ -150,7 +149,9 @@ function h2Transport(opts: GrpcServerOptions, tables: ServiceTable[]): Transport
   };
 }
 
-function grpcJsTransport(opts: GrpcServerOptions, tables: ServiceTable[]): Transport {
+/** The @grpc/grpc-js server as the transport; grpc-js is loaded only then (the h2 transport needs none of it). */
+async function grpcJsTransport(opts: GrpcServerOptions, tables: ServiceTable[]): Promise<Transport> {
+  const grpc = await import('@grpc/grpc-js');
   const { logger, tuning } = opts;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': tuning.maxMessageBytes,
@@ -192,7 +193,7 @@ function grpcJsTransport(opts: GrpcServerOptions, tables: ServiceTable[]): Trans
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServerHandle> {
   const { tuning } = opts;
   const tables = services(opts);
-  const transport = tuning.transport === 'grpc-js' ? grpcJsTransport(opts, tables) : h2Transport(opts, tables);
+  const transport = tuning.transport === 'grpc-js' ? await grpcJsTransport(opts, tables) : h2Transport(opts, tables);
 
   let listener: GuardedListener;
   try {

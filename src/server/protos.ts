@@ -1,18 +1,33 @@
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type { MethodDefinition } from '@grpc/grpc-js';
+import type * as Protobuf from 'protobufjs';
+import { BIGTABLE_DESCRIPTOR } from './bigtable-descriptor.js';
+import { loadProtobufBuild } from './protobuf-build.js';
 
 /**
- * The Bigtable protos, loaded once at runtime from the pinned
- * `google-proto-files` package (the same files the official Node client uses).
+ * The Bigtable services' method definitions (paths, streaming, and the
+ * generic protobufjs codecs that every request and response without a
+ * hand-written codec goes through).
  *
- * Loader options, used consistently by every converter (convert/proto-types.ts):
+ * The types come from bigtable-descriptor.ts: a protobufjs JSON descriptor of
+ * the four services and every type they reach, made from the pinned
+ * `google-proto-files` package (the .proto files the official Node client
+ * uses) by testing/write-bigtable-descriptor.ts and kept equal to them by
+ * protos.test.ts. Loading it takes a fraction of what parsing the .proto files
+ * with @grpc/proto-loader took at every start (about 250 ms of CPU, most of it
+ * descriptors for grpc reflection, which the server does not serve).
+ *
+ * The codecs are @grpc/proto-loader's, over the protobufjs it uses (its own
+ * dependency, 7.x, not the 8.x the hand-written codecs read with: 7.x keeps a
+ * field set to its zero value and does not check UTF-8, 8.x does neither, and
+ * the converters were written against the loader), with its options as every
+ * converter expects them (convert/proto-types.ts):
  *  - keepCase false: camelCase field names, as the Node client uses;
  *  - longs String: int64 arrive as decimal strings, so out-of-range values are detected, never rounded;
  *  - enums String, bytes Buffer;
  *  - defaults false + oneofs true: unset fields stay absent (unset ≠ empty), and every oneof has a
  *    virtual field naming its set member.
+ * protos.test.ts checks that they decode and encode as proto-loader's do.
  */
 
 export const SERVICES = {
@@ -24,35 +39,23 @@ export const SERVICES = {
 
 export type ServiceKey = keyof typeof SERVICES;
 
-const PROTO_FILES = [
+/** The .proto files (in google-proto-files) that define the services. */
+export const PROTO_FILES = [
   'google/bigtable/v2/bigtable.proto',
   'google/bigtable/admin/v2/bigtable_table_admin.proto',
   'google/bigtable/admin/v2/bigtable_instance_admin.proto',
   'google/longrunning/operations.proto',
-];
+] as const;
 
-export const LOADER_OPTIONS: protoLoader.Options = {
+/** The options of @grpc/proto-loader that the codecs follow (keepCase is the descriptor's). */
+export const LOADER_OPTIONS = {
   keepCase: false,
   longs: String,
   enums: String,
   bytes: Buffer,
   defaults: false,
   oneofs: true,
-};
-
-let cached: protoLoader.PackageDefinition | undefined;
-
-/** The directory that holds google/bigtable/... (the root of google-proto-files). */
-export function protoRoot(): string {
-  const require = createRequire(import.meta.url);
-  return path.dirname(require.resolve('google-proto-files/package.json'));
-}
-
-/** The loaded package definition (cached; about 150 ms the first time). */
-export function packageDefinition(): protoLoader.PackageDefinition {
-  cached ??= protoLoader.loadSync(PROTO_FILES, { ...LOADER_OPTIONS, includeDirs: [protoRoot()] });
-  return cached;
-}
+} as const;
 
 // grpc-js's own type for loaded method definitions: any request and response; plus, for
 // tabletop's transport, an optional decoder of a request that arrived in pieces (the DATA
@@ -60,14 +63,76 @@ export function packageDefinition(): protoLoader.PackageDefinition {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyMethod = MethodDefinition<any, any> & { requestDeserializeParts?: (parts: readonly Buffer[]) => unknown };
 
+let loaded: typeof Protobuf | undefined;
+
 /**
- * A fresh copy of a service definition (its method definitions copied too),
- * so that codecs can be swapped per server without touching the cache.
+ * protobufjs as @grpc/proto-loader resolves it, its reflection without the
+ * .proto parser (which the descriptor makes unnecessary), from its
+ * single-file build (protobuf-build.ts).
+ */
+export function loaderProtobuf(): typeof Protobuf {
+  if (loaded === undefined) {
+    const fromLoader = createRequire(createRequire(import.meta.url).resolve('@grpc/proto-loader'));
+    loaded = loadProtobufBuild(fromLoader.resolve('protobufjs/package.json'), 'light');
+  }
+  return loaded;
+}
+
+let root: Protobuf.Root | undefined;
+
+/**
+ * The descriptor's types (built on first use). Not Root.fromJSON, which then
+ * resolves every field of every type (most of its time): a type's fields are
+ * resolved when its codec is first made, and a method's types when its
+ * definition is.
+ */
+function bigtableRoot(): Protobuf.Root {
+  if (root === undefined) {
+    const json = JSON.parse(BIGTABLE_DESCRIPTOR) as Protobuf.INamespace;
+    root = new (loaderProtobuf().Root)();
+    if (json.nested !== undefined) root.addJSON(json.nested);
+  }
+  return root;
+}
+
+/**
+ * A fresh set of a service's method definitions, so that codecs can be
+ * swapped per server. A type's codec code is generated by protobufjs on its
+ * first use.
  */
 export function serviceDefinition(key: ServiceKey): Record<string, AnyMethod> {
-  const def = packageDefinition()[SERVICES[key]] as unknown as ServiceDefinition | undefined;
-  if (def === undefined) throw new Error(`Service ${SERVICES[key]} is missing from the loaded protos`);
-  const copy: Record<string, AnyMethod> = {};
-  for (const [name, method] of Object.entries(def)) copy[name] = { ...(method as AnyMethod) };
-  return copy;
+  const name = SERVICES[key];
+  const service = bigtableRoot().lookupService(name);
+  const methods: Record<string, AnyMethod> = {};
+  for (const method of service.methodsArray) {
+    method.resolve();
+    const request = method.resolvedRequestType;
+    const response = method.resolvedResponseType;
+    if (request === null || response === null) throw new Error(`${name}.${method.name}: its types are missing from the descriptor`);
+    methods[method.name] = {
+      path: `/${name}/${method.name}`,
+      requestStream: method.requestStream === true,
+      responseStream: method.responseStream === true,
+      requestSerialize: serializer(request),
+      requestDeserialize: deserializer(request),
+      responseSerialize: serializer(response),
+      responseDeserialize: deserializer(response),
+      originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
+    };
+  }
+  return methods;
+}
+
+/** As @grpc/proto-loader's: an object in the loader's form to bytes. */
+function serializer(type: Protobuf.Type): (value: unknown) => Buffer {
+  return (value) => {
+    if (Array.isArray(value)) throw new Error(`Failed to serialize message: expected object with ${type.name} structure, got array instead`);
+    // protobufjs writes Buffers under Node (its BufferWriter).
+    return type.encode(type.fromObject(value as Record<string, unknown>)).finish() as Buffer;
+  };
+}
+
+/** As @grpc/proto-loader's: bytes to an object in the loader's form. */
+function deserializer(type: Protobuf.Type): (bytes: Buffer) => unknown {
+  return (bytes) => type.toObject(type.decode(bytes), LOADER_OPTIONS);
 }

@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnyMethod, SERVICES, packageDefinition } from './protos.js';
+import { type AnyMethod, SERVICES } from './protos.js';
+import { packageDefinition } from './testing/loader-protos.js';
 import { unaryCall } from './testing/raw-client.js';
 import { type TestServer, startTestServer } from './testing/test-server.js';
 

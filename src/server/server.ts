@@ -1,6 +1,6 @@
 import type { Database } from '../db/api.js';
 import { startGrpcServer } from './grpc-server.js';
-import { startHttpServer } from './http/http-server.js';
+import type { startHttpServer } from './http/http-server.js';
 import type { Logger } from './logger.js';
 import { isLoopbackOnly, openToNetworkWarning } from './open-warning.js';
 import { Metrics } from './metrics.js';
@@ -40,6 +40,8 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
   let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   if (opts.httpPort !== false) {
     try {
+      // Loaded only when asked for (startServer() serves no HTTP by default).
+      const { startHttpServer } = await import('./http/http-server.js');
       http = await startHttpServer({
         db: opts.db,
         host: opts.host,

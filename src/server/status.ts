@@ -1,4 +1,4 @@
-import { status as Status } from '@grpc/grpc-js';
+import { Status } from './status-codes.js';
 import { type ErrorCode, TabletopError } from '../model/errors.js';
 import type { Logger } from './logger.js';
 

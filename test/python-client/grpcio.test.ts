@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packageDefinition } from '../../src/server/protos.js';
+import { packageDefinition } from '../../src/server/testing/loader-protos.js';
 import { status } from '../harness/grpc-errors.js';
 import { INSTANCE, PROJECT } from '../harness/node-client.js';
 import { uniqueTableId } from '../harness/names.js';

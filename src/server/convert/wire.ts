@@ -1,5 +1,7 @@
 import type { ByteString } from '../../model/bytes.js';
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type * as Protobuf from 'protobufjs';
+import { loadProtobufBuild } from '../protobuf-build.js';
 
 /**
  * Low-level protobuf wire helpers for the hand-written codecs.
@@ -10,7 +12,10 @@ import protobuf from 'protobufjs';
  * int64 is a varint of the two's complement (10 bytes when negative).
  */
 
-export type Reader = protobuf.Reader;
+// protobufjs's reader, from its single-file minimal build (../protobuf-build.ts).
+const protobuf = loadProtobufBuild(createRequire(import.meta.url).resolve('protobufjs/package.json'), 'minimal');
+
+export type Reader = Protobuf.Reader;
 export const createReader = (buf: Uint8Array): Reader => protobuf.Reader.create(buf);
 
 export const WIRE_VARINT = 0;

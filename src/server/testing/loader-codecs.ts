@@ -1,5 +1,5 @@
 import type { AnyMethod } from '../protos.js';
-import { packageDefinition } from '../protos.js';
+import { packageDefinition } from './loader-protos.js';
 
 /**
  * The loader's own (protobufjs) codecs of a method, untouched by tabletop's

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { packageDefinition } from '../protos.js';
+import { packageDefinition } from './loader-protos.js';
 
 /**
  * Raw grpc-js clients for server tests, built from the same loaded protos

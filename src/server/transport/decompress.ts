@@ -1,4 +1,4 @@
-import { status as Status } from '@grpc/grpc-js';
+import { Status } from '../status-codes.js';
 import zlib from 'node:zlib';
 import { FramingError } from './message-framing.js';
 

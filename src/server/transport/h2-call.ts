@@ -1,4 +1,4 @@
-import { status as Status } from '@grpc/grpc-js';
+import { Status } from '../status-codes.js';
 import type { Logger } from '../logger.js';
 import type { CallBase, RequestMetadata, ServerStreamCall, UnaryCall } from '../rpc.js';
 import { ACCEPTED_ENCODINGS, type MessageEncoding, decompress } from './decompress.js';

@@ -1,4 +1,4 @@
-import { status as Status } from '@grpc/grpc-js';
+import { Status } from '../status-codes.js';
 import type net from 'node:net';
 import type { Logger } from '../logger.js';
 import { ACCEPTED_ENCODINGS, isSupportedEncoding } from './decompress.js';

@@ -1,4 +1,4 @@
-import { status as Status } from '@grpc/grpc-js';
+import { Status } from '../status-codes.js';
 
 /**
  * gRPC length-prefixed messages (PROTOCOL-HTTP2.md, "Length-Prefixed-Message"):

@@ -5,7 +5,7 @@
  * its own, independently of the reader, and throws DataLoss on anything
  * malformed. LZ4-compressed blocks are shown as opaque bytes.
  */
-import { uncompressSync } from 'lz4-napi';
+import { uncompressSync } from './lz4.js';
 import { printable } from '../../model/bytes.js';
 import { dataLoss } from '../../model/errors.js';
 import { ByteReader, latin1, readSafeU64 } from '../coding.js';

@@ -1,4 +1,4 @@
-import { uncompressSync } from 'lz4-napi';
+import { uncompressSync } from './lz4.js';
 import { dataLoss, type TabletopError } from '../../model/errors.js';
 import type { RandomAccessFile } from '../fs/file-system.js';
 import { checkBlockBody } from './block-cursor.js';

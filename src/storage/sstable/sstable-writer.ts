@@ -1,4 +1,4 @@
-import { compressSync } from 'lz4-napi';
+import { compressSync } from './lz4.js';
 import { printable, type ByteString } from '../../model/bytes.js';
 import { TabletopError } from '../../model/errors.js';
 import type { WritableFile } from '../fs/file-system.js';

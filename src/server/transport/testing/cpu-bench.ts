@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { packageDefinition } from '../../protos.js';
+import { packageDefinition } from '../../testing/loader-protos.js';
 
 /**
  * Server CPU per call, grpc-js transport vs tabletop's h2 transport (and, with
