@@ -1,7 +1,7 @@
 /**
  * tabletop's public API.
  *
- *   import { startServer } from 'tabletop';
+ *   import { startServer } from 'tabletopdb';
  *   const server = await startServer();               // in-process, free port, in memory
  *   process.env.BIGTABLE_EMULATOR_HOST = server.address;
  *   // ... run tests with the official clients ...
