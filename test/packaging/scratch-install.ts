@@ -51,15 +51,19 @@ export async function npm(args: readonly string[], cwd: string, env: NodeJS.Proc
   }
 }
 
+/** Where an enclosing npm's prefixes were (the checkout, npm's own global prefix): not the scratch installs' places. */
+const PREFIXES = new Set(['npm_config_prefix', 'npm_config_local_prefix', 'npm_config_global_prefix']);
+
 /**
  * This process's environment without what an enclosing `npm test` exported
- * for its own script (npm_package_*, npm_lifecycle_*: they describe the
- * checkout, not the scratch project); npm's configuration (npm_config_*) stays.
+ * for its own script (npm_package_*, npm_lifecycle_*, the prefixes: they
+ * describe the checkout, not the scratch project); the rest of npm's
+ * configuration (npm_config_*: cache, registry, CA file...) stays.
  */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith('npm_') || k.startsWith('npm_config_')) env[k] = v;
+    if ((!k.startsWith('npm_') || k.startsWith('npm_config_')) && !PREFIXES.has(k)) env[k] = v;
   }
   return { ...env, ...extra };
 }

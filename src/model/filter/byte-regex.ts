@@ -1,4 +1,4 @@
-import RE2 from 're2';
+import { RE2 } from './re2-addon.js';
 import { type ByteString, fromBytes } from '../bytes.js';
 import { invalidArgument } from '../errors.js';
 import { shortcutMatcher } from './regex-shortcuts.js';
