@@ -1,7 +1,7 @@
 /**
  * tabletop's public API.
  *
- *   import { startServer } from 'tabletop';
+ *   import { startServer } from 'tabletopdb';
  *   const server = await startServer();               // in-process, free port, in memory
  *   process.env.BIGTABLE_EMULATOR_HOST = server.address;
  *   // ... run tests with the official clients ...
@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { createDatabase, type TabletopDatabase } from './db/index.js';
 import { logEngineEvent } from './db/engine-log.js';
+import { checkRe2Addon } from './model/filter/re2-addon.js';
 import { tableNameString } from './model/names.js';
 import type { Database } from './db/api.js';
 import { consoleLogger, type Logger } from './server/logger.js';
@@ -91,6 +92,7 @@ export interface OpenOptions {
  * tables.
  */
 async function openEngine(options: OpenOptions, database: () => TabletopDatabase | undefined): Promise<OpenedEngine> {
+  checkRe2Addon();
   if (options.inMemory === true || options.dataDir === undefined) {
     return { engine: createMemoryEngine(), storage: 'memory', description: 'in memory (data is lost when the server stops)', release: () => undefined };
   }

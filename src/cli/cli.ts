@@ -5,6 +5,7 @@ import type { Logger } from '../server/logger.js';
 import { formatMillis } from '../units.js';
 import { environmentLayer, readConfigFile } from './config-file.js';
 import { createLogOutput } from './log-output.js';
+import { checkRe2Addon } from '../model/filter/re2-addon.js';
 import { missingServerFlags } from './node-flags.js';
 import { CONFIG_ENV, type Layer, type RawValue, SERVE_SETTINGS, type ServeSettings, envName, resolveServeSettings } from './serve-settings.js';
 import { tabletsCommand } from './tablets-command.js';
@@ -137,6 +138,12 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
   } catch (e) {
     io.stderr(`tabletop serve: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
+  }
+  try {
+    checkRe2Addon();
+  } catch (e) {
+    io.stderr(e instanceof Error ? e.message : String(e));
+    return 1;
   }
   const logger = await createLogOutput({ level: settings.logLevel, format: settings.logFormat, write: io.stderr });
   const began = performance.now();

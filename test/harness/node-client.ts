@@ -22,7 +22,7 @@ export interface NodeClientOptions {
  * different targets can live in one process (harness.test.ts checks this).
  * Client-side metrics export is switched off: it would call Cloud Monitoring.
  */
-export function nodeClient(target: Target, options: NodeClientOptions = {}): Bigtable {
+export function nodeClient(target: Pick<Target, 'address'>, options: NodeClientOptions = {}): Bigtable {
   return new Bigtable({
     projectId: options.projectId ?? PROJECT,
     apiEndpoint: target.address,

@@ -9,7 +9,7 @@ import { useTarget } from '../harness/suite.js';
 import { selectedTargets } from '../harness/targets.js';
 
 /**
- * gRPC C-core (through Python's grpcio, Debian's python3-grpcio; .ci/run
+ * gRPC C-core (through Python's grpcio, Debian's python3-grpcio; npm test
  * installs it) against tabletop: a third HTTP/2 implementation besides
  * nghttp2 (the Node client) and Go's (cbt), with its own flow-control
  * windows, BDP pings and HPACK encoder. The calls are sent as serialized
@@ -57,7 +57,7 @@ async function python(target: string, calls: PlannedCall[]): Promise<CallResult[
   child.stdin.end(JSON.stringify(plan));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) {
-    const hint = stderr.includes("No module named 'grpc'") ? ` (${PYTHON} has no grpc module: install Debian's python3-grpcio, as .ci/run does, or set PYTHON_GRPC)` : '';
+    const hint = stderr.includes("No module named 'grpc'") ? ` (${PYTHON} has no grpc module: install Debian's python3-grpcio, as npm test does (scripts/test-prerequisites.sh), or set PYTHON_GRPC)` : '';
     throw new Error(`calls.py exited with ${code}${hint}:\n${stderr.slice(-2000)}`);
   }
   const raw = JSON.parse(stdout) as ({ ok: true; responses: string[][] } | { ok: false; code: number; details: string })[];

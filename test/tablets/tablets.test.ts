@@ -182,7 +182,7 @@ describe('tablets through the official client and the tools', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tabletop-tablets-'));
     const durable = await startServer({ httpPort: 0, dataDir, config: { memtableBytes: 64 * 1024, tabletCheckIntervalMillis: 0 }, logger: { info: () => {}, warn: () => {}, error: (m) => logs.push(`error: ${m}`) } });
     try {
-      const bigtable = nodeClient({ ...target, address: durable.address, host: durable.host, port: durable.port });
+      const bigtable = nodeClient({ address: durable.address });
       const [table] = await bigtable.instance(INSTANCE).createTable('durable', { families: ['cf'] });
       // Compressible values, several memtables' worth: flushed to lz4-compressed SSTables.
       for (let b = 0; b < 5; b++) {

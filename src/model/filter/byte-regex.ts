@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type RE2 from 're2';
+import { loadRe2, type RE2 } from './re2-addon.js';
 import { type ByteString, fromBytes } from '../bytes.js';
 import { invalidArgument } from '../errors.js';
 import { shortcutMatcher } from './regex-shortcuts.js';
@@ -26,14 +25,6 @@ import { shortcutMatcher } from './regex-shortcuts.js';
  * syntax errors, and so `a)|(b` cannot escape the anchors), then anchored as
  * `\A(?:...)\z`.
  */
-
-let re2: typeof RE2 | undefined;
-
-/** node-re2, loaded on the first regex: a native addon that costs a start 5-10 ms and 2-4 MiB of memory, when most servers never see a regex. */
-function loadRe2(): typeof RE2 {
-  re2 ??= createRequire(import.meta.url)('re2') as typeof RE2;
-  return re2;
-}
 
 /** A compiled full-match regex over byte strings. */
 export interface ByteRegex {

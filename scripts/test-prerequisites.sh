@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Run by `npm test` before anything else: the machine's part of what the test
+# suites need (node_modules is npm ci's part). The end-to-end suites drive real
+# clients against tabletop and against Google's emulator:
+#   - cbt, Google's Bigtable CLI, on PATH (package google-cloud-cli-cbt);
+#   - cbtemulator, Google's Bigtable emulator (google-cloud-cli-bigtable-emulator),
+#     at the Cloud SDK path below or wherever CBTEMULATOR points;
+#   - gRPC C-core's Python binding (Debian's python3-grpcio) for /usr/bin/python3
+#     or PYTHON_GRPC, for test/python-client.
+# Missing Debian packages are installed here when this runs as root, with
+# apt-get. Google's two packages come from Google's own apt repository, which
+# is not Debian's: a missing one stops the run at once, as does anything this
+# cannot install, with the commands that install it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "test prerequisites: $*" >&2; }
+
+emulator=${CBTEMULATOR:-/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator}
+python=${PYTHON_GRPC:-/usr/bin/python3}
+
+# Node outside package.json's engines: a note, not a stop (the suite may well pass; it is not supported).
+node -e '
+  const range = require("./package.json").engines.node;
+  if (!require("semver").satisfies(process.version, range))
+    console.error(`test prerequisites: note: Node.js ${process.version} is outside the supported range ${range} (README: Node versions)`);
+'
+
+google=()
+command -v cbt >/dev/null || google+=(google-cloud-cli-cbt)
+[ -x "$emulator" ] || google+=(google-cloud-cli-bigtable-emulator)
+has_grpc() { "$python" -c 'import grpc' 2>/dev/null; }
+debian=()
+has_grpc || debian+=(python3-grpcio)
+[ ${#google[@]} -eq 0 ] && [ ${#debian[@]} -eq 0 ] && exit 0
+
+root=false
+[ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null && root=true
+if [ ${#google[@]} -gt 0 ] || { [ ${#debian[@]} -gt 0 ] && [ "$root" = false ]; }; then
+  missing=("${google[@]}" "${debian[@]}")
+  say "missing: ${missing[*]}"
+  {
+    echo "Install them, then run npm test again:"
+    if [ ${#google[@]} -gt 0 ]; then
+      echo "  # Google's apt repository (https://cloud.google.com/sdk/docs/install#deb), once:"
+      echo "  sudo apt-get install -y apt-transport-https ca-certificates gnupg curl"
+      echo "  curl https://packages.cloud.google.com/apt/doc/apt-key.gpg | sudo gpg --dearmor -o /usr/share/keyrings/cloud.google.gpg"
+      echo "  echo 'deb [signed-by=/usr/share/keyrings/cloud.google.gpg] https://packages.cloud.google.com/apt cloud-sdk main' | sudo tee /etc/apt/sources.list.d/google-cloud-sdk.list"
+      echo "  sudo apt-get update"
+    fi
+    echo "  sudo apt-get install -y ${missing[*]}"
+    [ -x "$emulator" ] || echo "  (or set CBTEMULATOR to a cbtemulator elsewhere)"
+    has_grpc || echo "  (python3-grpcio is for $python; or set PYTHON_GRPC to a python3 that has the grpc module)"
+  } >&2
+  exit 1
+fi
+
+started=$SECONDS
+say "installing ${debian[*]} (apt-get, as root)..."
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+export DEBIAN_FRONTEND=noninteractive
+install() { apt-get install -y -q --no-install-recommends "${debian[@]}" >>"$log" 2>&1; }
+# A fresh machine may have no package lists yet, or stale ones: update once, then try again.
+if ! install; then
+  say "apt-get update..."
+  { apt-get update -q >>"$log" 2>&1 && install; } || { cat "$log" >&2; say "could not install ${debian[*]} (apt-get's output above)"; exit 1; }
+fi
+has_grpc || { say "$python still has no grpc module after installing python3-grpcio: set PYTHON_GRPC to a python3 that has it"; exit 1; }
+say "installed ${debian[*]} in $((SECONDS - started)) s"

@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type RE2Module from 're2';
+
+/**
+ * re2, RE2's Node binding: a native addon that re2's install script
+ * downloads or compiles. npm 12 runs a dependency's install script only when
+ * allowed, so `npm install -g tabletopdb` without `--allow-scripts=re2`
+ * installs re2 without its addon; loading it then fails with "Cannot find
+ * module './build/Release/re2.node'", which says nothing of the remedy.
+ * Here it says it (README: Install).
+ *
+ * The addon is loaded on the first regex (it costs a start 5-10 ms and
+ * 2-4 MiB of memory, and most servers never see a regex); whether it was
+ * built is checked at start, by looking for its file, so that a broken
+ * install is reported before a server runs rather than on some later call.
+ */
+
+/** The message for an re2 whose addon was never built. */
+export const RE2_NOT_BUILT =
+  "tabletop: re2's native addon is missing because its install script did not run (npm 12 runs a dependency's install script only when allowed). " +
+  'Install again with `npm install -g tabletopdb --allow-scripts=re2` (or `npx --allow-scripts=re2 tabletopdb`); ' +
+  'in a project, add "allowScripts": { "re2": true } to package.json (or run `npm approve-scripts re2`), then `npm rebuild re2`.';
+
+/** A compiled RE2 pattern. */
+export type RE2 = RE2Module;
+
+const require = createRequire(import.meta.url);
+let loaded: typeof RE2Module | undefined;
+
+/** The RE2 class, loaded on first use. */
+export function loadRe2(): typeof RE2Module {
+  if (loaded !== undefined) return loaded;
+  try {
+    loaded = require('re2') as typeof RE2Module;
+    return loaded;
+  } catch (e) {
+    const err = e as { code?: unknown; message?: unknown };
+    if (err.code === 'MODULE_NOT_FOUND' && typeof err.message === 'string' && err.message.includes('re2.node')) {
+      throw new Error(RE2_NOT_BUILT, { cause: e });
+    }
+    throw e;
+  }
+}
+
+/** Throws RE2_NOT_BUILT when re2's addon file is absent (a file lookup; nothing is loaded). */
+export function checkRe2Addon(): void {
+  if (loaded !== undefined) return;
+  const addon = join(dirname(require.resolve('re2')), 'build', 'Release', 're2.node');
+  if (!existsSync(addon)) throw new Error(RE2_NOT_BUILT);
+}
