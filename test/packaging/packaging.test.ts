@@ -191,8 +191,8 @@ describe("the Dockerfile's image, its last stage run on the same global install 
     expect(stage.user).toBe('node');
     expect(stage.volumes).toEqual(['/data']);
     expect(stage.cmd).toEqual(['serve', '--host', '0.0.0.0', '--data-dir', '/data']);
-    const help = execFileSync('tabletop', ['--help'], { env: globalEnv(), encoding: 'utf8' });
-    const defaults = [/--port N\s.*default (\d+)/, /--http-port N\s.*default (\d+)/].map((re) => Number(re.exec(help)?.[1]));
+    const help = execFileSync('tabletop', ['help', 'serve'], { env: globalEnv(), encoding: 'utf8' });
+    const defaults = [/--port <port>\s[^]*?\(default (\d+)/, /--http-port <port>\s[^]*?\(default (\d+)/].map((re) => Number(re.exec(help)?.[1]));
     expect(stage.exposed).toEqual(defaults);
   });
 
