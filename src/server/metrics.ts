@@ -1,3 +1,7 @@
+import type { CallObserver } from './method-table.js';
+import type { Logger } from './logger.js';
+import { formatMillis } from '../units.js';
+
 /**
  * Request metrics, rendered in the Prometheus text exposition format (0.0.4)
  * by the HTTP server at /metrics:
@@ -23,9 +27,20 @@ export class Metrics {
   mutations = 0;
   readonly startMillis = Date.now();
 
-  /** Marks a call as started; returns the function that records its end with a status name. */
-  start(service: string, method: string): (code: string) => void {
-    const m = this.series(service, method);
+  /**
+   * What starts a call of one method: each call of the function returned
+   * marks one as started and returns the function that records its end with
+   * a status name (once). The method's series appear at its first call.
+   */
+  calls(service: string, method: string): () => (code: string) => void {
+    let m: MethodSeries | undefined;
+    return () => {
+      m ??= this.series(service, method);
+      return this.begin(m, service, method);
+    };
+  }
+
+  private begin(m: MethodSeries, service: string, method: string): (code: string) => void {
     m.inFlight++;
     const began = performance.now();
     let ended = false;
@@ -98,3 +113,36 @@ function labels(l: Record<string, string>): string {
     .join(',');
 }
 
+
+/**
+ * The observer of every call (method-table.ts): counts it in the request
+ * metrics and, when it took at least `slowCallMillis` (0: never), logs it
+ * (warn) with the resource it targeted and its status.
+ */
+export function observeCalls(metrics: Metrics, logger: Logger, slowCallMillis: number): CallObserver {
+  return (method) => {
+    const start = metrics.calls(method.service, method.name);
+    if (slowCallMillis <= 0) return start;
+    return (request) => {
+      const end = start();
+      const began = performance.now();
+      let ended = false;
+      return (code: string) => {
+        if (ended) return;
+        ended = true;
+        end(code);
+        const millis = performance.now() - began;
+        if (millis < slowCallMillis) return;
+        const target = method.resource(request)?.name;
+        logger.warn(`slow call: ${method.name}${target === undefined ? '' : ` on ${target}`} took ${formatMillis(millis)} (${code})`, {
+          event: 'slow-call',
+          service: method.service,
+          method: method.name,
+          ...(target === undefined ? {} : { target }),
+          code,
+          millis: Math.round(millis),
+        });
+      };
+    };
+  };
+}

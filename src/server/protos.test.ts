@@ -48,10 +48,14 @@ describe('serviceDefinition', () => {
     expect(Object.hasOwn(globalThis, 'protobuf')).toBe(false);
   });
 
-  it('returns fresh definitions, so that a server can swap codecs without touching another', () => {
+  it('gives frozen definitions, made once: nothing can edit them in place', () => {
     const a = serviceDefinition('data');
-    const b = serviceDefinition('data');
-    expect(a['ReadRows']).not.toBe(b['ReadRows']);
+    expect(serviceDefinition('data')).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.values(a).every((m) => Object.isFrozen(m))).toBe(true);
+    expect(() => {
+      (a['ReadRows'] as { responseSerialize: unknown }).responseSerialize = () => Buffer.alloc(0);
+    }).toThrow(TypeError);
   });
 
   const root = parsedProtos();

@@ -1,24 +1,17 @@
-import type { UntypedHandleCall } from '@grpc/grpc-js';
 import { invalidArgument, unimplemented } from '../model/errors.js';
 import { type FeatureFlags, parseFeatureFlags } from './convert/feature-flags.js';
 import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { AnyMethod } from './protos.js';
 import { statusName, toGrpcStatus } from './status.js';
-import { formatMillis } from '../units.js';
-import { grpcJsReject, grpcJsServerStream, grpcJsUnary } from './transport/grpc-js-calls.js';
 
 /**
- * Binding handlers to calls, the same way on every transport (tabletop's own
- * HTTP/2 transport and grpc-js). Every call runs inside one of these wrappers,
- * which: turn undecodable requests into INVALID_ARGUMENT, catch every failure
- * (sync or async) and map it to a status via status.ts, count the call in the
- * metrics, stop streams when the client cancels, and never leave a promise
- * rejection unhandled.
- *
- * A wrapper returns a grpc-js handler function (what the services' handler
- * tables hold) carrying its transport-neutral form, an RpcHandler, under
- * RPC_HANDLER; tabletop's transport runs that form directly.
+ * Running a handler on a call, the same way on every transport (tabletop's
+ * own HTTP/2 transport and the grpc-js adapter): the transport-neutral call
+ * a transport hands over, and the runners that the method table
+ * (method-table.ts) builds for each method. A runner: turns an undecodable
+ * request into INVALID_ARGUMENT, catches every failure (sync or async) and
+ * maps it to a status via status.ts, tells the call's observer (metrics, the
+ * slow-call log) when the call starts and how it ended, stops streams when
+ * the client cancels, and never leaves a promise rejection unhandled.
  */
 
 /** Request metadata (headers), as both transports expose it; `-bin` values are Buffers. */
@@ -51,55 +44,16 @@ export interface StreamWriter<T> {
 
 export type StreamHandler<Req, Res> = (request: Req, out: StreamWriter<Res>, ctx: CallContext) => Promise<void> | void;
 
-export interface RpcEnv {
-  readonly service: string;
-  readonly metrics: Metrics;
-  readonly logger: Logger;
-  /** Calls that take at least this long are logged (warn) with their target and status; 0 or absent: none. */
-  readonly slowCallMillis?: number;
-}
-
 /**
- * Counts a call in the metrics from now; returns the function that ends it
- * with a status name (once), logging it when it was slow.
+ * Called as a call starts, with its decoded request (undefined for a call
+ * rejected before reading it); returns what is told, once, how the call
+ * ended (a status name such as "OK" or "NOT_FOUND").
  */
-function startCall(env: RpcEnv, rpc: string, request: unknown): (code: string) => void {
-  const end = env.metrics.start(env.service, rpc);
-  const slow = env.slowCallMillis ?? 0;
-  if (slow <= 0) return end;
-  const began = performance.now();
-  let ended = false;
-  return (code: string) => {
-    if (ended) return;
-    ended = true;
-    end(code);
-    const millis = performance.now() - began;
-    if (millis < slow) return;
-    const target = callTarget(request);
-    env.logger.warn(`slow call: ${rpc}${target === undefined ? '' : ` on ${target}`} took ${formatMillis(millis)} (${code})`, {
-      event: 'slow-call',
-      service: env.service,
-      method: rpc,
-      ...(target === undefined ? {} : { target }),
-      code,
-      millis: Math.round(millis),
-    });
-  };
-}
-
-/** The resource a request names (table, authorized view, instance, ...), for logs. */
-function callTarget(request: unknown): string | undefined {
-  if (typeof request !== 'object' || request === null) return undefined;
-  const r = request as Record<string, unknown>;
-  for (const field of ['tableName', 'authorizedViewName', 'materializedViewName', 'instanceName', 'name', 'parent']) {
-    const v = r[field];
-    if (typeof v === 'string' && v !== '') return v;
-  }
-  return undefined;
-}
+export type CallStart = (request: unknown) => CallEnd;
+export type CallEnd = (code: string) => void;
 
 // ---------------------------------------------------------------------------
-// The transport-neutral call: what a transport gives a wrapper.
+// The transport-neutral call: what a transport gives a runner.
 
 /** What every call offers, whatever its shape. */
 export interface CallBase {
@@ -131,44 +85,29 @@ export interface ServerStreamCall<Req, Res> extends CallBase {
 }
 
 /**
- * A handler in transport-neutral form:
- *  - unary: run once the single request message has arrived;
+ * A method's runner, by how the transport must drive it:
+ *  - unary: run once the single request message has arrived (and been decoded);
  *  - serverStream: likewise, then writes messages;
  *  - reject: run as soon as the call starts, before any request message is
- *    read, for any method shape; it must end the call with fail().
+ *    read, for any call shape; it ends the call with fail().
  */
 export type RpcHandler =
   | { readonly kind: 'unary'; run(call: UnaryCall<unknown, unknown>): void }
   | { readonly kind: 'serverStream'; run(call: ServerStreamCall<unknown, unknown>): void }
   | { readonly kind: 'reject'; run(call: CallBase): void };
 
-/** The property of a wrapper's grpc-js handler function that holds its RpcHandler. */
-export const RPC_HANDLER: unique symbol = Symbol('tabletop.rpcHandler');
-
-export type WrappedHandler = UntypedHandleCall & { readonly [RPC_HANDLER]: RpcHandler };
-
-/** The transport-neutral form of a service handler, if it was built by this module's wrappers. */
-export function rpcHandlerOf(handler: unknown): RpcHandler | undefined {
-  if (typeof handler !== 'function') return undefined;
-  return (handler as Partial<WrappedHandler>)[RPC_HANDLER];
-}
-
-function wrapped(grpcJs: UntypedHandleCall, handler: RpcHandler): WrappedHandler {
-  return Object.assign(grpcJs, { [RPC_HANDLER]: handler });
-}
-
 // ---------------------------------------------------------------------------
 
-/** What a safe deserializer returns instead of throwing. */
+/** What a safe decoder returns instead of throwing. */
 export class MalformedRequest {
   constructor(readonly reason: string) {}
 }
 
-/** Wraps a loader deserializer so that undecodable bytes reach the handler as InvalidArgument, not INTERNAL. */
-export function safeDeserializer<B>(method: string, deserialize: (b: B) => unknown): (b: B) => unknown {
+/** Wraps a request decoder so that undecodable bytes reach the runner as a MalformedRequest (INVALID_ARGUMENT), not INTERNAL. */
+export function safeDecoder<B>(method: string, decode: (b: B) => unknown): (b: B) => unknown {
   return (b: B) => {
     try {
-      return deserialize(b);
+      return decode(b);
     } catch (e) {
       return new MalformedRequest(`Malformed ${method} request: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -200,19 +139,20 @@ function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
   return typeof (v as { then?: unknown } | null)?.then === 'function';
 }
 
-export function unary<Req, Res>(env: RpcEnv, rpc: string, handler: UnaryHandler<Req, Res>): WrappedHandler {
-  const ok = (call: UnaryCall<Req, Res>, end: (code: string) => void, res: Res): void => {
+/** The runner of a unary method `rpc` (its name, e.g. "MutateRow", for messages). */
+export function unaryRunner<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, begin: CallStart, logger: Logger): RpcHandler {
+  const ok = (call: UnaryCall<Req, Res>, end: CallEnd, res: Res): void => {
     end(call.cancelled ? 'CANCELLED' : 'OK');
     call.respond(res);
   };
-  const failed = (call: UnaryCall<Req, Res>, end: (code: string) => void, e: unknown): void => {
-    const s = toGrpcStatus(e, rpc, env.logger);
+  const failed = (call: UnaryCall<Req, Res>, end: CallEnd, e: unknown): void => {
+    const s = toGrpcStatus(e, rpc, logger);
     end(call.cancelled ? 'CANCELLED' : statusName(s.code));
     call.fail(s.code, s.details);
   };
-  const sendFailed = (e: unknown): void => env.logger.error(`${rpc}: failed to send the response: ${String(e)}`);
+  const sendFailed = (e: unknown): void => logger.error(`${rpc}: failed to send the response: ${String(e)}`);
   const run = (call: UnaryCall<Req, Res>): void => {
-    const end = startCall(env, rpc, call.request);
+    const end = begin(call.request);
     let result: Res | Promise<Res>;
     try {
       checkRequest(call.request);
@@ -234,13 +174,13 @@ export function unary<Req, Res>(env: RpcEnv, rpc: string, handler: UnaryHandler<
       (e: unknown) => failed(call, end, e),
     ).catch(sendFailed);
   };
-  const neutral: RpcHandler = { kind: 'unary', run: run as (call: UnaryCall<unknown, unknown>) => void };
-  return wrapped(grpcJsUnary(neutral.run), neutral);
+  return { kind: 'unary', run: run as (call: UnaryCall<unknown, unknown>) => void };
 }
 
-export function serverStream<Req, Res>(env: RpcEnv, rpc: string, handler: StreamHandler<Req, Res>): WrappedHandler {
+/** The runner of a server-streaming method `rpc`. */
+export function serverStreamRunner<Req, Res>(rpc: string, handler: StreamHandler<Req, Res>, begin: CallStart, logger: Logger): RpcHandler {
   const run = (call: ServerStreamCall<Req, Res>): void => {
-    const end = startCall(env, rpc, call.request);
+    const end = begin(call.request);
     let done: Promise<void>;
     try {
       checkRequest(call.request);
@@ -257,15 +197,14 @@ export function serverStream<Req, Res>(env: RpcEnv, rpc: string, handler: Stream
         },
         (e: unknown) => {
           if (call.cancelled) return end('CANCELLED');
-          const s = toGrpcStatus(e, rpc, env.logger);
+          const s = toGrpcStatus(e, rpc, logger);
           end(statusName(s.code));
           call.fail(s.code, s.details);
         },
       )
-      .catch((e: unknown) => env.logger.error(`${rpc}: failed to finish the stream: ${String(e)}`));
+      .catch((e: unknown) => logger.error(`${rpc}: failed to finish the stream: ${String(e)}`));
   };
-  const neutral: RpcHandler = { kind: 'serverStream', run: run as (call: ServerStreamCall<unknown, unknown>) => void };
-  return wrapped(grpcJsServerStream(neutral.run), neutral);
+  return { kind: 'serverStream', run: run as (call: ServerStreamCall<unknown, unknown>) => void };
 }
 
 function streamWriter<Res>(call: ServerStreamCall<unknown, Res>): StreamWriter<Res> {
@@ -278,15 +217,14 @@ function streamWriter<Res>(call: ServerStreamCall<unknown, Res>): StreamWriter<R
   };
 }
 
-/** A handler for any method shape that answers UNIMPLEMENTED with `message`, without reading the request. */
-export function unimplementedHandler(env: RpcEnv, rpc: string, method: AnyMethod, message: string): WrappedHandler {
-  const neutral: RpcHandler = {
+/** The runner of a method of any shape that answers UNIMPLEMENTED with `message`, without reading the request. */
+export function rejectRunner(rpc: string, message: string, begin: CallStart, logger: Logger): RpcHandler {
+  return {
     kind: 'reject',
     run(call: CallBase): void {
-      env.metrics.start(env.service, rpc)('UNIMPLEMENTED');
-      const s = toGrpcStatus(unimplemented(message), rpc, env.logger);
+      begin(undefined)('UNIMPLEMENTED');
+      const s = toGrpcStatus(unimplemented(message), rpc, logger);
       call.fail(s.code, s.details);
     },
   };
-  return wrapped(grpcJsReject(method, neutral.run), neutral);
 }

@@ -3,7 +3,7 @@ import { invalidArgument, unimplemented, TabletopError } from '../../model/error
 import { parseInstanceName, parseTableName } from '../../model/names.js';
 import { type IamPolicy, policyFromProto, policyToProto } from '../convert/iam.js';
 import type { PNameRequest, PPolicy, PSetIamPolicyRequest, PTestIamPermissionsRequest } from '../convert/proto-types.js';
-import { type RpcEnv, unary } from '../rpc.js';
+import { type MethodSpec, resourceOfName, unary } from '../method-table.js';
 
 /**
  * IAM methods of both admin services. tabletop does not enforce IAM: policies
@@ -39,14 +39,15 @@ function checkResource(db: Database, resource: string | null | undefined): strin
   return resource;
 }
 
-export function iamMethods(db: Database, env: RpcEnv, policies: IamPolicies) {
+/** The IAM methods, for a service's ServiceSpec; each targets the resource its request names. */
+export function iamMethods(db: Database, policies: IamPolicies): Record<'GetIamPolicy' | 'SetIamPolicy' | 'TestIamPermissions', MethodSpec> {
   return {
-    GetIamPolicy: unary<PNameRequest & { resource?: string | null }, PPolicy>(env, 'GetIamPolicy', (req) => policyToProto(policies.get(checkResource(db, req.resource)))),
-    SetIamPolicy: unary<PSetIamPolicyRequest, PPolicy>(env, 'SetIamPolicy', (req) => {
+    GetIamPolicy: unary<PNameRequest & { resource?: string | null }, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) => policyToProto(policies.get(checkResource(db, req.resource)))),
+    SetIamPolicy: unary<PSetIamPolicyRequest, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) => {
       const resource = checkResource(db, req.resource);
       return policyToProto(policies.set(resource, policyFromProto(req.policy)));
     }),
-    TestIamPermissions: unary<PTestIamPermissionsRequest, { permissions: string[] }>(env, 'TestIamPermissions', (req) => {
+    TestIamPermissions: unary<PTestIamPermissionsRequest, { permissions: string[] }>({ resource: (req) => resourceOfName(req.resource) }, (req) => {
       checkResource(db, req.resource);
       return { permissions: [...(req.permissions ?? [])] };
     }),

@@ -1,4 +1,3 @@
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { ClusterSpec, Database } from '../../db/api.js';
 import { invalidArgument } from '../../model/errors.js';
 import { type InstanceName, childNameString, instanceNameString, parseChildName, parseInstanceName, parseProjectName } from '../../model/names.js';
@@ -30,12 +29,12 @@ import type {
   PListHotTabletsRequest,
 } from '../convert/proto-types.js';
 import { hotTabletToProto, timestampToMillis } from '../convert/hot-tablet.js';
-import type { AnyMethod } from '../protos.js';
-import { type RpcEnv, unary } from '../rpc.js';
+import { type ServiceSpec, resource, unary } from '../method-table.js';
+import { SERVICES } from '../protos.js';
 import { type IamPolicies, iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
-import { required, withUnimplemented } from './table-admin-service.js';
+import { required } from './table-admin-service.js';
 
 /**
  * google.bigtable.admin.v2.BigtableInstanceAdmin over a Database: instances,
@@ -43,13 +42,7 @@ import { required, withUnimplemented } from './table-admin-service.js';
  * Operation finish first and return it done. `-` as the instance of a parent
  * lists across all instances of the project.
  */
-export function instanceAdminService(
-  db: Database,
-  env: RpcEnv,
-  operations: OperationStore,
-  policies: IamPolicies,
-  methods: Record<string, AnyMethod>,
-): UntypedServiceImplementation {
+export function instanceAdminService(db: Database, operations: OperationStore, policies: IamPolicies): ServiceSpec {
   /** Instances a parent names: one, or all of the project for `-`. */
   const instancesOf = (parent: string | null | undefined, rpc: string): InstanceName[] => {
     const name = parseInstanceName(required(parent, rpc, 'parent'));
@@ -57,8 +50,8 @@ export function instanceAdminService(
     return [name];
   };
 
-  const impl: UntypedServiceImplementation = {
-    CreateInstance: unary<PCreateInstanceRequest, POperation>(env, 'CreateInstance', async (req) => {
+  const methods = {
+    CreateInstance: unary<PCreateInstanceRequest, POperation>({ resource: (req) => resource('project', req.parent) }, async (req) => {
       const started = Date.now();
       const project = parseProjectName(required(req.parent, 'CreateInstance', 'parent'));
       const instanceId = required(req.instanceId, 'CreateInstance', 'instance_id');
@@ -70,22 +63,22 @@ export function instanceAdminService(
       return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'CreateInstanceMetadata', started));
     }),
 
-    GetInstance: unary<PNameRequest, PInstance>(env, 'GetInstance', (req) =>
+    GetInstance: unary<PNameRequest, PInstance>({ resource: (req) => resource('instance', req.name) }, (req) =>
       instanceToProto(db.getInstance(parseInstanceName(required(req.name, 'GetInstance', 'name')))),
     ),
 
-    ListInstances: unary<PParentRequest, { instances: PInstance[]; failedLocations: string[]; nextPageToken: string }>(env, 'ListInstances', (req) => {
+    ListInstances: unary<PParentRequest, { instances: PInstance[]; failedLocations: string[]; nextPageToken: string }>({ resource: (req) => resource('project', req.parent) }, (req) => {
       const project = parseProjectName(required(req.parent, 'ListInstances', 'parent'));
       const { items, nextPageToken } = page(db.listInstances(project), (i) => i.name.instance, 0, req.pageToken);
       return { instances: items.map(instanceToProto), failedLocations: [], nextPageToken };
     }),
 
-    UpdateInstance: unary<PInstance, PInstance>(env, 'UpdateInstance', async (req) => {
+    UpdateInstance: unary<PInstance, PInstance>({ resource: (req) => resource('instance', req.name) }, async (req) => {
       const name = parseInstanceName(required(req.name, 'UpdateInstance', 'name'));
       return instanceToProto(await db.updateInstance(name, instanceUpdateFromProto(req, undefined)));
     }),
 
-    PartialUpdateInstance: unary<PPartialUpdateInstanceRequest, POperation>(env, 'PartialUpdateInstance', async (req) => {
+    PartialUpdateInstance: unary<PPartialUpdateInstanceRequest, POperation>({ resource: (req) => resource('instance', req.instance?.name) }, async (req) => {
       const started = Date.now();
       const instance = req.instance ?? {};
       const name = parseInstanceName(required(instance.name, 'PartialUpdateInstance', 'instance.name'));
@@ -93,12 +86,12 @@ export function instanceAdminService(
       return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'UpdateInstanceMetadata', started));
     }),
 
-    DeleteInstance: unary<PNameRequest, object>(env, 'DeleteInstance', async (req) => {
+    DeleteInstance: unary<PNameRequest, object>({ resource: (req) => resource('instance', req.name) }, async (req) => {
       await db.deleteInstance(parseInstanceName(required(req.name, 'DeleteInstance', 'name')));
       return {};
     }),
 
-    CreateCluster: unary<PCreateClusterRequest, POperation>(env, 'CreateCluster', async (req) => {
+    CreateCluster: unary<PCreateClusterRequest, POperation>({ resource: (req) => resource('instance', req.parent) }, async (req) => {
       const started = Date.now();
       const instance = parseInstanceName(required(req.parent, 'CreateCluster', 'parent'));
       const clusterId = required(req.clusterId, 'CreateCluster', 'cluster_id');
@@ -106,25 +99,25 @@ export function instanceAdminService(
       return operationToProto(operations.add(childNameString(instance, 'clusters', clusterId), { kind: 'cluster', cluster: info }, 'CreateClusterMetadata', started));
     }),
 
-    GetCluster: unary<PNameRequest, PCluster>(env, 'GetCluster', (req) => {
+    GetCluster: unary<PNameRequest, PCluster>({ resource: (req) => resource('cluster', req.name) }, (req) => {
       const n = parseChildName(required(req.name, 'GetCluster', 'name'), 'clusters');
       return clusterToProto(db.getCluster(n, n.id));
     }),
 
-    ListClusters: unary<PParentRequest, { clusters: PCluster[]; failedLocations: string[]; nextPageToken: string }>(env, 'ListClusters', (req) => {
+    ListClusters: unary<PParentRequest, { clusters: PCluster[]; failedLocations: string[]; nextPageToken: string }>({ resource: (req) => resource('instance', req.parent) }, (req) => {
       const clusters = instancesOf(req.parent, 'ListClusters').flatMap((i) => db.listClusters(i));
       const { items, nextPageToken } = page(clusters, (c) => childNameString(c.instance, 'clusters', c.id), 0, req.pageToken);
       return { clusters: items.map(clusterToProto), failedLocations: [], nextPageToken };
     }),
 
-    UpdateCluster: unary<PCluster, POperation>(env, 'UpdateCluster', async (req) => {
+    UpdateCluster: unary<PCluster, POperation>({ resource: (req) => resource('cluster', req.name) }, async (req) => {
       const started = Date.now();
       const n = parseChildName(required(req.name, 'UpdateCluster', 'name'), 'clusters');
       const info = await db.updateCluster(n, n.id, clusterUpdateFromProto(req, undefined));
       return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'UpdateClusterMetadata', started));
     }),
 
-    PartialUpdateCluster: unary<PPartialUpdateClusterRequest, POperation>(env, 'PartialUpdateCluster', async (req) => {
+    PartialUpdateCluster: unary<PPartialUpdateClusterRequest, POperation>({ resource: (req) => resource('cluster', req.cluster?.name) }, async (req) => {
       const started = Date.now();
       const cluster = req.cluster ?? {};
       const n = parseChildName(required(cluster.name, 'PartialUpdateCluster', 'cluster.name'), 'clusters');
@@ -132,30 +125,30 @@ export function instanceAdminService(
       return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'PartialUpdateClusterMetadata', started));
     }),
 
-    DeleteCluster: unary<PNameRequest, object>(env, 'DeleteCluster', async (req) => {
+    DeleteCluster: unary<PNameRequest, object>({ resource: (req) => resource('cluster', req.name) }, async (req) => {
       const n = parseChildName(required(req.name, 'DeleteCluster', 'name'), 'clusters');
       await db.deleteCluster(n, n.id);
       return {};
     }),
 
-    CreateAppProfile: unary<PCreateAppProfileRequest, PAppProfile>(env, 'CreateAppProfile', async (req) => {
+    CreateAppProfile: unary<PCreateAppProfileRequest, PAppProfile>({ resource: (req) => resource('instance', req.parent) }, async (req) => {
       const instance = parseInstanceName(required(req.parent, 'CreateAppProfile', 'parent'));
       const id = required(req.appProfileId, 'CreateAppProfile', 'app_profile_id');
       return appProfileToProto(await db.createAppProfile(instance, id, appProfileSpecFromProto(req.appProfile, id)));
     }),
 
-    GetAppProfile: unary<PNameRequest, PAppProfile>(env, 'GetAppProfile', (req) => {
+    GetAppProfile: unary<PNameRequest, PAppProfile>({ resource: (req) => resource('appProfile', req.name) }, (req) => {
       const n = parseChildName(required(req.name, 'GetAppProfile', 'name'), 'appProfiles');
       return appProfileToProto(db.getAppProfile(n, n.id));
     }),
 
-    ListAppProfiles: unary<PParentRequest, { appProfiles: PAppProfile[]; failedLocations: string[]; nextPageToken: string }>(env, 'ListAppProfiles', (req) => {
+    ListAppProfiles: unary<PParentRequest, { appProfiles: PAppProfile[]; failedLocations: string[]; nextPageToken: string }>({ resource: (req) => resource('instance', req.parent) }, (req) => {
       const profiles = instancesOf(req.parent, 'ListAppProfiles').flatMap((i) => db.listAppProfiles(i));
       const { items, nextPageToken } = page(profiles, (p) => childNameString(p.instance, 'appProfiles', p.id), req.pageSize, req.pageToken);
       return { appProfiles: items.map(appProfileToProto), failedLocations: [], nextPageToken };
     }),
 
-    UpdateAppProfile: unary<PUpdateAppProfileRequest, POperation>(env, 'UpdateAppProfile', async (req) => {
+    UpdateAppProfile: unary<PUpdateAppProfileRequest, POperation>({ resource: (req) => resource('appProfile', req.appProfile?.name) }, async (req) => {
       const started = Date.now();
       const profile = req.appProfile ?? {};
       const n = parseChildName(required(profile.name, 'UpdateAppProfile', 'app_profile.name'), 'appProfiles');
@@ -163,13 +156,13 @@ export function instanceAdminService(
       return operationToProto(operations.add(childNameString(n, 'appProfiles', n.id), { kind: 'appProfile', appProfile: info }, 'UpdateAppProfileMetadata', started));
     }),
 
-    DeleteAppProfile: unary<PNameRequest, object>(env, 'DeleteAppProfile', async (req) => {
+    DeleteAppProfile: unary<PNameRequest, object>({ resource: (req) => resource('appProfile', req.name) }, async (req) => {
       const n = parseChildName(required(req.name, 'DeleteAppProfile', 'name'), 'appProfiles');
       await db.deleteAppProfile(n, n.id);
       return {};
     }),
 
-    ListHotTablets: unary<PListHotTabletsRequest, { hotTablets: object[]; nextPageToken: string }>(env, 'ListHotTablets', (req) => {
+    ListHotTablets: unary<PListHotTabletsRequest, { hotTablets: object[]; nextPageToken: string }>({ resource: (req) => resource('cluster', req.parent) }, (req) => {
       // parent: projects/{p}/instances/{i}/clusters/{c}; "-" as the cluster means all clusters.
       const parent = parseChildName(required(req.parent, 'ListHotTablets', 'parent'), 'clusters');
       const instance = { project: parent.project, instance: parent.instance };
@@ -185,11 +178,15 @@ export function instanceAdminService(
       return { hotTablets: items.map((r) => hotTabletToProto(r.h)), nextPageToken };
     }),
 
-    ...iamMethods(db, env, policies),
+    ...iamMethods(db, policies),
   };
 
-  return withUnimplemented(impl, env, methods, {
-    'logical views': ['CreateLogicalView', 'GetLogicalView', 'ListLogicalViews', 'UpdateLogicalView', 'DeleteLogicalView'],
-    'materialized views': ['CreateMaterializedView', 'GetMaterializedView', 'ListMaterializedViews', 'UpdateMaterializedView', 'DeleteMaterializedView'],
-  });
+  return {
+    service: SERVICES.instanceAdmin,
+    methods,
+    notYet: {
+      'logical views': ['CreateLogicalView', 'GetLogicalView', 'ListLogicalViews', 'UpdateLogicalView', 'DeleteLogicalView'],
+      'materialized views': ['CreateMaterializedView', 'GetMaterializedView', 'ListMaterializedViews', 'UpdateMaterializedView', 'DeleteMaterializedView'],
+    },
+  };
 }

@@ -1,9 +1,8 @@
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { invalidArgument } from '../../model/errors.js';
 import { operationToProto } from '../convert/operation.js';
 import type { PListOperationsRequest, PNameRequest, POperation } from '../convert/proto-types.js';
-import type { AnyMethod } from '../protos.js';
-import { type RpcEnv, unary, unimplementedHandler } from '../rpc.js';
+import { type ServiceSpec, resource, resourceOfName, unary } from '../method-table.js';
+import { SERVICES } from '../protos.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 
@@ -12,30 +11,27 @@ import { page } from './paging.js';
  * done when they are returned, so Cancel has nothing to cancel (it succeeds,
  * as for any finished operation) and Wait returns at once.
  */
-export function operationsService(env: RpcEnv, operations: OperationStore, methods: Record<string, AnyMethod>): UntypedServiceImplementation {
+export function operationsService(operations: OperationStore): ServiceSpec {
   const name = (req: PNameRequest, rpc: string): string => {
     if (!req.name) throw invalidArgument(`${rpc}: name is required`);
     return req.name;
   };
-  const impl: UntypedServiceImplementation = {
-    GetOperation: unary<PNameRequest, POperation>(env, 'GetOperation', (req) => operationToProto(operations.get(name(req, 'GetOperation')))),
-    ListOperations: unary<PListOperationsRequest, { operations: POperation[]; nextPageToken: string }>(env, 'ListOperations', (req) => {
+  const methods = {
+    GetOperation: unary<PNameRequest, POperation>({ resource: (req) => resource('operation', req.name) }, (req) => operationToProto(operations.get(name(req, 'GetOperation')))),
+    ListOperations: unary<PListOperationsRequest, { operations: POperation[]; nextPageToken: string }>({ resource: (req) => resourceOfName(req.name) }, (req) => {
       if (req.filter) throw invalidArgument('ListOperations: filter is not supported by tabletop');
       const { items, nextPageToken } = page(operations.list(req.name ?? ''), (o) => o.name, req.pageSize, req.pageToken);
       return { operations: items.map(operationToProto), nextPageToken };
     }),
-    DeleteOperation: unary<PNameRequest, object>(env, 'DeleteOperation', (req) => {
+    DeleteOperation: unary<PNameRequest, object>({ resource: (req) => resource('operation', req.name) }, (req) => {
       operations.delete(name(req, 'DeleteOperation'));
       return {};
     }),
-    CancelOperation: unary<PNameRequest, object>(env, 'CancelOperation', (req) => {
+    CancelOperation: unary<PNameRequest, object>({ resource: (req) => resource('operation', req.name) }, (req) => {
       operations.get(name(req, 'CancelOperation'));
       return {};
     }),
-    WaitOperation: unary<PNameRequest, POperation>(env, 'WaitOperation', (req) => operationToProto(operations.get(name(req, 'WaitOperation')))),
+    WaitOperation: unary<PNameRequest, POperation>({ resource: (req) => resource('operation', req.name) }, (req) => operationToProto(operations.get(name(req, 'WaitOperation')))),
   };
-  for (const [n, method] of Object.entries(methods)) {
-    if (impl[n] === undefined) impl[n] = unimplementedHandler(env, n, method, `${n} is not implemented by tabletop yet`);
-  }
-  return impl;
+  return { service: SERVICES.operations, methods };
 }

@@ -1,4 +1,3 @@
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../../db/api.js';
 import { invalidArgument } from '../../model/errors.js';
 import { type InstanceName, parseInstanceName, parseTableName, tableNameString } from '../../model/names.js';
@@ -25,30 +24,24 @@ import {
   tableViewFromProto,
   updateTableRequestFromProto,
 } from '../convert/table.js';
-import type { AnyMethod } from '../protos.js';
-import { type RpcEnv, unary, unimplementedHandler } from '../rpc.js';
+import { type ServiceSpec, resource, unary } from '../method-table.js';
+import { SERVICES } from '../protos.js';
 import { type IamPolicies, iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 
 /** google.bigtable.admin.v2.BigtableTableAdmin over a Database. */
-export function tableAdminService(
-  db: Database,
-  env: RpcEnv,
-  operations: OperationStore,
-  policies: IamPolicies,
-  methods: Record<string, AnyMethod>,
-): UntypedServiceImplementation {
+export function tableAdminService(db: Database, operations: OperationStore, policies: IamPolicies): ServiceSpec {
   const clusterIds = (instance: InstanceName): string[] => db.listClusters(instance).map((c) => c.id);
 
-  const impl: UntypedServiceImplementation = {
-    CreateTable: unary<PCreateTableRequest, PTable>(env, 'CreateTable', async (req) => {
+  const methods = {
+    CreateTable: unary<PCreateTableRequest, PTable>({ resource: (req) => resource('instance', req.parent) }, async (req) => {
       const cmd = createTableRequestFromProto(req);
       const info = await db.createTable({ ...cmd.parent, table: cmd.tableId }, cmd.spec);
       return tableResultToProto(info);
     }),
 
-    ListTables: unary<PListTablesRequest, { tables: PTable[]; nextPageToken: string }>(env, 'ListTables', (req) => {
+    ListTables: unary<PListTablesRequest, { tables: PTable[]; nextPageToken: string }>({ resource: (req) => resource('instance', req.parent) }, (req) => {
       if (!req.parent) throw invalidArgument('ListTables: parent is required (projects/{project}/instances/{instance})');
       const instance = parseInstanceName(req.parent);
       const view = tableViewFromProto(req.view, 'NAME_ONLY');
@@ -57,26 +50,26 @@ export function tableAdminService(
       return { tables: items.map((t) => tableToProto(t, view, clusters)), nextPageToken };
     }),
 
-    GetTable: unary<PGetTableRequest, PTable>(env, 'GetTable', (req) => {
+    GetTable: unary<PGetTableRequest, PTable>({ resource: (req) => resource('table', req.name) }, (req) => {
       const name = parseTableName(required(req.name, 'GetTable', 'name'));
       const view = tableViewFromProto(req.view, 'SCHEMA_VIEW');
       const info = db.getTable(name);
       return tableToProto(info, view, view === 'NAME_ONLY' || view === 'SCHEMA_VIEW' ? [] : clusterIds(name));
     }),
 
-    UpdateTable: unary<PUpdateTableRequest, POperation>(env, 'UpdateTable', async (req) => {
+    UpdateTable: unary<PUpdateTableRequest, POperation>({ resource: (req) => resource('table', req.table?.name) }, async (req) => {
       const started = Date.now();
       const cmd = updateTableRequestFromProto(req);
       const info = await db.updateTable(cmd.name, { deletionProtection: cmd.deletionProtection });
       return operationToProto(operations.add(tableNameString(cmd.name), { kind: 'table', table: info }, 'UpdateTableMetadata', started));
     }),
 
-    DeleteTable: unary<PNameRequest, object>(env, 'DeleteTable', async (req) => {
+    DeleteTable: unary<PNameRequest, object>({ resource: (req) => resource('table', req.name) }, async (req) => {
       await db.deleteTable(parseTableName(required(req.name, 'DeleteTable', 'name')));
       return {};
     }),
 
-    ModifyColumnFamilies: unary<PModifyColumnFamiliesRequest, PTable>(env, 'ModifyColumnFamilies', async (req) => {
+    ModifyColumnFamilies: unary<PModifyColumnFamiliesRequest, PTable>({ resource: (req) => resource('table', req.name) }, async (req) => {
       const name = parseTableName(required(req.name, 'ModifyColumnFamilies', 'name'));
       const commands = (req.modifications ?? []).map(modificationFromProto);
       if (commands.length === 0) throw invalidArgument('ModifyColumnFamilies needs at least one modification');
@@ -94,31 +87,35 @@ export function tableAdminService(
       return tableResultToProto(info);
     }),
 
-    DropRowRange: unary<PDropRowRangeRequest, object>(env, 'DropRowRange', async (req) => {
+    DropRowRange: unary<PDropRowRangeRequest, object>({ resource: (req) => resource('table', req.name) }, async (req) => {
       const cmd = dropRowRangeFromProto(req);
       await db.dropRowRange(cmd.name, cmd.target);
       return {};
     }),
 
-    GenerateConsistencyToken: unary<PNameRequest, { consistencyToken: string }>(env, 'GenerateConsistencyToken', async (req) => ({
+    GenerateConsistencyToken: unary<PNameRequest, { consistencyToken: string }>({ resource: (req) => resource('table', req.name) }, async (req) => ({
       consistencyToken: await db.generateConsistencyToken(parseTableName(required(req.name, 'GenerateConsistencyToken', 'name'))),
     })),
 
-    CheckConsistency: unary<PCheckConsistencyRequest, { consistent: boolean }>(env, 'CheckConsistency', (req) => {
+    CheckConsistency: unary<PCheckConsistencyRequest, { consistent: boolean }>({ resource: (req) => resource('table', req.name) }, (req) => {
       const name = parseTableName(required(req.name, 'CheckConsistency', 'name'));
       return { consistent: db.checkConsistency(name, required(req.consistencyToken, 'CheckConsistency', 'consistency_token')) };
     }),
 
-    ...iamMethods(db, env, policies),
+    ...iamMethods(db, policies),
   };
 
-  return withUnimplemented(impl, env, methods, {
-    snapshots: ['CreateTableFromSnapshot', 'SnapshotTable', 'GetSnapshot', 'ListSnapshots', 'DeleteSnapshot'],
-    backups: ['CreateBackup', 'GetBackup', 'UpdateBackup', 'DeleteBackup', 'ListBackups', 'RestoreTable', 'CopyBackup'],
-    'table undelete': ['UndeleteTable'],
-    'authorized views': ['CreateAuthorizedView', 'ListAuthorizedViews', 'GetAuthorizedView', 'UpdateAuthorizedView', 'DeleteAuthorizedView'],
-    'schema bundles': ['CreateSchemaBundle', 'UpdateSchemaBundle', 'GetSchemaBundle', 'ListSchemaBundles', 'DeleteSchemaBundle'],
-  });
+  return {
+    service: SERVICES.tableAdmin,
+    methods,
+    notYet: {
+      snapshots: ['CreateTableFromSnapshot', 'SnapshotTable', 'GetSnapshot', 'ListSnapshots', 'DeleteSnapshot'],
+      backups: ['CreateBackup', 'GetBackup', 'UpdateBackup', 'DeleteBackup', 'ListBackups', 'RestoreTable', 'CopyBackup'],
+      'table undelete': ['UndeleteTable'],
+      'authorized views': ['CreateAuthorizedView', 'ListAuthorizedViews', 'GetAuthorizedView', 'UpdateAuthorizedView', 'DeleteAuthorizedView'],
+      'schema bundles': ['CreateSchemaBundle', 'UpdateSchemaBundle', 'GetSchemaBundle', 'ListSchemaBundles', 'DeleteSchemaBundle'],
+    },
+  };
 }
 
 function sameValueType(a: ValueType, b: ValueType): boolean {
@@ -129,26 +126,4 @@ function sameValueType(a: ValueType, b: ValueType): boolean {
 export function required(v: string | null | undefined, rpc: string, field: string): string {
   if (!v) throw invalidArgument(`${rpc}: ${field} is required`);
   return v;
-}
-
-/** Methods tabletop does not implement yet, listed under the feature they belong to. */
-export type NotYetImplemented = Readonly<Record<string, readonly string[]>>;
-
-/**
- * Completes a service: every method of `methods` without a handler in `impl`
- * answers UNIMPLEMENTED, naming its feature when `notYet` lists it.
- */
-export function withUnimplemented(
-  impl: UntypedServiceImplementation,
-  env: RpcEnv,
-  methods: Record<string, AnyMethod>,
-  notYet: NotYetImplemented,
-): UntypedServiceImplementation {
-  const featureOf = new Map<string, string>();
-  for (const [feature, names] of Object.entries(notYet)) for (const name of names) featureOf.set(name, feature);
-  for (const [name, method] of Object.entries(methods)) {
-    if (impl[name] !== undefined) continue;
-    impl[name] = unimplementedHandler(env, name, method, `${name} (${featureOf.get(name) ?? 'this RPC'}) is not implemented by tabletop yet`);
-  }
-  return impl;
 }

@@ -1,25 +1,35 @@
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Database } from '../../db/api.js';
 import { TabletopError, invalidArgument, unimplemented } from '../../model/errors.js';
 import { LIMITS } from '../../model/limits.js';
 import type { Row } from '../../model/cell.js';
 import { tooManyMutationsMessage } from '../../model/validate-mutation.js';
 import { checkAndMutateRequestFromProto, pingRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, sampleRowKeysRequestFromProto, sampleToProto, targetTable } from '../convert/data-requests.js';
-import type { DecodedMutateRow, DecodedMutateRows } from '../convert/mutate-decoder.js';
-import type { EntryStatus, MutateRowsFrame } from '../convert/mutate-rows-encoder.js';
+import { type DecodedMutateRow, type DecodedMutateRows, decodeMutateRowRequest, decodeMutateRowsRequest, decodeMutateRowsRequestParts } from '../convert/mutate-decoder.js';
+import { type EntryStatus, type MutateRowsFrame, encodeMutateRowsResponse } from '../convert/mutate-rows-encoder.js';
 import type { PCheckAndMutateRowRequest, PPingAndWarmRequest, PReadModifyWriteRowRequest, PReadRowsRequest, PSampleRowKeysRequest, PSampleRowKeysResponse } from '../convert/proto-types.js';
-import type { ReadRowsFrame } from '../convert/read-rows-encoder.js';
-import type { AnyMethod } from '../protos.js';
-import { type RpcEnv, serverStream, unary, unimplementedHandler } from '../rpc.js';
+import { type ReadRowsFrame, encodeReadRowsResponse } from '../convert/read-rows-encoder.js';
+import { decodeReadModifyWriteRowRequest } from '../convert/rmw-decoder.js';
+import { encodeReadModifyWriteRowResponse } from '../convert/row-encoder.js';
+import type { Logger } from '../logger.js';
+import { type Resource, type ServiceSpec, resource, serverStream, unary } from '../method-table.js';
+import type { Metrics } from '../metrics.js';
+import { SERVICES } from '../protos.js';
 import type { ServerTuning } from '../server-config.js';
 import { grpcCode, toGrpcStatus } from '../status.js';
 import { restrictSamples } from './sample-range.js';
 import { streamReadRows } from './read-rows-stream.js';
 
-/** google.bigtable.v2.Bigtable over a Database. */
-export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, methods: Record<string, AnyMethod>): UntypedServiceImplementation {
-  const impl: UntypedServiceImplementation = {
-    ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>(env, 'ReadRows', async (req, out, ctx) => {
+/**
+ * google.bigtable.v2.Bigtable over a Database. The hot paths have their own
+ * codecs: ReadRows responses (convert/read-rows-encoder.ts), MutateRow(s)
+ * requests (convert/mutate-decoder.ts, MutateRows also from the pieces it
+ * arrived in) and MutateRows responses, ReadModifyWriteRow requests and
+ * responses, CheckAndMutateRow responses; every other message goes through
+ * the protos' codecs.
+ */
+export function dataService(db: Database, tuning: ServerTuning, metrics: Metrics, logger: Logger): ServiceSpec {
+  const methods = {
+    ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>({ encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget }, async (req, out, ctx) => {
       const started = performance.now();
       const cmd = readRowsRequestFromProto(req);
       if (cmd.reversed && !ctx.features.reverseScans) {
@@ -42,8 +52,8 @@ export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, met
           },
           ctx.cancelled,
         );
-        env.metrics.rowsReturned += reader.stats.rowsReturned;
-        env.metrics.cellsReturned += reader.stats.cellsReturned;
+        metrics.rowsReturned += reader.stats.rowsReturned;
+        metrics.cellsReturned += reader.stats.cellsReturned;
         if (result.completed && cmd.fullStats) {
           const s = reader.stats;
           const latencyMicros = (performance.now() - started) * 1000;
@@ -55,7 +65,7 @@ export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, met
       }
     }),
 
-    SampleRowKeys: serverStream<PSampleRowKeysRequest, PSampleRowKeysResponse>(env, 'SampleRowKeys', async (req, out, ctx) => {
+    SampleRowKeys: serverStream<PSampleRowKeysRequest, PSampleRowKeysResponse>({ resource: dataTarget }, async (req, out, ctx) => {
       const cmd = sampleRowKeysRequestFromProto(req);
       const samples = await db.sampleRowKeys(cmd.table);
       const selected = cmd.range === undefined ? samples : restrictSamples(samples, cmd.range);
@@ -66,23 +76,23 @@ export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, met
       }
     }),
 
-    MutateRow: unary<DecodedMutateRow, object>(env, 'MutateRow', async (req, ctx) => {
+    MutateRow: unary<DecodedMutateRow, object>({ decode: decodeMutateRowRequest, resource: dataTarget }, async (req, ctx) => {
       if (req.error !== undefined) throw req.error;
       const table = targetTable('MutateRow', req);
       checkMutationCount(req.sent);
-      env.metrics.mutations += req.sent;
+      metrics.mutations += req.sent;
       if (req.sent > 0 && req.mutations.length === 0) return {}; // only NULL-input aggregate mutations: no effect
       if (ctx.cancelled()) return {};
       await db.mutateRow(table, req.key, req.mutations);
       return {};
     }),
 
-    MutateRows: serverStream<DecodedMutateRows, MutateRowsFrame>(env, 'MutateRows', async (req, out, ctx) => {
+    MutateRows: serverStream<DecodedMutateRows, MutateRowsFrame>({ decode: decodeMutateRowsRequest, decodeParts: decodeMutateRowsRequestParts, encode: encodeMutateRowsResponse, resource: dataTarget }, async (req, out, ctx) => {
       if (req.error !== undefined) throw req.error;
       const table = targetTable('MutateRows', req);
       if (req.entries.length === 0) throw invalidArgument('MutateRows needs at least one entry');
       checkMutationCount(req.mutationCount);
-      env.metrics.mutations += req.mutationCount;
+      metrics.mutations += req.mutationCount;
       const results: (TabletopError | undefined)[] = new Array<TabletopError | undefined>(req.entries.length).fill(undefined);
       const toApply: DecodedMutateRows['entries'][number][] = [];
       const positions: number[] = [];
@@ -100,50 +110,60 @@ export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, met
       const per = tuning.mutateRowsStatusesPerMessage;
       for (let from = 0; from < results.length; from += per) {
         const entries: EntryStatus[] = [];
-        for (let i = from; i < Math.min(results.length, from + per); i++) entries.push(entryStatus(i, results[i], env));
+        for (let i = from; i < Math.min(results.length, from + per); i++) entries.push(entryStatus(i, results[i], logger));
         const w = out.write({ entries });
         if (!(w instanceof Promise ? await w : w)) return;
       }
     }),
 
-    CheckAndMutateRow: unary<PCheckAndMutateRowRequest, { predicateMatched: boolean }>(env, 'CheckAndMutateRow', async (req) => {
+    CheckAndMutateRow: unary<PCheckAndMutateRowRequest, { predicateMatched: boolean }>({ encode: encodeCheckAndMutateRowResponse, resource: dataTarget }, async (req) => {
       const cmd = checkAndMutateRequestFromProto(req);
       checkMutationCount(cmd.sentTrue);
       checkMutationCount(cmd.sentFalse);
-      env.metrics.mutations += cmd.sentTrue + cmd.sentFalse;
+      metrics.mutations += cmd.sentTrue + cmd.sentFalse;
       const matched = await db.checkAndMutateRow(cmd.table, cmd.key, cmd.predicate, cmd.trueMutations, cmd.falseMutations);
       return { predicateMatched: matched };
     }),
 
-    // The response is encoded by the hand-written serializer (convert/row-encoder.ts).
-    ReadModifyWriteRow: unary<PReadModifyWriteRowRequest, { row: Row }>(env, 'ReadModifyWriteRow', async (req) => {
+    ReadModifyWriteRow: unary<PReadModifyWriteRowRequest, { row: Row }>({ decode: decodeReadModifyWriteRowRequest, encode: encodeReadModifyWriteRowResponse, resource: dataTarget }, async (req) => {
       const cmd = readModifyWriteRequestFromProto(req);
       checkMutationCount(cmd.rules.length);
       return { row: await db.readModifyWriteRow(cmd.table, cmd.key, cmd.rules) };
     }),
 
-    PingAndWarm: unary<PPingAndWarmRequest, object>(env, 'PingAndWarm', (req) => {
+    PingAndWarm: unary<PPingAndWarmRequest, object>({ resource: (req) => resource('instance', req.name) }, (req) => {
       db.getInstance(pingRequestFromProto(req));
       return {};
     }),
   };
 
-  const notYet: Record<string, string> = {
-    GenerateInitialChangeStreamPartitions: 'change streams',
-    ReadChangeStream: 'change streams',
-    PrepareQuery: 'SQL queries',
-    ExecuteQuery: 'SQL queries',
-    GetClientConfiguration: 'client configuration',
-    OpenTable: 'the session API',
-    OpenAuthorizedView: 'the session API and authorized views',
-    OpenMaterializedView: 'the session API and materialized views',
+  return {
+    service: SERVICES.data,
+    methods,
+    notYet: {
+      'change streams': ['GenerateInitialChangeStreamPartitions', 'ReadChangeStream'],
+      'SQL queries': ['PrepareQuery', 'ExecuteQuery'],
+      'client configuration': ['GetClientConfiguration'],
+      'the session API': ['OpenTable'],
+      'the session API and authorized views': ['OpenAuthorizedView'],
+      'the session API and materialized views': ['OpenMaterializedView'],
+    },
   };
-  for (const [name, method] of Object.entries(methods)) {
-    if (impl[name] !== undefined) continue;
-    const what = notYet[name] ?? 'this RPC';
-    impl[name] = unimplementedHandler(env, name, method, `${name} (${what}) is not implemented by tabletop yet`);
-  }
-  return impl;
+}
+
+/** The table, authorized view or materialized view a data request names. */
+export function dataTarget(req: { tableName?: string | null; authorizedViewName?: string | null; materializedViewName?: string | null }): Resource | undefined {
+  if (req.authorizedViewName) return { kind: 'authorizedView', name: req.authorizedViewName };
+  if (req.materializedViewName) return { kind: 'materializedView', name: req.materializedViewName };
+  return resource('table', req.tableName);
+}
+
+const EMPTY_MESSAGE = Buffer.alloc(0);
+const PREDICATE_MATCHED = Buffer.from([0x08, 0x01]);
+
+/** CheckAndMutateRowResponse := predicate_matched(1) bool: two bytes, or none for false. */
+function encodeCheckAndMutateRowResponse(r: { predicateMatched: boolean }): Buffer {
+  return r.predicateMatched ? PREDICATE_MATCHED : EMPTY_MESSAGE;
 }
 
 function checkMutationCount(n: number): void {
@@ -152,9 +172,9 @@ function checkMutationCount(n: number): void {
   }
 }
 
-function entryStatus(index: number, error: unknown, env: RpcEnv): EntryStatus {
+function entryStatus(index: number, error: unknown, logger: Logger): EntryStatus {
   if (error === undefined) return { index, code: 0, message: '' };
   if (error instanceof TabletopError) return { index, code: grpcCode(error.code), message: error.message };
-  const s = toGrpcStatus(error, 'MutateRows', env.logger);
+  const s = toGrpcStatus(error, 'MutateRows', logger);
   return { index, code: s.code, message: s.details };
 }

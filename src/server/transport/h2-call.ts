@@ -1,16 +1,17 @@
 import { Status } from '../status-codes.js';
 import type { Logger } from '../logger.js';
+import type { Method } from '../method-table.js';
 import type { CallBase, RequestMetadata, ServerStreamCall, UnaryCall } from '../rpc.js';
 import { ACCEPTED_ENCODINGS, type MessageEncoding, decompress } from './decompress.js';
 import { H2_CANCEL, type H2Stream, type StreamListener } from './h2/connection.js';
 import { encodeHeaderBlock } from './h2/hpack.js';
 import { FramingError, MessageDecoder, type RawMessage, framedMessage, joinMessage, messageHeader } from './message-framing.js';
-import type { Route } from './routes.js';
 import { percentEncodeStatusMessage } from './status-message.js';
 
 /**
- * One gRPC call on one HTTP/2 stream: reads the request message, runs the
- * route's handler, and writes the response (PROTOCOL-HTTP2.md):
+ * One gRPC call on one HTTP/2 stream: reads the request message, decodes it
+ * and runs the method's handler (its runner, rpc.ts), and encodes and writes
+ * the response (PROTOCOL-HTTP2.md):
  *
  *   response := HEADERS(:status 200, content-type) DATA(message)* HEADERS(grpc-status, grpc-message, END_STREAM)
  *             | HEADERS(:status 200, content-type, grpc-status, grpc-message, END_STREAM)   (trailers-only)
@@ -88,7 +89,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
   constructor(
     private readonly stream: H2Stream,
     readonly metadata: RequestMetadata,
-    private readonly route: Route,
+    private readonly method: Method,
     private readonly encoding: MessageEncoding,
     private readonly opts: CallOptions,
   ) {}
@@ -104,14 +105,14 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
       // Past setTimeout's range (about 24.8 days) the deadline is as good as none.
       if (timeoutMillis < 2 ** 31 - 1) this.deadline = setTimeout(deadlinePassed, timeoutMillis, this);
     }
-    if (this.route.handler.kind === 'reject') this.runHandler();
+    if (this.method.handler.kind === 'reject') this.runHandler();
   }
 
   // --- reading the request (data and requestEnded are called by the stream) ---
 
   /** A DATA chunk of the request. */
   data(chunk: Buffer): void {
-    if (this.ended || this.route.handler.kind === 'reject') return;
+    if (this.ended || this.method.handler.kind === 'reject') return;
     if (this.decoder === undefined) {
       // Fast path: the chunk is exactly one whole message.
       const n = chunk.length;
@@ -134,7 +135,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     }
     for (const m of messages) {
       if (++this.messages > 1) {
-        this.fail(Status.INTERNAL, `${this.route.name} takes exactly one request message; the client sent more`);
+        this.fail(Status.INTERNAL, `${this.method.label} takes exactly one request message; the client sent more`);
         return;
       }
       this.received = m;
@@ -143,12 +144,12 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
 
   /** The client half-closed: the request is complete. */
   requestEnded(): void {
-    if (this.ended || this.route.handler.kind === 'reject') return;
+    if (this.ended || this.method.handler.kind === 'reject') return;
     const m = this.received;
     if (this.decoder?.partial === true) {
-      this.fail(Status.INTERNAL, `Truncated request: the stream ended inside a message (${this.route.name})`);
+      this.fail(Status.INTERNAL, `Truncated request: the stream ended inside a message (${this.method.label})`);
     } else if (m === undefined) {
-      this.fail(Status.INTERNAL, `${this.route.name} takes exactly one request message; the client sent none`);
+      this.fail(Status.INTERNAL, `${this.method.label} takes exactly one request message; the client sent none`);
     } else if (!m.compressed) {
       this.dispatch(m.parts);
     } else if (this.encoding === 'identity') {
@@ -170,14 +171,11 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
   private dispatch(parts: readonly Buffer[]): void {
     if (this.ended) return;
     this.received = undefined;
-    const method = this.route.method;
+    const method = this.method;
     try {
-      this.request =
-        parts.length > 1 && method.requestDeserializeParts !== undefined
-          ? method.requestDeserializeParts(parts)
-          : method.requestDeserialize(joinMessage({ compressed: false, parts }));
+      this.request = parts.length > 1 && method.decodeParts !== undefined ? method.decodeParts(parts) : method.decode(joinMessage({ compressed: false, parts }));
     } catch (e) {
-      // The services' deserializers report malformed requests themselves; a throw is a tabletop bug.
+      // The table's decoders report malformed requests themselves; a throw is a tabletop bug.
       this.internalError('decoding the request', e);
       return;
     }
@@ -186,7 +184,7 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
 
   private runHandler(): void {
     try {
-      this.route.handler.run(this);
+      this.method.handler.run(this);
     } catch (e) {
       this.internalError('running the handler', e);
     }
@@ -194,8 +192,8 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
 
   private internalError(what: string, e: unknown): void {
     const message = e instanceof Error ? e.message : String(e);
-    this.opts.logger.error(`internal error in ${this.route.name} while ${what}: ${e instanceof Error && e.stack ? e.stack : message}`);
-    this.fail(Status.INTERNAL, `Internal error in ${this.route.name} while ${what}: ${message}`);
+    this.opts.logger.error(`internal error in ${this.method.label} while ${what}: ${e instanceof Error && e.stack ? e.stack : message}`);
+    this.fail(Status.INTERNAL, `Internal error in ${this.method.label} while ${what}: ${message}`);
   }
 
   // --- writing the response ---
@@ -204,13 +202,13 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
   private serialize(message: unknown): Buffer | undefined {
     let payload: Buffer;
     try {
-      payload = this.route.method.responseSerialize(message) as Buffer;
+      payload = this.method.encode(message);
     } catch (e) {
       this.internalError('encoding the response', e);
       return undefined;
     }
     if (payload.length > this.opts.maxMessageBytes) {
-      this.fail(Status.RESOURCE_EXHAUSTED, `${this.route.name} response message of ${payload.length} bytes is larger than the maximum of ${this.opts.maxMessageBytes}`);
+      this.fail(Status.RESOURCE_EXHAUSTED, `${this.method.label} response message of ${payload.length} bytes is larger than the maximum of ${this.opts.maxMessageBytes}`);
       return undefined;
     }
     return payload;

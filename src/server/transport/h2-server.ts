@@ -1,13 +1,13 @@
 import { Status } from '../status-codes.js';
 import type net from 'node:net';
 import type { Logger } from '../logger.js';
+import type { MethodTable } from '../method-table.js';
 import { ACCEPTED_ENCODINGS, isSupportedEncoding } from './decompress.js';
 import { H2Call, rejectStream } from './h2-call.js';
 import { H2Connection, type H2Stream } from './h2/connection.js';
 import { type HeaderMap, encodeHeaderBlock } from './h2/hpack.js';
 import { HeaderMetadata } from './header-metadata.js';
 import { parseGrpcTimeout } from './grpc-timeout.js';
-import type { RouteTable } from './routes.js';
 import { SessionMonitor } from './session-monitor.js';
 
 /**
@@ -17,8 +17,8 @@ import { SessionMonitor } from './session-monitor.js';
  * (connection-guard.ts) through accept().
  *
  * Per stream: `:method` must be POST (else HTTP 405), `content-type`
- * application/grpc[+proto|;...] (else HTTP 415), `:path` a known method (else
- * UNIMPLEMENTED), `grpc-encoding` identity, gzip or deflate (else
+ * application/grpc[+proto|;...] (else HTTP 415), `:path` a method of the
+ * method table (else UNIMPLEMENTED), `grpc-encoding` identity, gzip or deflate (else
  * UNIMPLEMENTED with grpc-accept-encoding), `grpc-timeout` well formed (else
  * INTERNAL), the header list within maxHeaderListBytes (else
  * RESOURCE_EXHAUSTED); then an H2Call runs it.
@@ -29,7 +29,8 @@ import { SessionMonitor } from './session-monitor.js';
  */
 
 export interface H2TransportOptions {
-  readonly routes: RouteTable;
+  /** What is served: `:path` is looked up here. */
+  readonly methods: MethodTable;
   readonly logger: Logger;
   readonly maxMessageBytes: number;
   readonly maxConcurrentStreams: number;
@@ -85,8 +86,8 @@ export function createH2Transport(opts: H2TransportOptions): H2Transport {
     if (headers[':method'] !== 'POST') return stream.headers(ALLOW_POST, true);
     if (!isGrpcContentType(single(headers['content-type']))) return stream.headers(UNSUPPORTED_MEDIA, true);
     const path = single(headers[':path']) ?? '';
-    const route = opts.routes.get(path);
-    if (route === undefined) return rejectStream(stream, Status.UNIMPLEMENTED, opts.routes.unknownPathMessage(path));
+    const method = opts.methods.get(path);
+    if (method === undefined) return rejectStream(stream, Status.UNIMPLEMENTED, opts.methods.unknownPathMessage(path));
     const encoding = single(headers['grpc-encoding']) ?? 'identity';
     if (!isSupportedEncoding(encoding)) {
       return rejectStream(stream, Status.UNIMPLEMENTED, `Unsupported grpc-encoding "${encoding}": tabletop accepts ${ACCEPTED_ENCODINGS}`, [
@@ -99,7 +100,7 @@ export function createH2Transport(opts: H2TransportOptions): H2Transport {
       timeout = parseGrpcTimeout(timeoutHeader);
       if (timeout === undefined) return rejectStream(stream, Status.INTERNAL, `Malformed grpc-timeout "${timeoutHeader}"`);
     }
-    new H2Call(stream, new HeaderMetadata(headers), route, encoding, callOptions).start(timeout);
+    new H2Call(stream, new HeaderMetadata(headers), method, encoding, callOptions).start(timeout);
   }
 
   return {

@@ -99,7 +99,7 @@ describe('h2 transport: calls', () => {
     expect(rawStatus(malformed).code).toBe(12);
     // A client-streaming method with an UNIMPLEMENTED handler answers before the client finishes sending.
     const open = await rawRequest(s.address, { ':path': `/${SERVICE}/ClientStream` }, [frame(b('a'))], { endStream: false });
-    expect(rawStatus(open)).toEqual({ code: 12, message: 'ClientStream is not implemented' });
+    expect(rawStatus(open)).toEqual({ code: 12, message: 'ClientStream (this RPC) is not implemented by tabletop yet' });
   });
 
   it('answers HTTP 415 to other content types and 405 to other methods', async () => {

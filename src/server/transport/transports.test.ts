@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../db/index.js';
+import { createMemoryEngine } from '../../storage/memory/index.js';
+import { methodTable } from '../grpc-server.js';
+import { memoryLogger } from '../logger.js';
+import type { Method } from '../method-table.js';
+import { Metrics } from '../metrics.js';
+import { DEFAULT_SERVER_TUNING } from '../server-config.js';
 import { featuresMetadata, streamCall, unaryCall, unaryError } from '../testing/raw-client.js';
 import { type TestServer, startTestServer } from '../testing/test-server.js';
 
@@ -54,6 +61,44 @@ function digest(v: unknown): unknown {
   return v;
 }
 
+/** The methods of the server's table that tabletop does not implement. */
+async function notImplemented(): Promise<Method[]> {
+  const db = await createDatabase({ engine: createMemoryEngine() });
+  try {
+    return methodTable({ db, logger: memoryLogger(), metrics: new Metrics(), tuning: DEFAULT_SERVER_TUNING }).methods.filter((m) => m.handler.kind === 'reject');
+  } finally {
+    await db.close();
+  }
+}
+
+/** Calls a method of any shape with one empty request message; resolves with the status. */
+function callAnyShape(address: string, m: Method): Promise<{ code: number; details: string }> {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure());
+  const id = (b: Buffer): Buffer => b;
+  const options = { deadline: Date.now() + 20_000 };
+  const empty = Buffer.alloc(0);
+  return new Promise<{ code: number; details: string }>((resolve) => {
+    const done = (s: { code: number; details: string }) => resolve({ code: s.code, details: s.details });
+    if (m.shape === 'unary') {
+      client.makeUnaryRequest(m.path, id, id, empty, new grpc.Metadata(), options, (err) => done(err ?? { code: 0, details: '' }));
+      return;
+    }
+    const call =
+      m.shape === 'serverStream'
+        ? client.makeServerStreamRequest(m.path, id, id, empty, new grpc.Metadata(), options)
+        : m.shape === 'bidi'
+          ? client.makeBidiStreamRequest(m.path, id, id, new grpc.Metadata(), options)
+          : client.makeClientStreamRequest(m.path, id, id, new grpc.Metadata(), options, () => {});
+    call.on('data', () => {});
+    call.on('error', () => {});
+    call.on('status', done);
+    if ('write' in call) {
+      call.write(empty);
+      call.end();
+    }
+  }).finally(() => client.close());
+}
+
 describe('both transports', () => {
   const servers = new Map<string, TestServer>();
   beforeAll(async () => {
@@ -81,6 +126,21 @@ describe('both transports', () => {
     const missing = h2[11] as { status: { code: number } };
     expect(missing.status.code).toBe(grpc.status.NOT_FOUND);
     expect((h2[13] as { status: { code: number } }).status.code).toBe(grpc.status.UNIMPLEMENTED);
+    for (const ts of servers.values()) expect(ts.log.filter((l) => l.startsWith('error'))).toEqual([]);
+  });
+
+  it('answer every method the protos define but tabletop does not implement UNIMPLEMENTED, naming its feature', async () => {
+    const methods = await notImplemented();
+    expect(methods.length).toBeGreaterThan(30);
+    const answers = new Map<string, { code: number; details: string }[]>();
+    for (const [transport, ts] of servers) answers.set(transport, await Promise.all(methods.map((m) => callAnyShape(ts.server.address, m))));
+    expect(answers.get('h2')).toEqual(answers.get('grpc-js'));
+    const byName = new Map(methods.map((m, i) => [m.name, answers.get('h2')![i]!]));
+    for (const m of methods) expect([m.path, byName.get(m.name)]).toEqual([m.path, { code: grpc.status.UNIMPLEMENTED, details: expect.stringMatching(new RegExp(`^${m.name} \\(.+\\) is not implemented by tabletop yet$`)) }]);
+    expect(byName.get('ExecuteQuery')?.details).toBe('ExecuteQuery (SQL queries) is not implemented by tabletop yet');
+    expect(byName.get('OpenTable')?.details).toBe('OpenTable (the session API) is not implemented by tabletop yet');
+    expect(byName.get('CreateBackup')?.details).toBe('CreateBackup (backups) is not implemented by tabletop yet');
+    expect(byName.get('CreateLogicalView')?.details).toBe('CreateLogicalView (logical views) is not implemented by tabletop yet');
     for (const ts of servers.values()) expect(ts.log.filter((l) => l.startsWith('error'))).toEqual([]);
   });
 

@@ -1,21 +1,20 @@
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { listenGuarded } from '../../connection-guard.js';
 import { memoryLogger } from '../../logger.js';
-import { Metrics } from '../../metrics.js';
+import { MethodTable, serverStream, serviceMethods, unary } from '../../method-table.js';
+import { Metrics, observeCalls } from '../../metrics.js';
 import type { AnyMethod } from '../../protos.js';
-import { type RpcEnv, type StreamHandler, type UnaryHandler, serverStream, unary, unimplementedHandler } from '../../rpc.js';
+import type { StreamHandler, UnaryHandler } from '../../rpc.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from '../../server-config.js';
 import { type H2Transport, createH2Transport } from '../h2-server.js';
-import { RouteTable } from '../routes.js';
 
 /**
  * A test service on tabletop's HTTP/2 transport, with Buffer messages (identity
  * codecs) so that tests control handlers and bytes exactly:
  *   /test.Echo/Unary         unary
  *   /test.Echo/Stream        server streaming
- *   /test.Echo/ClientStream  client streaming (always UNIMPLEMENTED)
+ *   /test.Echo/ClientStream  client streaming (not implemented: UNIMPLEMENTED)
  * and clients that speak to it: a grpc-js client with identity serializers,
  * and a raw node:http2 client for framing the transport must reject.
  */
@@ -57,17 +56,15 @@ export async function startEchoServer(handlers: EchoHandlers, tuning: Partial<Se
   const t: ServerTuning = { ...DEFAULT_SERVER_TUNING, ...tuning };
   const logger = memoryLogger();
   const metrics = new Metrics();
-  const env: RpcEnv = { service: SERVICE, metrics, logger };
-  const methods = { Unary: method('Unary', false, false), Stream: method('Stream', false, true), ClientStream: method('ClientStream', true, false) };
-  const impl: UntypedServiceImplementation = {
-    Unary: unary(env, 'Unary', handlers.unary ?? ((req) => req)),
-    Stream: serverStream(env, 'Stream', handlers.stream ?? (() => {})),
-    ClientStream: unimplementedHandler(env, 'ClientStream', methods.ClientStream, 'ClientStream is not implemented'),
+  const protos = { Unary: method('Unary', false, false), Stream: method('Stream', false, true), ClientStream: method('ClientStream', true, false) };
+  const none = () => undefined;
+  const spec = {
+    service: SERVICE,
+    methods: { Unary: unary({ resource: none }, handlers.unary ?? ((req) => req)), Stream: serverStream({ resource: none }, handlers.stream ?? (() => {})) },
   };
-  const routes = new RouteTable();
-  routes.addService(SERVICE, methods, impl);
+  const methods = new MethodTable(serviceMethods(spec, protos, { observe: observeCalls(metrics, logger, 0), logger }));
   const transport = createH2Transport({
-    routes,
+    methods,
     logger,
     maxMessageBytes: t.maxMessageBytes,
     maxConcurrentStreams: t.maxConcurrentStreams,
