@@ -30,9 +30,11 @@ import {
  * protos do not define, the protos' call shape).
  *
  * Every call passes through its method's observer (CallObserver) with its
- * decoded request: request metrics and the slow-call log go through it
- * (metrics.ts observeCalls), and it is where per-resource access checks
- * (IAM enforcement, authorized views) and per-request metrics will hook in.
+ * decoded request, before its handler runs: request metrics and the
+ * slow-call log go through it (metrics.ts observeCalls), and it is where
+ * per-resource access checks (IAM enforcement, authorized views: the
+ * method's resource() of the request, refused by throwing) and per-request
+ * metrics will hook in.
  */
 
 /** How many messages each side sends: as grpc-js names the four gRPC call types. */
@@ -165,7 +167,11 @@ export interface Method extends MethodInfo {
   readonly handler: RpcHandler;
 }
 
-/** Given once per method as the table is built; what it returns runs at the start of each call of that method. */
+/**
+ * Given once per method as the table is built; what it returns runs at the
+ * start of each call of that method, before the handler, and may refuse the
+ * call (rpc.ts CallStart).
+ */
 export type CallObserver = (method: MethodInfo) => CallStart;
 
 export interface TableEnv {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invalidArgument, notFound } from '../model/errors.js';
+import { TabletopError, invalidArgument, notFound } from '../model/errors.js';
 import { memoryLogger } from './logger.js';
 import { type CallStart, MalformedRequest, type ServerStreamCall, type UnaryCall, rejectRunner, safeDecoder, serverStreamRunner, unaryRunner } from './rpc.js';
 import { Status } from './status-codes.js';
@@ -154,6 +154,28 @@ describe('rejectRunner', () => {
     expect(outcome).toEqual({ code: Status.UNIMPLEMENTED, details: 'OpenTable (the session API) is not implemented by tabletop yet' });
     expect(r.requests).toEqual([undefined]);
     expect(r.codes).toEqual(['UNIMPLEMENTED']);
+  });
+});
+
+describe('a call its observer refuses', () => {
+  const refuse: CallStart = (request) => {
+    throw new TabletopError('PermissionDenied', `no access to ${String((request as { table?: string } | undefined)?.table)}`);
+  };
+
+  it('ends with the refusal as its status, and its handler does not run, whatever the shape', async () => {
+    let ran = 0;
+    const logger = memoryLogger();
+    const unary = unaryRunner('M', () => ran++, refuse, logger);
+    expect(await runUnary(unary, { table: 't' })).toEqual({ code: Status.PERMISSION_DENIED, details: 'no access to t' });
+    const stream = serverStreamRunner('S', () => void ran++, refuse, logger);
+    expect(await runStream(stream, { table: 'u' })).toEqual({ messages: [], end: { code: Status.PERMISSION_DENIED, details: 'no access to u' }, drains: 0 });
+    const reject = rejectRunner('R', 'R (this RPC) is not implemented by tabletop yet', refuse, logger);
+    const outcome = await new Promise<Outcome>((resolve) => {
+      if (reject.kind === 'reject') reject.run({ metadata: { get: () => [] }, cancelled: false, fail: (code, details) => resolve({ code, details }) });
+    });
+    expect(outcome).toEqual({ code: Status.PERMISSION_DENIED, details: 'no access to undefined' });
+    expect(ran).toBe(0);
+    expect(logger.lines).toEqual([]);
   });
 });
 

@@ -47,10 +47,15 @@ export type StreamHandler<Req, Res> = (request: Req, out: StreamWriter<Res>, ctx
 /**
  * Called as a call starts, with its decoded request (undefined for a call
  * rejected before reading it); returns what is told, once, how the call
- * ended (a status name such as "OK" or "NOT_FOUND").
+ * ended (a status name such as "OK" or "NOT_FOUND"). It may refuse the call
+ * by throwing (a TabletopError, e.g. PermissionDenied): the call then ends
+ * with that status and its handler does not run.
  */
 export type CallStart = (request: unknown) => CallEnd;
 export type CallEnd = (code: string) => void;
+
+/** The end of a call whose start was refused (the refusal reported its own end). */
+const REFUSED: CallEnd = () => {};
 
 // ---------------------------------------------------------------------------
 // The transport-neutral call: what a transport gives a runner.
@@ -152,9 +157,10 @@ export function unaryRunner<Req, Res>(rpc: string, handler: UnaryHandler<Req, Re
   };
   const sendFailed = (e: unknown): void => logger.error(`${rpc}: failed to send the response: ${String(e)}`);
   const run = (call: UnaryCall<Req, Res>): void => {
-    const end = begin(call.request);
+    let end = REFUSED;
     let result: Res | Promise<Res>;
     try {
+      end = begin(call.request);
       checkRequest(call.request);
       result = handler(call.request, new Context(rpc, call));
     } catch (e) {
@@ -180,9 +186,10 @@ export function unaryRunner<Req, Res>(rpc: string, handler: UnaryHandler<Req, Re
 /** The runner of a server-streaming method `rpc`. */
 export function serverStreamRunner<Req, Res>(rpc: string, handler: StreamHandler<Req, Res>, begin: CallStart, logger: Logger): RpcHandler {
   const run = (call: ServerStreamCall<Req, Res>): void => {
-    const end = begin(call.request);
+    let end = REFUSED;
     let done: Promise<void>;
     try {
+      end = begin(call.request);
       checkRequest(call.request);
       done = Promise.resolve(handler(call.request, streamWriter(call), new Context(rpc, call)));
     } catch (e) {
@@ -222,8 +229,13 @@ export function rejectRunner(rpc: string, message: string, begin: CallStart, log
   return {
     kind: 'reject',
     run(call: CallBase): void {
-      begin(undefined)('UNIMPLEMENTED');
-      const s = toGrpcStatus(unimplemented(message), rpc, logger);
+      let refusal: unknown;
+      try {
+        begin(undefined)('UNIMPLEMENTED');
+      } catch (e) {
+        refusal = e;
+      }
+      const s = toGrpcStatus(refusal ?? unimplemented(message), rpc, logger);
       call.fail(s.code, s.details);
     },
   };

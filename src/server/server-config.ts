@@ -5,7 +5,7 @@
 export interface ServerTuning {
   /**
    * What serves gRPC: 'h2' is tabletop's own HTTP/2 transport (src/server/transport),
-   * 'grpc-js' the @grpc/grpc-js server. Both run the same handlers.
+   * 'grpc-js' the @grpc/grpc-js server. Both serve the same method table (method-table.ts).
    */
   readonly transport: 'h2' | 'grpc-js';
   /** A ReadRows response message is sent once its rows reach this many bytes (whole rows only). */
