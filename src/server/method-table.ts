@@ -180,7 +180,7 @@ export interface TableEnv {
 }
 
 /** The UNIMPLEMENTED message of a method tabletop does not implement. */
-export function notImplementedMessage(name: string, feature: string | undefined): string {
+function notImplementedMessage(name: string, feature: string | undefined): string {
   return `${name} (${feature ?? 'this RPC'}) is not implemented by tabletop yet`;
 }
 
