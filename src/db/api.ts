@@ -9,6 +9,7 @@ import type { InstanceName, TableName } from '../model/names.js';
 import type { TabletopError } from '../model/errors.js';
 import type { MaybePromise } from '../storage/store.js';
 import type { ValueType } from '../model/value-type.js';
+import type { LoadRates } from '../tablet/load-meter.js';
 
 /**
  * The database API: everything the gRPC and HTTP servers call. Plain model
@@ -83,9 +84,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export type { ClusterNodesInfo, HotTabletInfo, NodeInfo, TabletInfo } from './tablet-manager.js';
-import type { ClusterNodesInfo, HotTabletInfo, TabletInfo } from './tablet-manager.js';
-
 export interface InstanceSpec {
   readonly displayName: string;
   readonly type: 'production' | 'development';
@@ -97,7 +95,7 @@ export interface InstanceInfo extends InstanceSpec {
 }
 
 /**
- * A cluster's node count is its modelled serving nodes (tablet-manager.ts):
+ * A cluster's node count is its modelled serving nodes (node-placement.ts):
  * set by hand (manual scaling), or by the autoscaler within limits.
  */
 export interface ClusterSpec {
@@ -207,4 +205,82 @@ export interface RowReader {
   readonly lastScannedKey: ByteString | undefined;
   readonly stats: Readonly<ReadStats>;
   close(): void;
+}
+
+// ---- tablets and nodes (tablet-views.ts) ----
+
+/** A tablet as users see it (JSON API, CLI, ListHotTablets). */
+export interface TabletInfo {
+  readonly table: TableName;
+  readonly id: string;
+  readonly start: ByteString;
+  /** Exclusive end; undefined for the last tablet. */
+  readonly end: ByteString | undefined;
+  /** Bytes stored (compressed SSTables plus memtables in the durable engine): see StoreStats. */
+  readonly storedBytes: number;
+  /** Uncompressed bytes of the keys and cells held. */
+  readonly logicalBytes: number;
+  readonly rows: number;
+  /** The durable engine estimates row counts (a row in several SSTables counts in each until compaction). */
+  readonly rowsEstimated: boolean;
+  /** Split children estimate their share of the files they share with their sibling. */
+  readonly bytesEstimated: boolean;
+  /** The node holding the tablet in each cluster of the instance, in cluster order. */
+  readonly placements: readonly TabletPlacementInfo[];
+  /** Over the last `windowSeconds`. */
+  readonly rates: LoadRates;
+  readonly windowSeconds: number;
+  /** Set when one row takes most of the tablet's load: no split can help. */
+  readonly singleRowHotspot: { readonly key: ByteString; readonly share: number } | undefined;
+}
+
+export interface TabletPlacementInfo {
+  readonly cluster: string;
+  readonly node: number;
+}
+
+/** One modelled serving node of a cluster. */
+export interface NodeInfo {
+  readonly node: number;
+  readonly storedBytes: number;
+  readonly logicalBytes: number;
+  readonly tablets: number;
+  /** Serving time per second (µs/s) over the window, summed over its tablets. */
+  readonly servingMicrosPerSec: number;
+  readonly requestsPerSec: number;
+  /** Share (0..1) of the cluster's serving time spent on this node. */
+  readonly loadShare: number;
+  readonly tabletIds: readonly string[];
+}
+
+/** A cluster with its modelled nodes. */
+export interface ClusterNodesInfo {
+  readonly cluster: string;
+  readonly serveNodes: number;
+  readonly storageType: 'ssd' | 'hdd';
+  readonly autoscaling: AutoscalingSpec | undefined;
+  readonly windowSeconds: number;
+  /**
+   * Serving time per second over all nodes divided by the nodes' capacity
+   * (1 s per second each): the modelled CPU utilisation that autoscaling
+   * compares with its target.
+   */
+  readonly servingUtilization: number;
+  readonly storedBytes: number;
+  readonly nodes: readonly NodeInfo[];
+}
+
+export interface HotTabletInfo extends TabletInfo {
+  readonly cluster: string;
+  /** The tablet's node in that cluster. */
+  readonly node: number;
+  readonly startMicros: number;
+  readonly endMicros: number;
+  /**
+   * The tablet's serving time as a percent of its node's capacity (1 s of
+   * serving per second): what ListHotTablets reports as node_cpu_usage_percent.
+   */
+  readonly servingPercentOfNode: number;
+  /** The tablet's share (0..1) of its node's serving time over the window. */
+  readonly shareOfNodeServing: number;
 }

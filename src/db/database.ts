@@ -17,16 +17,19 @@ import type {
   AppProfileInfo,
   AppProfileSpec,
   ClusterInfo,
+  ClusterNodesInfo,
   ClusterSpec,
   ClusterUpdate,
   Database,
   FamilyModification,
+  HotTabletInfo,
   InstanceInfo,
   InstanceSpec,
   ReadRequest,
   RowReader,
   TableInfo,
   TableSpec,
+  TabletInfo,
 } from './api.js';
 import { Catalog } from './catalog/catalog.js';
 import type { CatalogState } from './catalog/catalog-state.js';
@@ -38,7 +41,7 @@ import { type RowKeySample, sampleRowKeys } from './sample-row-keys.js';
 import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { andThen } from './maybe.js';
-import { type ClusterNodesInfo, type HotTabletInfo, TabletManager, type TabletInfo } from './tablet-manager.js';
+import { TabletManager } from './tablet-manager.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
 
