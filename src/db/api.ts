@@ -12,11 +12,24 @@ import type { ValueType } from '../model/value-type.js';
 import type { LoadRates } from '../tablet/load-meter.js';
 
 /**
- * The database API: everything the gRPC and HTTP servers call. Plain model
+ * The database's contract: one set of methods in two faces. Plain model
  * types only (no protobuf). Every method validates its whole input before it
- * touches data and throws TabletopError with a precise code.
+ * touches data and fails with a TabletopError with a precise code.
+ *
+ *  - `DatabaseCore`, what the gRPC and HTTP servers call: a method answers
+ *    now when it can, with a plain value or a MaybePromise (the memory engine
+ *    answers synchronously, and a call that needs no I/O then costs no
+ *    promise and no microtask), and throws at once on bad input. ReadRows is
+ *    pulled row by row (RowPuller). createDatabase() (index.ts) makes one.
+ *  - `Database`, the public face (src/index.ts's open()): the same methods,
+ *    each answering with a promise (a failure rejects it, nothing throws),
+ *    and ReadRows an async-iterable RowReader (`for await`). promiseDatabase()
+ *    (promise-database.ts) makes it over a core, one promise per call.
+ *
+ * The servers keep calling the core itself, so their hot paths cost what
+ * they did; implementation modules import their types from here.
  */
-export interface Database {
+export interface DatabaseCore {
   // ---- instance admin ----
   createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): MaybePromise<InstanceInfo>;
   /**
@@ -55,7 +68,8 @@ export interface Database {
   checkConsistency(name: TableName, token: string): boolean;
 
   // ---- data ----
-  readRows(name: TableName, request: ReadRequest): RowReader;
+  /** Throws at once on a bad request (unknown table, bad filter or limit). */
+  readRows(name: TableName, request: ReadRequest): RowPuller & RowReader;
   sampleRowKeys(name: TableName): MaybePromise<readonly { readonly key: ByteString; readonly offsetBytes: number }[]>;
   mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[]): Promise<void>;
   /** One result per entry, in order: undefined for success or the entry's error. Request-wide problems throw. */
@@ -82,6 +96,20 @@ export interface Database {
   listHotTablets(instance: InstanceName, windowSeconds?: number, clusterId?: string): HotTabletInfo[];
 
   close(): Promise<void>;
+}
+
+/** Each method of T, answering with a promise of what it answered. */
+type Promised<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K] };
+
+/**
+ * The public face of the database (see DatabaseCore for what each method
+ * does): every method answers with a promise, and every failure, bad input
+ * included, rejects it. ReadRows answers with a RowReader to iterate:
+ * `for await (const row of db.readRows(table, request))`; a bad request
+ * fails the iteration.
+ */
+export interface Database extends Promised<Omit<DatabaseCore, 'readRows'>> {
+  readRows(name: TableName, request: ReadRequest): RowReader;
 }
 
 export interface InstanceSpec {
@@ -193,18 +221,38 @@ export interface ReadStats {
   cellsReturned: number;
 }
 
-/**
- * A streaming read. Rows come in key order (descending when reversed), each
- * whole, with cells in output order (families in creation order, qualifiers
- * ascending, timestamps descending) and labels from the filter.
- * `next()` never materialises more than the current row; `close()` is mandatory.
- */
-export interface RowReader {
-  next(): MaybePromise<Row | undefined>;
+/** What a read tells while it runs, and how it ends early. */
+export interface ReadProgress {
   /** The last key the scan examined, whether returned or filtered out. */
   readonly lastScannedKey: ByteString | undefined;
   readonly stats: Readonly<ReadStats>;
+  /**
+   * Ends the read (its cursors and their snapshots go); idempotent. A read
+   * ends by itself once its last row or its limit is reached, and `for await`
+   * ends it when the loop is left early (break, throw).
+   */
   close(): void;
+}
+
+/**
+ * A streaming read: `for await (const row of reader)`. Rows come in key
+ * order (descending when reversed), each whole, with cells in output order
+ * (families in creation order, qualifiers ascending, timestamps descending)
+ * and labels from the filter. Nothing is read ahead of the consumer: the
+ * scan advances as rows are asked for.
+ */
+export interface RowReader extends ReadProgress, AsyncIterable<Row> {}
+
+/**
+ * A streaming read pulled row by row, as the servers stream it: `next()`
+ * answers now while the rows come from memory, and with a promise when the
+ * scan must wait (the server then flushes what it has and sends heartbeats).
+ * `next()` never materialises more than the current row; a puller not read
+ * to its end must be closed.
+ */
+export interface RowPuller extends ReadProgress {
+  /** The next row, or undefined at the end. */
+  next(): MaybePromise<Row | undefined>;
 }
 
 // ---- tablets and nodes (tablet-views.ts) ----

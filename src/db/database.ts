@@ -20,12 +20,13 @@ import type {
   ClusterNodesInfo,
   ClusterSpec,
   ClusterUpdate,
-  Database,
+  DatabaseCore,
   FamilyModification,
   HotTabletInfo,
   InstanceInfo,
   InstanceSpec,
   ReadRequest,
+  RowPuller,
   RowReader,
   TableInfo,
   TableSpec,
@@ -57,14 +58,16 @@ export interface DatabaseParts {
   readonly onBackgroundError: (error: unknown) => void;
   /** Tablet splits, merges and moves with their reasons (info), and what the database finds amiss (warn). */
   readonly logger?: Logger;
+  /** Runs last in `close()`, whether or not closing the engine failed (CreateDatabaseOptions.onClose). */
+  readonly onClose?: () => void | Promise<void>;
 }
 
 /**
- * The Database over a storage engine: the catalog (InstanceAdmin,
+ * The DatabaseCore over a storage engine: the catalog (InstanceAdmin,
  * TableAdmin), the read path (TableRowReader) and the write path
  * (write-path.ts), plus the background GC sweep.
  */
-export class LocalDatabase implements Database {
+export class LocalDatabase implements DatabaseCore {
   private readonly catalog: Catalog;
   private readonly instances: InstanceAdmin;
   private readonly tables: TableAdmin;
@@ -197,7 +200,7 @@ export class LocalDatabase implements Database {
 
   // ---- data ----
 
-  readRows(name: TableName, request: ReadRequest): RowReader {
+  readRows(name: TableName, request: ReadRequest): RowPuller & RowReader {
     const table = this.tables.runtime(name);
     const limit = request.limit ?? 0;
     if (!Number.isSafeInteger(limit) || limit < 0) throw invalidArgument(`Invalid rows_limit ${limit}: must be a non-negative integer`);
@@ -318,12 +321,16 @@ export class LocalDatabase implements Database {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.sweeper.stop();
-    await this.tabletManager.stop();
-    for (const table of this.tables.liveTables()) {
-      for (const tablet of table.tablets.tablets) await tablet.store.close();
+    try {
+      await this.sweeper.stop();
+      await this.tabletManager.stop();
+      for (const table of this.tables.liveTables()) {
+        for (const tablet of table.tablets.tablets) await tablet.store.close();
+      }
+      await this.parts.engine.close();
+    } finally {
+      await this.parts.onClose?.();
     }
-    await this.parts.engine.close();
   }
 
   private async sweepGarbage(): Promise<void> {

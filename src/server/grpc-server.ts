@@ -1,6 +1,6 @@
 import type net from 'node:net';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { Database } from '../db/api.js';
+import type { DatabaseCore } from '../db/api.js';
 import { decodeMutateRowRequest, decodeMutateRowsRequest, decodeMutateRowsRequestParts } from './convert/mutate-decoder.js';
 import { encodeReadModifyWriteRowResponse } from './convert/row-encoder.js';
 import { decodeReadModifyWriteRowRequest } from './convert/rmw-decoder.js';
@@ -22,7 +22,7 @@ import { createH2Transport } from './transport/h2-server.js';
 import { RouteTable } from './transport/routes.js';
 
 export interface GrpcServerOptions {
-  readonly db: Database;
+  readonly db: DatabaseCore;
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;

@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { ClusterSpec, Database } from '../../db/api.js';
+import type { ClusterSpec, DatabaseCore } from '../../db/api.js';
 import { invalidArgument } from '../../model/errors.js';
 import { type InstanceName, childNameString, instanceNameString, parseChildName, parseInstanceName, parseProjectName } from '../../model/names.js';
 import {
@@ -38,13 +38,13 @@ import { page } from './paging.js';
 import { required, withUnimplemented } from './table-admin-service.js';
 
 /**
- * google.bigtable.admin.v2.BigtableInstanceAdmin over a Database: instances,
+ * google.bigtable.admin.v2.BigtableInstanceAdmin over a DatabaseCore: instances,
  * clusters and app profiles are kept in the catalog. Calls that return an
  * Operation finish first and return it done. `-` as the instance of a parent
  * lists across all instances of the project.
  */
 export function instanceAdminService(
-  db: Database,
+  db: DatabaseCore,
   env: RpcEnv,
   operations: OperationStore,
   policies: IamPolicies,

@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { Database } from '../../db/api.js';
+import type { DatabaseCore } from '../../db/api.js';
 import { invalidArgument } from '../../model/errors.js';
 import { type InstanceName, parseInstanceName, parseTableName, tableNameString } from '../../model/names.js';
 import type { ValueType } from '../../model/value-type.js';
@@ -31,9 +31,9 @@ import { type IamPolicies, iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 
-/** google.bigtable.admin.v2.BigtableTableAdmin over a Database. */
+/** google.bigtable.admin.v2.BigtableTableAdmin over a DatabaseCore. */
 export function tableAdminService(
-  db: Database,
+  db: DatabaseCore,
   env: RpcEnv,
   operations: OperationStore,
   policies: IamPolicies,

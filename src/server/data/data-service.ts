@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { Database } from '../../db/api.js';
+import type { DatabaseCore } from '../../db/api.js';
 import { TabletopError, invalidArgument, unimplemented } from '../../model/errors.js';
 import { LIMITS } from '../../model/limits.js';
 import type { Row } from '../../model/cell.js';
@@ -16,8 +16,8 @@ import { grpcCode, toGrpcStatus } from '../status.js';
 import { restrictSamples } from './sample-range.js';
 import { streamReadRows } from './read-rows-stream.js';
 
-/** google.bigtable.v2.Bigtable over a Database. */
-export function dataService(db: Database, env: RpcEnv, tuning: ServerTuning, methods: Record<string, AnyMethod>): UntypedServiceImplementation {
+/** google.bigtable.v2.Bigtable over a DatabaseCore. */
+export function dataService(db: DatabaseCore, env: RpcEnv, tuning: ServerTuning, methods: Record<string, AnyMethod>): UntypedServiceImplementation {
   const impl: UntypedServiceImplementation = {
     ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>(env, 'ReadRows', async (req, out, ctx) => {
       const started = performance.now();
