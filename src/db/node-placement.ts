@@ -19,7 +19,7 @@ export interface NodePlacementDeps {
   readonly catalog: Catalog;
   readonly clock: Clock;
   readonly config: Config;
-  /** Records an autoscaling decision: the cluster's serve_nodes, made durable. */
+  /** Records an autoscaling decision: the cluster's serve_nodes, changed in the catalog at once, then made durable. */
   readonly setServeNodes: (instance: InstanceName, clusterId: string, serveNodes: number) => MaybePromise<void>;
   /** Info-level events (splits, merges, moves, resizes, hotspots), with their figures as fields. */
   readonly log: (message: string, fields?: LogFields) => void;
@@ -97,9 +97,9 @@ export class NodePlacement {
     const instances = [...this.deps.catalog.allInstances()].map((e) => ({ project: e.record.project, instance: e.record.id }));
     const live = new Set<string>();
     for (const instance of instances) {
-      for (const c of this.clustersOf(instance)) {
-        live.add(childNameString(instance, 'clusters', c.id));
-        if (c.autoscaling !== undefined) await this.autoscaleCluster(instance, c);
+      for (const { id } of this.clustersOf(instance)) {
+        live.add(childNameString(instance, 'clusters', id));
+        await this.autoscaleCluster(instance, id);
       }
       for (const c of this.clustersOf(instance)) {
         this.placeNewIn(instance, c);
@@ -172,9 +172,17 @@ export class NodePlacement {
     }
   }
 
-  /** Sizes an autoscaled cluster to its load (autoscaler.ts), recording and logging any change. */
-  private async autoscaleCluster(instance: InstanceName, cluster: ClusterRecord): Promise<void> {
-    const a = cluster.autoscaling!;
+  /**
+   * Sizes a cluster to its load if it is autoscaled (autoscaler.ts), recording
+   * and logging any change. The decision is taken on the cluster as it is now
+   * and recorded before anything is awaited (an admin call that changed the
+   * cluster since the round began is not undone by a decision taken before it),
+   * and the resize is applied at once; then its persistence is awaited.
+   */
+  private async autoscaleCluster(instance: InstanceName, clusterId: string): Promise<void> {
+    const cluster = this.clustersOf(instance).find((c) => c.id === clusterId);
+    const a = cluster?.autoscaling;
+    if (cluster === undefined || a === undefined) return;
     const now = this.deps.clock.nowMicros();
     const name = childNameString(instance, 'clusters', cluster.id);
     if (!this.lastResize.has(name)) this.lastResize.set(name, now);
@@ -204,7 +212,8 @@ export class NodePlacement {
       scaleDownDelayMillis: this.deps.config.autoscaleDownDelayMillis,
     });
     if (decision.nodes === cluster.serveNodes) return;
-    await this.deps.setServeNodes(instance, cluster.id, decision.nodes);
+    const persisted = this.deps.setServeNodes(instance, cluster.id, decision.nodes);
     this.clusterChanged(instance, cluster.id, cluster.serveNodes, `autoscaling: ${decision.reason}`);
+    await persisted;
   }
 }

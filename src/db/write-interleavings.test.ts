@@ -5,6 +5,7 @@ import type { TableName } from '../model/names.js';
 import type { ValueType } from '../model/value-type.js';
 import { createAsyncEngine } from './testing/async-engine.js';
 import { ALL, type Fixture, createTable, drain, family, openDb, set } from './testing/db-fixture.js';
+import { raceAtEveryPoint } from './testing/race.js';
 
 /**
  * Serializability of the operations that read a row and write it back
@@ -33,7 +34,7 @@ const increment = (n: bigint) => [{ kind: 'increment' as const, family: 'cf', qu
 /** Matches a row that has a cf:claimed cell. */
 const CLAIMED: RowFilter = { kind: 'chain', filters: [{ kind: 'familyRegex', pattern: 'cf' }, { kind: 'qualifierRegex', pattern: 'claimed' }] };
 
-interface Race {
+interface ReadWriteRace {
   readonly name: string;
   /** Writes the row's starting state. */
   setup(f: Fixture, table: TableName, key: string): Promise<unknown>;
@@ -44,7 +45,7 @@ interface Race {
   outcome(row: Record<string, string>, first: unknown, second: unknown): unknown;
 }
 
-const races: Race[] = [
+const races: ReadWriteRace[] = [
   {
     name: 'AddToCell in MutateRows against AddToCell in MutateRow',
     setup: (f, t, k) => f.db.mutateRow(t, k, [add(0n)]),
@@ -114,47 +115,21 @@ async function rowOf(f: Fixture, table: TableName, key: string): Promise<Record<
   return out;
 }
 
-/** Resolves once `turns` turns of the event loop and then `microtasks` microtasks have passed. */
-async function after(turns: number, microtasks: number): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-  for (let i = 0; i < microtasks; i++) await null;
-}
-
-/** Microtasks tried after each turn: more than any operation runs through between two turns. */
-const MICROTASKS = 16;
-/** Turns tried at most: the asynchronous engine's operations take a few each. */
-const MAX_TURNS = 60;
-
 for (const engine of ['memory', 'async'] as const) {
   describe(`read-then-write operations against a conflicting write, at every interleaving (${engine} engine)`, () => {
     for (const race of races) {
       it(race.name, async () => {
         const f = await openDb(engine === 'async' ? { engine: createAsyncEngine() } : {});
         const table = await createTable(f, [family('cf'), family('sum', undefined, SUM)]);
-        let tried = 0;
-        let turns = 0;
-        for (let done = false; !done && turns < MAX_TURNS; turns++) {
-          for (let micro = 0; micro <= MICROTASKS; micro++) {
-            const key = `r${turns}.${micro}`;
-            await race.setup(f, table, key);
-            let firstDone = false;
-            // Counted from before the first operation starts, so that the second one can start at each
-            // microtask boundary of the first (a microtask queued after the first one yields runs after it).
-            const second = after(turns, micro).then(() => {
-              // The second operation starting after the first has finished is a serial order: later points are too.
-              if (firstDone) done = true;
-              return race.second(f, table, key);
-            });
-            const first = race.first(f, table, key).finally(() => (firstDone = true));
-            const [a, b] = await Promise.all([first, second]);
-            const outcome = race.outcome(await rowOf(f, table, key), a, b);
-            expect(race.serialOutcomes, `second operation after ${turns} turns and ${micro} microtasks`).toContainEqual(outcome);
-            tried++;
-          }
-        }
-        // The grid reached past the first operation's end (the second then runs alone, serially).
-        expect(turns).toBeLessThan(MAX_TURNS);
-        expect(tried).toBeGreaterThan(MICROTASKS);
+        let key = '';
+        let n = 0;
+        const points = await raceAtEveryPoint({
+          setup: () => race.setup(f, table, (key = `r${n++}`)),
+          first: () => race.first(f, table, key),
+          second: () => race.second(f, table, key),
+          check: async (a, b, point) => expect(race.serialOutcomes, point).toContainEqual(race.outcome(await rowOf(f, table, key), a, b)),
+        });
+        expect(points).toBeGreaterThan(16);
         await f.db.close();
       });
     }
