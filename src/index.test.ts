@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { rawClients, unaryCall, unaryError } from './server/testing/raw-client.js';
-import { open, startServer } from './index.js';
+import { type Database, open, type RowReader, startServer } from './index.js';
 
 describe('startServer', () => {
   it('starts in-process on a free loopback port, without HTTP by default, and stops idempotently', async () => {
@@ -68,6 +68,10 @@ describe('open', () => {
   });
 
   it('answers every call with a real Promise, even what the in-memory core answers at once, and fails by rejecting it', async () => {
+    // The types say so too (checked by tsc): every method but readRows answers with a Promise.
+    type NotAPromise = { [K in keyof Database]: ReturnType<Database[K]> extends Promise<unknown> ? never : K }[keyof Database];
+    expectTypeOf<NotAPromise>().toEqualTypeOf<'readRows'>();
+    expectTypeOf<ReturnType<Database['readRows']>>().toEqualTypeOf<RowReader>();
     const db = await open();
     try {
       const created = db.createTable(table, spec);
