@@ -19,8 +19,9 @@ import type { LoadRates } from '../tablet/load-meter.js';
  *  - `DatabaseCore`, what the gRPC and HTTP servers call: a method answers
  *    now when it can, with a plain value or a MaybePromise (the memory engine
  *    answers synchronously, and a call that needs no I/O then costs no
- *    promise and no microtask), and throws at once on bad input. ReadRows is
- *    pulled row by row (RowPuller). createDatabase() (index.ts) makes one.
+ *    promise and no microtask); bad input throws at once, except from the
+ *    methods typed Promise, which reject. ReadRows is pulled row by row
+ *    (RowPuller). createDatabase() (index.ts) makes one.
  *  - `Database`, the public face (src/index.ts's open()): the same methods,
  *    each answering with a promise (a failure rejects it, nothing throws),
  *    and ReadRows an async-iterable RowReader (`for await`). promiseDatabase()

@@ -30,7 +30,8 @@ export interface CreateDatabaseOptions {
   /**
    * Runs once when the database closes, after its engine (whether or not that
    * failed): releases what the opener holds for it, such as the data
-   * directory's lock.
+   * directory's lock. Not run when createDatabase fails: the opener then
+   * still holds what it holds.
    */
   readonly onClose?: () => void | Promise<void>;
 }
