@@ -73,7 +73,7 @@ export interface Config {
   /**
    * Serve nodes of the cluster that an instance created implicitly (by a
    * CreateTable, without CreateInstance) gets. A cluster's serve_nodes are the
-   * modelled serving nodes its tablets are placed on (tablet-manager.ts), so
+   * modelled serving nodes its tablets are placed on (db/node-placement.ts), so
    * this is the node count such an instance starts with.
    */
   readonly nodes: number;

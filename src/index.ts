@@ -6,10 +6,13 @@
  *   process.env.BIGTABLE_EMULATOR_HOST = server.address;
  *   // ... run tests with the official clients ...
  *   await server.stop();
+ *
+ * or, without a server, `const db = await open({ dataDir })`: a Database
+ * (db/api.ts) whose every method answers with a promise.
  */
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { createDatabase, type TabletopDatabase } from './db/index.js';
+import { createDatabase, promiseDatabase, type TabletopDatabase } from './db/index.js';
 import { logEngineEvent } from './db/engine-log.js';
 import { checkRe2Addon } from './model/filter/re2-addon.js';
 import { tableNameString } from './model/names.js';
@@ -126,42 +129,46 @@ async function openEngine(options: OpenOptions, database: () => TabletopDatabase
 }
 
 /**
- * Opens a database in this process (no server): durable in `dataDir`, or in
- * memory. Close it with `close()`.
+ * Opens the engine and the database over it, whose `close()` also releases
+ * the data directory. A database that fails to open leaves nothing open.
  */
-export async function open(options: OpenOptions = {}): Promise<Database> {
+async function openDatabase(options: OpenOptions, logger: Logger): Promise<{ readonly db: TabletopDatabase; readonly opened: OpenedEngine }> {
   let db: TabletopDatabase | undefined;
-  // An embedded database reports only what is amiss unless given a logger.
-  const quiet: Logger = { info: () => undefined, warn: consoleLogger.warn, error: consoleLogger.error };
-  const opened = await openEngine({ ...options, logger: options.logger ?? quiet }, () => db);
-  db = await createDatabase({
-    engine: opened.engine,
-    ...(options.config === undefined ? {} : { config: options.config }),
-    logger: options.logger ?? quiet,
-  });
-  const close = db.close.bind(db);
-  db.close = async () => {
+  const opened = await openEngine({ ...options, logger }, () => db);
+  try {
+    db = await createDatabase({
+      engine: opened.engine,
+      logger,
+      onClose: () => opened.release(),
+      ...(options.config === undefined ? {} : { config: options.config }),
+    });
+  } catch (e) {
     try {
-      await close();
+      await opened.engine.close();
     } finally {
       opened.release();
     }
-  };
-  return db;
+    throw e;
+  }
+  return { db, opened };
+}
+
+/**
+ * Opens a database in this process (no server): durable in `dataDir`, or in
+ * memory. Every method answers with a promise; `close()` closes it and
+ * releases the data directory.
+ */
+export async function open(options: OpenOptions = {}): Promise<Database> {
+  // An embedded database reports only what is amiss unless given a logger.
+  const quiet: Logger = { info: () => undefined, warn: consoleLogger.warn, error: consoleLogger.error };
+  const { db } = await openDatabase(options, options.logger ?? quiet);
+  return promiseDatabase(db);
 }
 
 /** Starts a tabletop server in this process; by default on a free port, in memory, for test runners. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  let db: TabletopDatabase | undefined;
-  const opened = await openEngine(options, () => db);
   const logger = options.logger ?? consoleLogger;
-  try {
-    db = await createDatabase({ engine: opened.engine, logger, ...(options.config === undefined ? {} : { config: options.config }) });
-  } catch (e) {
-    await opened.engine.close();
-    opened.release();
-    throw e;
-  }
+  const { db, opened } = await openDatabase(options, logger);
   let server;
   try {
     server = await startTabletopServer({
@@ -176,11 +183,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     });
   } catch (e) {
     await db.close();
-    opened.release();
     throw e;
   }
   const running = server;
-  const database = db;
   let stopping: Promise<void> | undefined;
   return {
     host: running.host,
@@ -189,17 +194,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(running.httpPort === undefined ? {} : { httpPort: running.httpPort }),
     storage: opened.storage,
     stop(): Promise<void> {
-      stopping ??= running
-        .stop()
-        .finally(() => database.close())
-        .finally(() => opened.release());
+      stopping ??= running.stop().finally(() => db.close());
       return stopping;
     },
   };
 }
 
 // ---- model types and helpers users need ----
-export type { Database, TableInfo, TableSpec, InstanceInfo, ClusterInfo, AppProfileInfo, ReadRequest, RowReader } from './db/api.js';
+export type { Database, TableInfo, TableSpec, InstanceInfo, ClusterInfo, AppProfileInfo, ReadRequest, ReadStats, RowReader } from './db/api.js';
 export type { ByteString } from './model/bytes.js';
 export { fromBytes, toBytes, fromUtf8, toUtf8, compareBytes, prefixSuccessor } from './model/bytes.js';
 export type { Cell, Row } from './model/cell.js';

@@ -9,13 +9,28 @@ import type { InstanceName, TableName } from '../model/names.js';
 import type { TabletopError } from '../model/errors.js';
 import type { MaybePromise } from '../storage/store.js';
 import type { ValueType } from '../model/value-type.js';
+import type { LoadRates } from '../tablet/load-meter.js';
 
 /**
- * The database API: everything the gRPC and HTTP servers call. Plain model
+ * The database's contract: one set of methods in two faces. Plain model
  * types only (no protobuf). Every method validates its whole input before it
- * touches data and throws TabletopError with a precise code.
+ * touches data and fails with a TabletopError with a precise code.
+ *
+ *  - `DatabaseCore`, what the gRPC and HTTP servers call: a method answers
+ *    now when it can, with a plain value or a MaybePromise (the memory engine
+ *    answers synchronously, and a call that needs no I/O then costs no
+ *    promise and no microtask); bad input throws at once, except from the
+ *    methods typed Promise, which reject. ReadRows is pulled row by row
+ *    (RowPuller). createDatabase() (index.ts) makes one.
+ *  - `Database`, the public face (src/index.ts's open()): the same methods,
+ *    each answering with a promise (a failure rejects it, nothing throws),
+ *    and ReadRows an async-iterable RowReader (`for await`). promiseDatabase()
+ *    (promise-database.ts) makes it over a core, one promise per call.
+ *
+ * The servers keep calling the core itself, so their hot paths cost what
+ * they did; implementation modules import their types from here.
  */
-export interface Database {
+export interface DatabaseCore {
   // ---- instance admin ----
   createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): MaybePromise<InstanceInfo>;
   /**
@@ -54,7 +69,8 @@ export interface Database {
   checkConsistency(name: TableName, token: string): boolean;
 
   // ---- data ----
-  readRows(name: TableName, request: ReadRequest): RowReader;
+  /** Throws at once on a bad request (unknown table, bad filter or limit). */
+  readRows(name: TableName, request: ReadRequest): RowPuller & RowReader;
   sampleRowKeys(name: TableName): MaybePromise<readonly { readonly key: ByteString; readonly offsetBytes: number }[]>;
   mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[]): Promise<void>;
   /** One result per entry, in order: undefined for success or the entry's error. Request-wide problems throw. */
@@ -83,8 +99,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export type { ClusterNodesInfo, HotTabletInfo, NodeInfo, TabletInfo } from './tablet-manager.js';
-import type { ClusterNodesInfo, HotTabletInfo, TabletInfo } from './tablet-manager.js';
+/** Each method of T, answering with a promise of what it answered. */
+type Promised<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K] };
+
+/**
+ * The public face of the database (see DatabaseCore for what each method
+ * does): every method answers with a promise, and every failure, bad input
+ * included, rejects it. ReadRows answers with a RowReader to iterate:
+ * `for await (const row of db.readRows(table, request))`; a bad request
+ * fails the iteration.
+ */
+export interface Database extends Promised<Omit<DatabaseCore, 'readRows'>> {
+  readRows(name: TableName, request: ReadRequest): RowReader;
+}
 
 export interface InstanceSpec {
   readonly displayName: string;
@@ -97,7 +124,7 @@ export interface InstanceInfo extends InstanceSpec {
 }
 
 /**
- * A cluster's node count is its modelled serving nodes (tablet-manager.ts):
+ * A cluster's node count is its modelled serving nodes (node-placement.ts):
  * set by hand (manual scaling), or by the autoscaler within limits.
  */
 export interface ClusterSpec {
@@ -195,16 +222,114 @@ export interface ReadStats {
   cellsReturned: number;
 }
 
-/**
- * A streaming read. Rows come in key order (descending when reversed), each
- * whole, with cells in output order (families in creation order, qualifiers
- * ascending, timestamps descending) and labels from the filter.
- * `next()` never materialises more than the current row; `close()` is mandatory.
- */
-export interface RowReader {
-  next(): MaybePromise<Row | undefined>;
+/** What a read tells while it runs, and how it ends early. */
+export interface ReadProgress {
   /** The last key the scan examined, whether returned or filtered out. */
   readonly lastScannedKey: ByteString | undefined;
   readonly stats: Readonly<ReadStats>;
+  /**
+   * Ends the read (its cursors and their snapshots go); idempotent. A read
+   * ends by itself once its last row or its limit is reached, and `for await`
+   * ends it when the loop is left early (break, throw).
+   */
   close(): void;
+}
+
+/**
+ * A streaming read: `for await (const row of reader)`. Rows come in key
+ * order (descending when reversed), each whole, with cells in output order
+ * (families in creation order, qualifiers ascending, timestamps descending)
+ * and labels from the filter. Nothing is read ahead of the consumer: the
+ * scan advances as rows are asked for.
+ */
+export interface RowReader extends ReadProgress, AsyncIterable<Row> {}
+
+/**
+ * A streaming read pulled row by row, as the servers stream it: `next()`
+ * answers now while the rows come from memory, and with a promise when the
+ * scan must wait (the server then flushes what it has and sends heartbeats).
+ * `next()` never materialises more than the current row; a puller not read
+ * to its end must be closed.
+ */
+export interface RowPuller extends ReadProgress {
+  /** The next row, or undefined at the end. */
+  next(): MaybePromise<Row | undefined>;
+}
+
+// ---- tablets and nodes (tablet-views.ts) ----
+
+/** A tablet as users see it (JSON API, CLI, ListHotTablets). */
+export interface TabletInfo {
+  readonly table: TableName;
+  readonly id: string;
+  readonly start: ByteString;
+  /** Exclusive end; undefined for the last tablet. */
+  readonly end: ByteString | undefined;
+  /** Bytes stored (compressed SSTables plus memtables in the durable engine): see StoreStats. */
+  readonly storedBytes: number;
+  /** Uncompressed bytes of the keys and cells held. */
+  readonly logicalBytes: number;
+  readonly rows: number;
+  /** The durable engine estimates row counts (a row in several SSTables counts in each until compaction). */
+  readonly rowsEstimated: boolean;
+  /** Split children estimate their share of the files they share with their sibling. */
+  readonly bytesEstimated: boolean;
+  /** The node holding the tablet in each cluster of the instance, in cluster order. */
+  readonly placements: readonly TabletPlacementInfo[];
+  /** Over the last `windowSeconds`. */
+  readonly rates: LoadRates;
+  readonly windowSeconds: number;
+  /** Set when one row takes most of the tablet's load: no split can help. */
+  readonly singleRowHotspot: { readonly key: ByteString; readonly share: number } | undefined;
+}
+
+export interface TabletPlacementInfo {
+  readonly cluster: string;
+  readonly node: number;
+}
+
+/** One modelled serving node of a cluster. */
+export interface NodeInfo {
+  readonly node: number;
+  readonly storedBytes: number;
+  readonly logicalBytes: number;
+  readonly tablets: number;
+  /** Serving time per second (µs/s) over the window, summed over its tablets. */
+  readonly servingMicrosPerSec: number;
+  readonly requestsPerSec: number;
+  /** Share (0..1) of the cluster's serving time spent on this node. */
+  readonly loadShare: number;
+  readonly tabletIds: readonly string[];
+}
+
+/** A cluster with its modelled nodes. */
+export interface ClusterNodesInfo {
+  readonly cluster: string;
+  readonly serveNodes: number;
+  readonly storageType: 'ssd' | 'hdd';
+  readonly autoscaling: AutoscalingSpec | undefined;
+  readonly windowSeconds: number;
+  /**
+   * Serving time per second over all nodes divided by the nodes' capacity
+   * (1 s per second each): the modelled CPU utilisation that autoscaling
+   * compares with its target.
+   */
+  readonly servingUtilization: number;
+  readonly storedBytes: number;
+  readonly nodes: readonly NodeInfo[];
+}
+
+export interface HotTabletInfo extends TabletInfo {
+  readonly cluster: string;
+  /** The tablet's node in that cluster. */
+  readonly node: number;
+  readonly startMicros: number;
+  readonly endMicros: number;
+  /**
+   * The tablet's serving time as a percent of its node's capacity (1 s of
+   * serving per second): what ListHotTablets reports as node_cpu_usage_percent.
+   */
+  readonly servingPercentOfNode: number;
+  /** The tablet's share (0..1) of its node's serving time over the window. */
+  readonly shareOfNodeServing: number;
 }

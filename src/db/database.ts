@@ -17,16 +17,20 @@ import type {
   AppProfileInfo,
   AppProfileSpec,
   ClusterInfo,
+  ClusterNodesInfo,
   ClusterSpec,
   ClusterUpdate,
-  Database,
+  DatabaseCore,
   FamilyModification,
+  HotTabletInfo,
   InstanceInfo,
   InstanceSpec,
   ReadRequest,
+  RowPuller,
   RowReader,
   TableInfo,
   TableSpec,
+  TabletInfo,
 } from './api.js';
 import { Catalog } from './catalog/catalog.js';
 import type { CatalogState } from './catalog/catalog-state.js';
@@ -38,7 +42,7 @@ import { type RowKeySample, sampleRowKeys } from './sample-row-keys.js';
 import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { andThen } from './maybe.js';
-import { type ClusterNodesInfo, type HotTabletInfo, TabletManager, type TabletInfo } from './tablet-manager.js';
+import { TabletManager } from './tablet-manager.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
 
@@ -54,14 +58,16 @@ export interface DatabaseParts {
   readonly onBackgroundError: (error: unknown) => void;
   /** Tablet splits, merges and moves with their reasons (info), and what the database finds amiss (warn). */
   readonly logger?: Logger;
+  /** Runs last in `close()`, whether or not closing the engine failed (CreateDatabaseOptions.onClose). */
+  readonly onClose?: () => void | Promise<void>;
 }
 
 /**
- * The Database over a storage engine: the catalog (InstanceAdmin,
+ * The DatabaseCore over a storage engine: the catalog (InstanceAdmin,
  * TableAdmin), the read path (TableRowReader) and the write path
  * (write-path.ts), plus the background GC sweep.
  */
-export class LocalDatabase implements Database {
+export class LocalDatabase implements DatabaseCore {
   private readonly catalog: Catalog;
   private readonly instances: InstanceAdmin;
   private readonly tables: TableAdmin;
@@ -194,7 +200,7 @@ export class LocalDatabase implements Database {
 
   // ---- data ----
 
-  readRows(name: TableName, request: ReadRequest): RowReader {
+  readRows(name: TableName, request: ReadRequest): RowPuller & RowReader {
     const table = this.tables.runtime(name);
     const limit = request.limit ?? 0;
     if (!Number.isSafeInteger(limit) || limit < 0) throw invalidArgument(`Invalid rows_limit ${limit}: must be a non-negative integer`);
@@ -315,12 +321,16 @@ export class LocalDatabase implements Database {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.sweeper.stop();
-    await this.tabletManager.stop();
-    for (const table of this.tables.liveTables()) {
-      for (const tablet of table.tablets.tablets) await tablet.store.close();
+    try {
+      await this.sweeper.stop();
+      await this.tabletManager.stop();
+      for (const table of this.tables.liveTables()) {
+        for (const tablet of table.tablets.tablets) await tablet.store.close();
+      }
+      await this.parts.engine.close();
+    } finally {
+      await this.parts.onClose?.();
     }
-    await this.parts.engine.close();
   }
 
   private async sweepGarbage(): Promise<void> {

@@ -3,12 +3,13 @@ import { type Clock, systemClock } from '../model/clock.js';
 import type { Logger } from '../log.js';
 import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
-import type { Database } from './api.js';
+import type { DatabaseCore } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
 export type * from './api.js';
 export type { CatalogState } from './catalog/catalog-state.js';
+export { promiseDatabase } from './promise-database.js';
 
 export interface CreateDatabaseOptions {
   readonly engine: StorageEngine;
@@ -26,10 +27,17 @@ export interface CreateDatabaseOptions {
   readonly onBackgroundError?: (error: unknown) => void;
   /** Tablet splits, merges and moves (info), and what the database finds amiss (warn); silent by default. */
   readonly logger?: Logger;
+  /**
+   * Runs once when the database closes, after its engine (whether or not that
+   * failed): releases what the opener holds for it, such as the data
+   * directory's lock. Not run when createDatabase fails: the opener then
+   * still holds what it holds.
+   */
+  readonly onClose?: () => void | Promise<void>;
 }
 
-/** A Database that also exposes maintenance hooks for tools and tests. */
-export interface TabletopDatabase extends Database {
+/** A DatabaseCore that also exposes maintenance hooks for tools and tests. */
+export interface TabletopDatabase extends DatabaseCore {
   /** Runs a GC sweep now (the background sweep runs one every `gcSweepIntervalMillis`). */
   runGcSweep(): Promise<void>;
   /** The catalog in its persisted, JSON-serialisable form. */
@@ -52,6 +60,7 @@ export async function createDatabase(options: CreateDatabaseOptions): Promise<Ta
     ...(options.random === undefined ? {} : { random: options.random }),
     onBackgroundError: options.onBackgroundError ?? reportBackgroundError,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
   });
   await db.open();
   return db;

@@ -3,8 +3,10 @@ import type { ByteString } from '../model/bytes.js';
 /**
  * Row locks of one table: a write, CheckAndMutateRow or ReadModifyWriteRow
  * holds the lock of its row from its read to its write, so operations on one
- * row are serialised. Uncontended, a lock is one Map insert and delete, with
- * no promise. Waiters are served first come, first served.
+ * row are serialised (MutateRows takes none while no row is locked and it
+ * need not wait: it then runs without yielding; see write-path.ts).
+ * Uncontended, a lock is one Map insert and delete, with no promise. Waiters
+ * are served first come, first served.
  *
  * Deadlock freedom: a request that needs several rows takes them with
  * `acquireAll`, which either gets them all without waiting or, on

@@ -5,7 +5,7 @@ import { type KeyRange, intersectRanges } from '../model/key-range.js';
 import type { MaybePromise, RowCursor } from '../storage/store.js';
 import type { Tablet } from '../tablet/tablet.js';
 import type { TabletMap } from '../tablet/tablet-map.js';
-import type { ReadStats, RowReader } from './api.js';
+import type { ReadStats, RowPuller, RowReader } from './api.js';
 import { visibleCells } from './row-assembly.js';
 import type { Schema } from './schema.js';
 import type { UsageSink } from './write-batch.js';
@@ -54,7 +54,7 @@ export interface ReadPlan {
  * range touches at once. Single-key ranges are point lookups. Rows are always
  * whole and atomic, as Bigtable promises.
  */
-export class TableRowReader implements RowReader {
+export class TableRowReader implements RowPuller, RowReader {
   readonly stats: ReadStats = { rowsSeen: 0, cellsSeen: 0, rowsReturned: 0, cellsReturned: 0 };
   lastScannedKey: ByteString | undefined;
 
@@ -98,6 +98,25 @@ export class TableRowReader implements RowReader {
       // requests (and this read's heartbeats) keep moving.
       if (++skipped >= YIELD_AFTER_SKIPPED_ROWS) return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.step());
     }
+  }
+
+  /** The rows for `for await`; leaving the loop early (or a failed read) closes the reader. */
+  [Symbol.asyncIterator](): AsyncIterator<Row, undefined> {
+    return {
+      next: async () => {
+        try {
+          const row = await this.next();
+          return row === undefined ? { done: true, value: undefined } : { done: false, value: row };
+        } catch (e) {
+          this.close();
+          throw e;
+        }
+      },
+      return: async () => {
+        this.close();
+        return { done: true, value: undefined };
+      },
+    };
   }
 
   close(): void {

@@ -7,7 +7,9 @@ import { createMemoryEngine } from '../storage/memory/index.js';
 import type { RowStore, StorageEngine } from '../storage/store.js';
 import { memoryLogger } from '../server/logger.js';
 import type { Logger } from '../log.js';
+import { createAsyncEngine } from './testing/async-engine.js';
 import { ALL, createTable, drain, family, type Fixture, INSTANCE, openDb } from './testing/db-fixture.js';
+import { raceAtEveryPoint } from './testing/race.js';
 
 /** A logger that keeps the messages of every level in `logs`. */
 const collecting = (logs: string[]): Logger => ({ info: (m) => void logs.push(m), warn: (m) => void logs.push(m), error: (m) => void logs.push(m) });
@@ -338,5 +340,35 @@ describe('tablet splits and DropRowRange', () => {
     const again = await openDb({ engine: await openDiskEngine({ fs, dir: 'db', config }), config: { tabletSplitBytes: 8 * 1024 } });
     expect(await keysOf(again, name)).toEqual(kept);
     await again.db.close();
+  });
+});
+
+describe('autoscaling against admin calls', () => {
+  it('a cluster changed by an admin call while the autoscaler runs keeps that change, wherever the call comes in', async () => {
+    const f = await openDb({ engine: createAsyncEngine(), config: { autoscaleDownDelayMillis: 0 } });
+    const instance = { project: 'p', instance: 'scaled' };
+    const autoscaling = { minServeNodes: 1, maxServeNodes: 10, cpuUtilizationPercent: 50 };
+    const cluster = (zone: string) => ({ location: `projects/p/locations/${zone}`, serveNodes: 3, storageType: 'ssd' as const, autoscaling: { ...autoscaling, storageUtilizationGibPerNode: 0 } });
+    await f.db.createInstance(instance, { displayName: 'Scaled', type: 'production', labels: {} }, new Map([['east-1', cluster('us-east1-b')], ['west-1', cluster('us-west1-a')]]));
+    const reset = async (): Promise<void> => {
+      for (const id of ['east-1', 'west-1']) {
+        await f.db.updateCluster(instance, id, { autoscaling: null, serveNodes: 3 });
+        await f.db.updateCluster(instance, id, { autoscaling });
+      }
+    };
+    // Idle, both autoscaled clusters shrink.
+    await f.db.runTabletChecks();
+    expect(['east-1', 'west-1'].map((id) => f.db.getCluster(instance, id).serveNodes)).toEqual([2, 2]);
+    const points = await raceAtEveryPoint({
+      setup: reset,
+      first: () => f.db.runTabletChecks(),
+      // Cluster west-1 to manual scaling with 5 nodes: whether before or after the autoscaler's round, it ends so.
+      second: async () => f.db.updateCluster(instance, 'west-1', { autoscaling: null, serveNodes: 5 }),
+      check: (_first, _second, point) => {
+        expect(f.db.getCluster(instance, 'west-1'), point).toMatchObject({ serveNodes: 5, autoscaling: undefined });
+      },
+    });
+    expect(points).toBeGreaterThan(16);
+    await f.db.close();
   });
 });

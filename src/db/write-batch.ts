@@ -30,7 +30,8 @@ interface PendingBatch {
  * its writes in one `store.write` call (one commit-log record for the
  * durable engine). Reads of a row this request already wrote go after a
  * flush, so a later entry sees an earlier one. The caller holds the row
- * locks of every key it adds while it flushes; it may release them before
+ * locks of every key it adds while it flushes (or runs without yielding
+ * from its reads to its flush: write-path.ts); it may release them before
  * awaiting `durable()`, and acknowledges only after.
  */
 export class WriteBatch {

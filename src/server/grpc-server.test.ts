@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/api.js';
+import type { DatabaseCore } from '../db/api.js';
 import { createDatabase } from '../db/index.js';
 import { createMemoryEngine } from '../storage/memory/index.js';
 import { methodTable } from './grpc-server.js';
@@ -134,7 +134,7 @@ function shapeOf(m: AnyMethod): CallShape {
   return m.responseStream ? 'serverStream' : 'unary';
 }
 
-let db: Database;
+let db: DatabaseCore;
 let table: MethodTable;
 
 beforeAll(async () => {

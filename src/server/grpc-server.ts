@@ -1,5 +1,5 @@
 import type net from 'node:net';
-import type { Database } from '../db/api.js';
+import type { DatabaseCore } from '../db/api.js';
 import { instanceAdminService } from './admin/instance-admin-service.js';
 import { IamPolicies } from './admin/iam.js';
 import { OperationStore } from './admin/operation-store.js';
@@ -15,7 +15,7 @@ import type { ServerTuning } from './server-config.js';
 import { createH2Transport } from './transport/h2-server.js';
 
 export interface GrpcServerOptions {
-  readonly db: Database;
+  readonly db: DatabaseCore;
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;

@@ -1,4 +1,4 @@
-import type { Database } from '../db/api.js';
+import type { DatabaseCore } from '../db/api.js';
 import { startGrpcServer } from './grpc-server.js';
 import type { startHttpServer } from './http/http-server.js';
 import type { Logger } from './logger.js';
@@ -7,7 +7,7 @@ import { Metrics } from './metrics.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
 
 export interface TabletopServerOptions {
-  readonly db: Database;
+  readonly db: DatabaseCore;
   readonly host: string;
   /** gRPC port; 0 picks a free one. */
   readonly port: number;

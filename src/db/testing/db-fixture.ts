@@ -10,7 +10,7 @@ import type { InstanceName, TableName } from '../../model/names.js';
 import { BYTES_TYPE, type ValueType } from '../../model/value-type.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
 import type { StorageEngine } from '../../storage/store.js';
-import type { ReadRequest, RowReader } from '../api.js';
+import type { ReadRequest, RowPuller } from '../api.js';
 import { type TabletopDatabase, createDatabase } from '../index.js';
 
 /** Helpers shared by the database tests. */
@@ -76,7 +76,7 @@ export function showRow(r: Row): string {
   return `${r.key}: ${r.cells.map(showCell).join(' ')}`;
 }
 
-export async function drain(reader: RowReader): Promise<Row[]> {
+export async function drain(reader: RowPuller): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     for (let r = await reader.next(); r !== undefined; r = await reader.next()) rows.push(r);

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/api.js';
+import type { DatabaseCore } from '../../db/api.js';
 import { invalidArgument, unimplemented, TabletopError } from '../../model/errors.js';
 import { parseInstanceName, parseTableName } from '../../model/names.js';
 import { type IamPolicy, policyFromProto, policyToProto } from '../convert/iam.js';
@@ -30,7 +30,7 @@ export class IamPolicies {
   }
 }
 
-function checkResource(db: Database, resource: string | null | undefined): string {
+function checkResource(db: DatabaseCore, resource: string | null | undefined): string {
   if (!resource) throw invalidArgument('resource is required');
   const parts = resource.split('/');
   if (parts.length === 6 && parts[4] === 'tables') db.getTable(parseTableName(resource));
@@ -40,7 +40,7 @@ function checkResource(db: Database, resource: string | null | undefined): strin
 }
 
 /** The IAM methods, for a service's ServiceSpec; each targets the resource its request names. */
-export function iamMethods(db: Database, policies: IamPolicies): Record<'GetIamPolicy' | 'SetIamPolicy' | 'TestIamPermissions', MethodSpec> {
+export function iamMethods(db: DatabaseCore, policies: IamPolicies): Record<'GetIamPolicy' | 'SetIamPolicy' | 'TestIamPermissions', MethodSpec> {
   return {
     GetIamPolicy: unary<PNameRequest & { resource?: string | null }, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) => policyToProto(policies.get(checkResource(db, req.resource)))),
     SetIamPolicy: unary<PSetIamPolicyRequest, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) => {

@@ -1,4 +1,4 @@
-import type { ClusterSpec, Database } from '../../db/api.js';
+import type { ClusterSpec, DatabaseCore } from '../../db/api.js';
 import { invalidArgument } from '../../model/errors.js';
 import { type InstanceName, childNameString, instanceNameString, parseChildName, parseInstanceName, parseProjectName } from '../../model/names.js';
 import {
@@ -37,12 +37,12 @@ import { page } from './paging.js';
 import { required } from './table-admin-service.js';
 
 /**
- * google.bigtable.admin.v2.BigtableInstanceAdmin over a Database: instances,
+ * google.bigtable.admin.v2.BigtableInstanceAdmin over a DatabaseCore: instances,
  * clusters and app profiles are kept in the catalog. Calls that return an
  * Operation finish first and return it done. `-` as the instance of a parent
  * lists across all instances of the project.
  */
-export function instanceAdminService(db: Database, operations: OperationStore, policies: IamPolicies): ServiceSpec {
+export function instanceAdminService(db: DatabaseCore, operations: OperationStore, policies: IamPolicies): ServiceSpec {
   /** Instances a parent names: one, or all of the project for `-`. */
   const instancesOf = (parent: string | null | undefined, rpc: string): InstanceName[] => {
     const name = parseInstanceName(required(parent, rpc, 'parent'));

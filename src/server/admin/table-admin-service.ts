@@ -1,4 +1,4 @@
-import type { Database } from '../../db/api.js';
+import type { DatabaseCore } from '../../db/api.js';
 import { invalidArgument } from '../../model/errors.js';
 import { type InstanceName, parseInstanceName, parseTableName, tableNameString } from '../../model/names.js';
 import type { ValueType } from '../../model/value-type.js';
@@ -30,8 +30,8 @@ import { type IamPolicies, iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 
-/** google.bigtable.admin.v2.BigtableTableAdmin over a Database. */
-export function tableAdminService(db: Database, operations: OperationStore, policies: IamPolicies): ServiceSpec {
+/** google.bigtable.admin.v2.BigtableTableAdmin over a DatabaseCore. */
+export function tableAdminService(db: DatabaseCore, operations: OperationStore, policies: IamPolicies): ServiceSpec {
   const clusterIds = (instance: InstanceName): string[] => db.listClusters(instance).map((c) => c.id);
 
   const methods = {

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/api.js';
+import type { DatabaseCore } from '../../db/api.js';
 import { TabletopError, invalidArgument, unimplemented } from '../../model/errors.js';
 import { LIMITS } from '../../model/limits.js';
 import type { Row } from '../../model/cell.js';
@@ -20,14 +20,14 @@ import { restrictSamples } from './sample-range.js';
 import { streamReadRows } from './read-rows-stream.js';
 
 /**
- * google.bigtable.v2.Bigtable over a Database. The hot paths have their own
+ * google.bigtable.v2.Bigtable over a DatabaseCore. The hot paths have their own
  * codecs: ReadRows responses (convert/read-rows-encoder.ts), MutateRow(s)
  * requests (convert/mutate-decoder.ts, MutateRows also from the pieces it
  * arrived in) and MutateRows responses, ReadModifyWriteRow requests and
  * responses, CheckAndMutateRow responses; every other message goes through
  * the protos' codecs.
  */
-export function dataService(db: Database, tuning: ServerTuning, metrics: Metrics, logger: Logger): ServiceSpec {
+export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Metrics, logger: Logger): ServiceSpec {
   const methods = {
     ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>({ encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget }, async (req, out, ctx) => {
       const started = performance.now();

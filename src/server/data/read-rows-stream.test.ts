@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReadStats, RowReader } from '../../db/api.js';
+import type { ReadStats, RowPuller } from '../../db/api.js';
 import type { Row } from '../../model/cell.js';
 import type { MaybePromise } from '../../storage/store.js';
 import type { ReadRowsFrame } from '../convert/read-rows-encoder.js';
@@ -7,12 +7,12 @@ import type { StreamWriter } from '../rpc.js';
 import { type ReadRowsStreamOptions, streamReadRows } from './read-rows-stream.js';
 
 /**
- * A scripted RowReader: each step is a row the scan returns, a row it examines
+ * A scripted RowPuller: each step is a row the scan returns, a row it examines
  * and filters out, or a point where it would block (next() returns a promise).
  */
 type Step = { readonly row: string } | { readonly skip: string } | 'block' | { readonly slowSkip: readonly string[] };
 
-class ScriptedReader implements RowReader {
+class ScriptedReader implements RowPuller {
   readonly stats: ReadStats = { rowsSeen: 0, cellsSeen: 0, rowsReturned: 0, cellsReturned: 0 };
   lastScannedKey: string | undefined;
   pulls = 0;

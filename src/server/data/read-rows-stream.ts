@@ -1,12 +1,12 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ByteString } from '../../model/bytes.js';
 import type { Row } from '../../model/cell.js';
-import type { RowReader } from '../../db/api.js';
+import type { RowPuller } from '../../db/api.js';
 import { type ReadRowsFrame, rowSize } from '../convert/read-rows-encoder.js';
 import type { StreamWriter } from '../rpc.js';
 
 /**
- * Streams a RowReader as ReadRows response frames:
+ * Streams a RowPuller as ReadRows response frames:
  *  - whole rows only, several per frame; a frame is sent once it reaches
  *    `targetFrameBytes`, or as soon as the reader would block (its next()
  *    returns a promise), so a client never waits for rows the server has;
@@ -19,7 +19,7 @@ import type { StreamWriter } from '../rpc.js';
  *    and the reader is not pulled meanwhile;
  *  - stops as soon as the call is cancelled.
  *
- * Heartbeat safety relies on the RowReader's `lastScannedKey`: it names a row
+ * Heartbeat safety relies on the RowPuller's `lastScannedKey`: it names a row
  * whose fate is decided (returned or filtered out), and any row it returned
  * has reached this loop before a timer can fire (rows are handed over in
  * promise reactions, which run before timers). A heartbeat never repeats or
@@ -43,7 +43,7 @@ export interface ReadRowsStreamResult {
 }
 
 export async function streamReadRows(
-  reader: RowReader,
+  reader: RowPuller,
   out: StreamWriter<ReadRowsFrame>,
   opts: ReadRowsStreamOptions,
   cancelled: () => boolean,

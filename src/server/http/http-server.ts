@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Database } from '../../db/api.js';
+import type { DatabaseCore } from '../../db/api.js';
 import { type ErrorCode, TabletopError } from '../../model/errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -12,7 +12,7 @@ import { routeApi } from './json-api.js';
  * and Prometheus /metrics. Read-only: only GET and HEAD are served.
  */
 export interface HttpServerOptions {
-  readonly db: Database;
+  readonly db: DatabaseCore;
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;

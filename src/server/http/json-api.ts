@@ -1,4 +1,4 @@
-import type { AppProfileInfo, ClusterInfo, ClusterNodesInfo, Database, HotTabletInfo, InstanceInfo, TableInfo, TabletInfo } from '../../db/api.js';
+import type { AppProfileInfo, ClusterInfo, ClusterNodesInfo, DatabaseCore, HotTabletInfo, InstanceInfo, TableInfo, TabletInfo } from '../../db/api.js';
 import { type ByteString, printable, toBytes } from '../../model/bytes.js';
 import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
@@ -53,7 +53,7 @@ import { instanceNameString, tableNameString } from '../../model/names.js';
  * literal "{{projectId}}", i.e. %7B%7BprojectId%7D%7D in a URL).
  * Returns undefined when the path is not an API path.
  */
-export function routeApi(db: Database, segments: readonly string[]): unknown {
+export function routeApi(db: DatabaseCore, segments: readonly string[]): unknown {
   const [api, v1, projects, project, instances, instance, tables, table, ...rest] = segments;
   if (api !== 'api' || v1 !== 'v1' || projects !== 'projects' || project === undefined) return undefined;
   if (instances === undefined) return undefined;

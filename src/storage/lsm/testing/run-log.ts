@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FamilyModification, RowReader, TableInfo } from '../../../db/api.js';
+import type { FamilyModification, RowPuller, TableInfo } from '../../../db/api.js';
 import { type ByteString, fromBytes, printable } from '../../../model/bytes.js';
 import type { Cell, Row } from '../../../model/cell.js';
 import { isTabletopError } from '../../../model/errors.js';
@@ -178,7 +178,7 @@ async function dumpTable(system: System, t: TableId): Promise<string> {
   return `${showTable(info)} rows [${rows.map(showRow).join(' | ')}]`;
 }
 
-async function drain(reader: RowReader): Promise<Row[]> {
+async function drain(reader: RowPuller): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     for (let r = await reader.next(); r !== undefined; r = await reader.next()) rows.push(r);
