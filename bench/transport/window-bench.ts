@@ -2,14 +2,14 @@ import { fork } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { callUnary, startEchoServer } from './echo-transport.js';
+import { callUnary, startEchoServer } from '../../src/server/transport/testing/echo-transport.js';
 
 /**
  * Upload time of one large request message through the h2 transport's
  * receive windows, per window setting; the server runs in a child process
  * (so client and server do not share an event loop), the client is grpc-js:
  *
- *   npx tsx src/server/transport/testing/window-bench.ts [MiB] [one-way delay ms]
+ *   npx tsx bench/transport/window-bench.ts [MiB] [one-way delay ms]
  *
  * With a delay, traffic goes through a userspace TCP proxy that holds every
  * chunk for that long in each direction (a WAN-like round trip).

@@ -1,14 +1,14 @@
 /**
- * Micro-benchmarks (not tests): `npx vitest bench src/storage/sstable`.
+ * Micro-benchmarks (not tests): `npx vitest bench bench/micro`.
  * Each bench runs a batch of operations; divide the reported mean time by the
  * batch size for the cost of one.
  */
 import { bench, describe } from 'vitest';
-import { createBlockCache } from '../cache/block-cache.js';
-import { MemoryFileSystem } from '../fs/memory-fs.js';
-import { openSSTable } from './sstable-reader.js';
-import { createSSTableWriter } from './sstable-writer.js';
-import { lcg } from './testing/tables.js';
+import { createBlockCache } from '../../src/storage/cache/block-cache.js';
+import { MemoryFileSystem } from '../../src/storage/fs/memory-fs.js';
+import { openSSTable } from '../../src/storage/sstable/sstable-reader.js';
+import { createSSTableWriter } from '../../src/storage/sstable/sstable-writer.js';
+import { lcg } from '../../src/storage/sstable/testing/tables.js';
 
 const N = 100_000;
 const BATCH = 1000;

@@ -3,15 +3,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { packageDefinition } from '../../testing/loader-protos.js';
+import { packageDefinition } from '../../src/server/testing/loader-protos.js';
 
 /**
  * Server CPU per call, grpc-js transport vs tabletop's h2 transport (and, with
  * --emulator, Google's cbtemulator as the reference):
  *
- *   npx tsx src/server/transport/testing/cpu-bench.ts [--calls N] [--rounds R] [--emulator]
+ *   npx tsx bench/transport/cpu-bench.ts [--calls N] [--rounds R] [--emulator]
  *
- * Each server runs in its own process (tabletop: forked bench-server.ts,
+ * Each server runs in its own process (tabletop: forked cpu-bench-server.ts,
  * measured with process.cpuUsage() over IPC; the emulator: utime+stime from
  * /proc/<pid>/stat). The client is a raw grpc-js client with identity
  * serializers sending pre-encoded requests, 32 calls in flight. Workloads:
@@ -19,8 +19,8 @@ import { packageDefinition } from '../../testing/loader-protos.js';
  * 2,000-row table (CPU per streamed row). All servers run at once and short
  * measurement rounds alternate between them, so that the machine's changing
  * load hits them alike; the report gives the median (and minimum) per server.
- * --floor adds a bare node:http2 responder (floor-server.ts), the cheapest
- * possible gRPC server on node:http2. --build DIR (repeatable) adds the h2
+ * --floor adds a bare node:http2 responder (servers/floor-server.ts), the
+ * cheapest possible gRPC server on node:http2. --build DIR (repeatable) adds the h2
  * transport of another build (e.g. a copy of dist/ from before a change);
  * --node-flags "FLAGS" (repeatable) adds the h2 transport run with those Node
  * flags, --tuning JSON (repeatable) with those ServerTuning overrides.
@@ -84,10 +84,10 @@ interface Variant {
 }
 
 async function forkTabletop(transport: 'h2' | 'grpc-js' | 'floor', v: Variant = {}): Promise<Target> {
-  const script = transport === 'floor' ? 'floor-server.ts' : 'bench-server.ts';
+  const script = transport === 'floor' ? '../servers/floor-server.ts' : 'cpu-bench-server.ts';
   const nodeFlags = v.nodeFlags ?? [];
   const env = { ...process.env, ...(v.dist === undefined ? {} : { TABLETOP_DIST: v.dist }), ...(v.tuning === undefined ? {} : { TABLETOP_TUNING: v.tuning }) };
-  const child = fork(path.join(HERE, script), [transport], { env, execArgv: ['--import', 'tsx', ...nodeFlags], stdio: 'inherit' });
+  const child = fork(path.join(HERE, script), [transport === 'floor' ? '--ipc' : transport], { env, execArgv: ['--import', 'tsx', ...nodeFlags], stdio: 'inherit' });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
