@@ -6,8 +6,7 @@
 import { bench, describe } from 'vitest';
 import { createBlockCache } from '../../src/storage/cache/block-cache.js';
 import { MemoryFileSystem } from '../../src/storage/fs/memory-fs.js';
-import { openSSTable } from '../../src/storage/sstable/sstable-reader.js';
-import { createSSTableWriter } from '../../src/storage/sstable/sstable-writer.js';
+import { createSSTableWriter, openSSTable } from '../../src/storage/sstable/index.js';
 import { lcg } from '../../src/storage/sstable/testing/tables.js';
 
 const N = 100_000;

@@ -9,12 +9,6 @@ export const consoleLogger: Logger = {
   error: (m) => console.error(`error: ${m}`),
 };
 
-export const silentLogger: Logger = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-};
-
 /** A logger that keeps messages (and their fields), for tests. */
 export function memoryLogger(): Logger & { readonly lines: string[]; readonly records: { level: string; message: string; fields: LogFields | undefined }[] } {
   const lines: string[] = [];

@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import type { Table } from '@google-cloud/bigtable';
-import { uniqueTableId } from '../harness/names.js';
 import { assembleCells, rawReadRows } from '../harness/raw.js';
 import type { RawCell } from '../harness/raw.js';
 import { useTarget } from '../harness/suite.js';
