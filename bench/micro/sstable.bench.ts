@@ -7,7 +7,7 @@ import { bench, describe } from 'vitest';
 import { createBlockCache } from '../../src/storage/cache/block-cache.js';
 import { MemoryFileSystem } from '../../src/storage/fs/memory-fs.js';
 import { createSSTableWriter, openSSTable } from '../../src/storage/sstable/index.js';
-import { lcg } from '../../src/storage/sstable/testing/tables.js';
+import { seededRandom } from '../../src/testing/random.js';
 
 const N = 100_000;
 const BATCH = 1000;
@@ -20,7 +20,7 @@ for (let i = 0; i < N; i++) w.add(keyOf(i), value);
 await w.finish();
 const cache = createBlockCache(1 << 30);
 const table = openSSTable(fs, 'bench.sst', { id: 1, cache });
-const rand = lcg(11);
+const rand = seededRandom(11);
 const present = Array.from({ length: BATCH }, () => keyOf(Math.floor(rand() * N)));
 const absent = present.map((k) => k + 'x');
 for (const k of present) table.get(k);
