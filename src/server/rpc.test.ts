@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from './logger.js';
+import { memoryLogger } from '../testing/memory-logger.js';
 import { Metrics } from './metrics.js';
 import { type RpcEnv, type UnaryCall, rpcHandlerOf, unary } from './rpc.js';
 

@@ -1,6 +1,6 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../logger.js';
+import { memoryLogger } from '../../testing/memory-logger.js';
 import { Metrics } from '../metrics.js';
 import type { AnyMethod } from '../protos.js';
 import { type RpcEnv, serverStream, unary, unimplementedHandler } from '../rpc.js';

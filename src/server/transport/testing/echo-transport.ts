@@ -2,7 +2,7 @@ import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { listenGuarded } from '../../connection-guard.js';
-import { memoryLogger } from '../../logger.js';
+import { memoryLogger } from '../../../testing/memory-logger.js';
 import { Metrics } from '../../metrics.js';
 import type { AnyMethod } from '../../protos.js';
 import { type RpcEnv, type StreamHandler, type UnaryHandler, serverStream, unary, unimplementedHandler } from '../../rpc.js';
