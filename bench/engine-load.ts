@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createNodeFileSystem } from '../src/storage/fs/node-fs.js';
-import { openDiskEngine } from '../src/storage/lsm/index.js';
+import { openDiskEngine } from '../src/storage/lsm/disk-engine.js';
 import type { RowWrite } from '../src/storage/store.js';
 import { FAMILY, QUALIFIER, ValuePool, rowKey, shuffledIndices } from './workloads/dataset.js';
 

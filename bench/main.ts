@@ -6,6 +6,8 @@ import { USAGE, parseOptions } from './options.js';
 import type { Options } from './options.js';
 import { Progress } from './progress.js';
 import { isoDate } from './report/format.js';
+import { WORKLOADS } from './catalog.js';
+import { appendHistory, historyRatios, retireReports, shortCpuModel } from './report/history.js';
 import { machineFacts } from './report/machine.js';
 import { markdownReport } from './report/markdown.js';
 import { resultPanels, svgChart } from './report/svg-chart.js';
@@ -65,13 +67,28 @@ async function main(argv: readonly string[]): Promise<number> {
     writeFileSync(path.join(files.dir, file), rssChart(`Server RSS while loading: ${w.name}, ${date}`, series));
     rssCharts[w.name] = file;
   }
-  const report = markdownReport({ title, command, options, results, machine: machineFacts(REPO_ROOT), chartFile: path.basename(files.svg), rssCharts });
+  const machine = machineFacts(REPO_ROOT);
+  const report = markdownReport({ title, command, options, results, machine, chartFile: path.basename(files.svg), rssCharts });
   writeFileSync(files.markdown, report);
   writeFileSync(files.svg, svgChart(title, options.targets, resultPanels(options.workloads, options.targets, results.records)));
+  // The earlier report of this kind goes; its row in history.md stays.
+  const removed = retireReports(RESULTS_DIR, options.kind, WORKLOADS.map((w) => w.name));
+  appendHistory(RESULTS_DIR, {
+    date,
+    label: options.label,
+    base: files.base,
+    kind: options.kind,
+    commit: machine.tabletopCommit.replace(' with uncommitted changes in src/', '-dirty'),
+    machine: shortCpuModel(machine.cpuModel),
+    load: [results.loadAverage.start[0] ?? NaN, results.loadAverage.end[0] ?? NaN],
+    mode: options.tabletopMode,
+    ratios: historyRatios(options.workloads, results.records),
+  });
   const summary = sectionOf(report, '## Summary');
   if (options.complete) writeLatest(files, title, command, summary.filter((l) => !l.startsWith('![')));
   progress.line(`\n${summary.filter((l) => !l.startsWith('![')).join('\n').trim()}\n`);
   progress.line(`report: ${path.relative(process.cwd(), files.markdown)}\nchart:  ${path.relative(process.cwd(), files.svg)}\nlatest: ${options.complete ? path.relative(process.cwd(), files.latest) : 'unchanged (a partial run: --only, --targets or --quick)'}`);
+  progress.line(`history: a ${options.kind} run's row added to ${path.relative(process.cwd(), path.join(RESULTS_DIR, 'history.md'))}${removed.length > 0 ? `; the earlier ${options.kind} run's report removed (${removed.join(', ')})` : ''}`);
   const failed = results.records.filter((r) => r.error !== undefined).length;
   if (failed > 0) progress.line(`${failed} run(s) failed; see the report.`);
   return failed > 0 ? 1 : 0;

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { selectWorkloads } from './catalog.js';
+import { WORKLOADS, selectWorkloads } from './catalog.js';
 import { TRANSPORT_KINDS } from './loadgen/transport.js';
+import type { RunKind } from './report/history.js';
 import type { TransportKind } from './loadgen/transport.js';
 import { TARGET_KINDS } from './servers/targets.js';
 import type { TabletopMode, TargetKind } from './servers/targets.js';
@@ -14,8 +15,9 @@ export const USAGE = `Usage: npm run bench -- [options]
 
 Benchmarks tabletop against Google's Bigtable emulator (cbtemulator) through the
 official Node client and a raw gRPC load generator; writes bench/results/<date>-<label>.md
-and .svg, and (for a complete run: every workload, both targets, not --quick)
-bench/results/latest.md.
+and .svg, adds a row to bench/results/history.md, removes the earlier report of the same
+kind (full: every workload, both targets, not --quick; startup: --only startup; partial:
+anything else) and, for a full run, rewrites bench/results/latest.md.
 
 Options:
   --quick                 small sizes for a smoke run (about a minute)
@@ -49,6 +51,8 @@ export interface Options {
   readonly build: boolean;
   /** Every workload on both targets at full size: only such a run becomes bench/results/latest.md. */
   readonly complete: boolean;
+  /** Which earlier report this run's replaces in bench/results/ (report/history.ts). */
+  readonly kind: RunKind;
 }
 
 export type ParseResult = { readonly kind: 'run'; readonly options: Options } | { readonly kind: 'help' };
@@ -103,17 +107,22 @@ export function parseOptions(argv: readonly string[]): ParseResult {
   if (mode !== 'durable' && mode !== 'memory') throw new Error(`--tabletop-mode must be durable or memory, not "${mode}"`);
   const label = values.label ?? (quick ? 'quick' : 'full');
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(label)) throw new Error(`--label must be letters, digits, ".", "_" or "-", not "${label}"`);
+  const workloads = selectWorkloads(list(values.only));
+  const complete = values.only === undefined && values.targets === undefined && !quick;
+  const startups = WORKLOADS.filter((w) => w.group === 'startup');
+  const startupOnly = workloads.length === startups.length && startups.every((w) => workloads.includes(w)) && values.targets === undefined && !quick;
   return {
     kind: 'run',
     options: {
       settings,
-      workloads: selectWorkloads(list(values.only)),
+      workloads,
       targets: targets(values.targets),
       tabletopMode: mode,
       label,
       quick,
       build: values['no-build'] !== true,
-      complete: values.only === undefined && values.targets === undefined && !quick,
+      complete,
+      kind: complete ? 'full' : startupOnly ? 'startup' : 'partial',
     },
   };
 }

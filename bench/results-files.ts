@@ -1,7 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Where a session's report goes: bench/results/<date>-<label>.md and .svg, never overwriting an earlier report. */
+/**
+ * Where a session's report goes: bench/results/<date>-<label>.md and .svg
+ * (with -2, -3, ... when that name is taken: a run never overwrites another
+ * run's report; report/history.ts removes the earlier one of its kind).
+ */
 export interface ResultFiles {
   readonly dir: string;
   readonly base: string;

@@ -1,5 +1,6 @@
 import { Histogram } from '../stats/histogram.js';
-import { ValuePool, logicalRowBytes, randomBelow, rng, rowKey } from '../workloads/dataset.js';
+import { ValuePool, logicalRowBytes, randomBelow, rowKey } from '../workloads/dataset.js';
+import { seededRandom } from '../../src/testing/random.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './messages.js';
 import { METHOD, checkAndMutateRequest, fullScanRequest, incrementRequest, mutateRowRequest, pointReadRequest, setKey } from './requests.js';
 import { openTransport } from './transport.js';
@@ -75,7 +76,7 @@ async function prepare(c: WorkerConfig): Promise<(seconds: number, report: boole
 }
 
 function makeCall(c: WorkerConfig, t: Transport): Call {
-  const random = rng(c.seed);
+  const random = seededRandom(c.seed);
   switch (c.kind) {
     case 'point-read': {
       const req = pointReadRequest(c.tableName);

@@ -1,10 +1,10 @@
 /**
  * The transport floor: a gRPC server on node:http2 that does nothing but
- * answer, used by `bench/profile.ts --floor` to measure what the transport
- * alone costs per call under the very same client and workload as tabletop
- * and the emulator. It shapes its responses the way tabletop's transport
- * does (HEADERS, one DATA message, trailers), stores nothing and reads
- * nothing:
+ * answer, used by `bench/profile.ts --floor` and `transport/cpu-bench.ts
+ * --floor` to measure what the transport alone costs per call under the very
+ * same client and workload as tabletop and the emulator. It shapes its
+ * responses the way tabletop's transport does (HEADERS, one DATA message,
+ * trailers), stores nothing and reads nothing:
  *
  *   - MutateRows: one OK status per entry of the request (entries counted
  *     from the request's top-level fields, nothing else decoded);
@@ -26,15 +26,21 @@
  * commit log alone: the floor of a design that writes each byte once.
  *
  *   node --import tsx bench/servers/floor-server.ts PORT [DIR [FLUSH_BYTES]]
+ *
+ * `transport/cpu-bench.ts --floor` forks it with `--ipc` instead of a port:
+ * it then listens on a free port of 127.0.0.1 and reports to its parent over
+ * IPC (ipc-child.ts), as cpu-bench's tabletop servers do.
  */
 import { crc32c } from '@node-rs/crc32';
 import fs from 'node:fs';
 import http2, { type ServerHttp2Stream } from 'node:http2';
 import path from 'node:path';
+import { reportToParent } from './ipc-child.js';
 
-const port = Number(process.argv[2]);
-if (!Number.isInteger(port) || port <= 0) throw new Error('usage: floor-server.ts PORT [DIR [FLUSH_BYTES]]');
-const dir = process.argv[3];
+const ipc = process.argv[2] === '--ipc';
+const port = ipc ? 0 : Number(process.argv[2]);
+if (!ipc && (!Number.isInteger(port) || port <= 0)) throw new Error('usage: floor-server.ts PORT [DIR [FLUSH_BYTES]] | --ipc');
+const dir = ipc ? undefined : process.argv[3];
 const flushBytes = Number(process.argv[4] ?? 32 * 1024 * 1024);
 if (!Number.isInteger(flushBytes) || flushBytes < 0) throw new Error(`FLUSH_BYTES must be a whole number of bytes, not ${process.argv[4]}`);
 
@@ -217,7 +223,8 @@ server.on('stream', (stream, headers) => {
   stream.on('data', (c: Buffer) => chunks.push(c));
   stream.on('end', () => answer(stream, path, chunks));
 });
-server.listen(port, 'localhost', () => console.log(`floor server on localhost:${port}`));
+if (ipc) server.listen(0, '127.0.0.1', () => reportToParent((server.address() as { port: number }).port, () => Promise.resolve()));
+else server.listen(port, 'localhost', () => console.log(`floor server on localhost:${port}`));
 // It holds nothing, so it need not wait for its clients to go.
 process.on('SIGINT', () => process.exit(0));
 process.on('SIGTERM', () => process.exit(0));

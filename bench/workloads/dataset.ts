@@ -8,6 +8,8 @@
  * the 100 rows of one group (rows 100·g … 100·g+99).
  */
 
+import { seededRandom } from '../../src/testing/random.js';
+
 export const FAMILY = 'cf';
 export const QUALIFIER = 'v';
 export const KEY_LENGTH = 10;
@@ -28,21 +30,9 @@ export function logicalRowBytes(valueSize: number, keyLength = KEY_LENGTH): numb
   return keyLength + QUALIFIER.length + valueSize;
 }
 
-/** mulberry32: a small, fast, seeded PRNG returning floats in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One seeded PRNG per lane of run `runId`: lanes draw independent, reproducible sequences. */
 export function laneRandoms(runId: number, lanes: number): (lane: number) => () => number {
-  const randoms = Array.from({ length: lanes }, (_, lane) => rng(runId * 1000 + lane));
+  const randoms = Array.from({ length: lanes }, (_, lane) => seededRandom(runId * 1000 + lane));
   return (lane) => {
     const random = randoms[lane];
     if (random === undefined) throw new Error(`lane ${lane} of ${lanes} has no random sequence`);
@@ -59,7 +49,7 @@ export function randomBelow(random: () => number, n: number): number {
 export function shuffledIndices(n: number, seed: number): Uint32Array {
   const out = new Uint32Array(n);
   for (let i = 0; i < n; i++) out[i] = i;
-  const random = rng(seed);
+  const random = seededRandom(seed);
   for (let i = n - 1; i > 0; i--) {
     const j = randomBelow(random, i + 1);
     const t = out[i] as number;
@@ -84,7 +74,7 @@ export class ValuePool {
     seed = 0x7ab1e70b,
   ) {
     this.pool = Buffer.allocUnsafe(POOL_BYTES + size);
-    const random = rng(seed);
+    const random = seededRandom(seed);
     for (let i = 0; i < this.pool.length; i += 4) {
       const v = Math.floor(random() * 4294967296);
       for (let b = 0; b < 4 && i + b < this.pool.length; b++) this.pool[i + b] = (v >>> (8 * b)) & 0xff;

@@ -5,7 +5,7 @@ import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
 import { openDiskEngine } from '../storage/lsm/disk-engine.js';
 import { createMemoryEngine } from '../storage/memory/index.js';
 import type { RowStore, StorageEngine } from '../storage/store.js';
-import { memoryLogger } from '../server/logger.js';
+import { memoryLogger } from '../testing/memory-logger.js';
 import type { Logger } from '../log.js';
 import { createAsyncEngine } from './testing/async-engine.js';
 import { ALL, createTable, drain, family, type Fixture, INSTANCE, openDb } from './testing/db-fixture.js';

@@ -63,8 +63,3 @@ export function printable(s: ByteString): string {
   }
   return out;
 }
-
-/** Compare two Uint8Arrays as unsigned bytes. */
-export function compareBuffers(a: Uint8Array, b: Uint8Array): number {
-  return Buffer.compare(a, b);
-}

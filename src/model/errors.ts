@@ -42,6 +42,5 @@ export const notFound = (message: string): TabletopError => new TabletopError('N
 export const alreadyExists = (message: string): TabletopError => new TabletopError('AlreadyExists', message);
 export const failedPrecondition = (message: string): TabletopError => new TabletopError('FailedPrecondition', message);
 export const unimplemented = (message: string): TabletopError => new TabletopError('Unimplemented', message);
-export const resourceExhausted = (message: string): TabletopError => new TabletopError('ResourceExhausted', message);
 /** Corruption: never turned into a wrong answer. `where` names the file and offset. */
 export const dataLoss = (message: string): TabletopError => new TabletopError('DataLoss', message);

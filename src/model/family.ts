@@ -7,6 +7,3 @@ export interface ColumnFamily {
   readonly gcRule: GcRule | undefined;
   readonly valueType: ValueType;
 }
-
-/** How timestamps are truncated: Bigtable only offers milliseconds (the default). */
-export type Granularity = 'millis';

@@ -46,10 +46,6 @@ export function isEmptyRange(r: KeyRange): boolean {
   return r.end !== undefined && r.end <= r.start;
 }
 
-export function rangeContains(r: KeyRange, key: ByteString): boolean {
-  return key >= r.start && (r.end === undefined || key < r.end);
-}
-
 /** The intersection of two ranges (possibly empty). */
 export function intersectRanges(a: KeyRange, b: KeyRange): KeyRange {
   const start = a.start > b.start ? a.start : b.start;

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { applyReadModifyWrite } from './read-modify-write.js';
-import { decodeInt64, encodeInt64, INT64_MAX, INT64_MIN } from './aggregate/int64.js';
+import { decodeInt64, encodeInt64, INT64_MAX, INT64_MIN } from './aggregate/index.js';
 import type { ReadModifyWriteRule } from './mutation.js';
 import { isTabletopError } from './errors.js';
 import { LIMITS } from './limits.js';

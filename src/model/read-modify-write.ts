@@ -2,7 +2,7 @@ import { fromBytes, printable } from './bytes.js';
 import { failedPrecondition, invalidArgument } from './errors.js';
 import { LIMITS } from './limits.js';
 import type { ReadModifyWriteRule } from './mutation.js';
-import { addWrapping, decodeInt64, encodeInt64, isInt64 } from './aggregate/int64.js';
+import { addWrapping, decodeInt64, encodeInt64, isInt64 } from './aggregate/index.js';
 
 /**
  * ReadModifyWriteRow rules on one cell value (the latest version of the

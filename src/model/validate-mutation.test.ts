@@ -14,9 +14,7 @@ import type { ColumnFamily } from './family.js';
 import type { Mutation, ReadModifyWriteRule } from './mutation.js';
 import { BYTES_TYPE } from './value-type.js';
 import { type ErrorCode, isTabletopError } from './errors.js';
-import { encodeInt64 } from './aggregate/int64.js';
-import { createHll } from './aggregate/hll.js';
-import { HLL_VALUE_TYPE } from './aggregate/hll-state.js';
+import { HLL_VALUE_TYPE, createHll, encodeInt64 } from './aggregate/index.js';
 
 const TABLE = 'projects/p/instances/i/tables/t';
 const FAMILIES: ColumnFamily[] = [

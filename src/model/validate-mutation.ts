@@ -3,8 +3,7 @@ import { type TabletopError, invalidArgument, isTabletopError, notFound } from '
 import type { ColumnFamily } from './family.js';
 import { LIMITS } from './limits.js';
 import { type Mutation, type ReadModifyWriteRule, SERVER_TIME } from './mutation.js';
-import { validateAggregateInput, validateMergeInput } from './aggregate/aggregate.js';
-import { isInt64 } from './aggregate/int64.js';
+import { isInt64, validateAggregateInput, validateMergeInput } from './aggregate/index.js';
 
 /**
  * Validation of a request's mutations against the table schema, before any

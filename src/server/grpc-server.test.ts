@@ -3,7 +3,7 @@ import type { DatabaseCore } from '../db/api.js';
 import { createDatabase } from '../db/index.js';
 import { createMemoryEngine } from '../storage/memory/index.js';
 import { methodTable } from './grpc-server.js';
-import { memoryLogger } from './logger.js';
+import { memoryLogger } from '../testing/memory-logger.js';
 import type { CallShape, MethodTable, Resource } from './method-table.js';
 import { Metrics } from './metrics.js';
 import { type AnyMethod, SERVICES } from './protos.js';

@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from '../log.js';
+import type { Logger } from '../log.js';
 
 export { LOG_LEVELS, type LogFields, type LogLevel, type Logger } from '../log.js';
 
@@ -8,20 +8,3 @@ export const consoleLogger: Logger = {
   warn: (m) => console.error(`warning: ${m}`),
   error: (m) => console.error(`error: ${m}`),
 };
-
-export const silentLogger: Logger = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-};
-
-/** A logger that keeps messages (and their fields), for tests. */
-export function memoryLogger(): Logger & { readonly lines: string[]; readonly records: { level: string; message: string; fields: LogFields | undefined }[] } {
-  const lines: string[] = [];
-  const records: { level: string; message: string; fields: LogFields | undefined }[] = [];
-  const at = (level: string) => (message: string, fields?: LogFields) => {
-    lines.push(`${level}: ${message}`);
-    records.push({ level, message, fields });
-  };
-  return { lines, records, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}

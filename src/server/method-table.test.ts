@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from './logger.js';
+import { memoryLogger } from '../testing/memory-logger.js';
 import { type MethodInfo, MethodTable, type ProtoMethod, type ServiceSpec, type TableEnv, resource, resourceOfName, serverStream, serviceMethods, unary } from './method-table.js';
 import { MalformedRequest, type UnaryCall } from './rpc.js';
 import { Status } from './status-codes.js';

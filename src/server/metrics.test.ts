@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from './logger.js';
+import { memoryLogger } from '../testing/memory-logger.js';
 import { type MethodInfo, resource } from './method-table.js';
 import { Metrics, observeCalls } from './metrics.js';
 

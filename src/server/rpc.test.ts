@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TabletopError, invalidArgument, notFound } from '../model/errors.js';
-import { memoryLogger } from './logger.js';
+import { memoryLogger } from '../testing/memory-logger.js';
 import { type CallStart, MalformedRequest, type ServerStreamCall, type UnaryCall, rejectRunner, safeDecoder, serverStreamRunner, unaryRunner } from './rpc.js';
 import { Status } from './status-codes.js';
 

@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import type { Table } from '@google-cloud/bigtable';
-import { uniqueTableId } from '../harness/names.js';
 import { assembleCells, rawReadRows } from '../harness/raw.js';
 import type { RawCell } from '../harness/raw.js';
 import { useTarget } from '../harness/suite.js';
@@ -10,6 +9,7 @@ import type { TargetContext } from '../harness/suite.js';
 import { applyOp } from './apply.js';
 import { filterArb, KEYS, opArb } from './ops.js';
 import { differentialPair, differentialTable, fcParams, SEED, SKIP_REASON } from './pair.js';
+import { seededRandom } from '../../src/testing/random.js';
 
 const pair = differentialPair();
 
@@ -18,18 +18,6 @@ const pair = differentialPair();
 const { Filter } = createRequire(import.meta.url)('@google-cloud/bigtable/build/src/filter.js') as {
   Filter: { parse(filters: unknown): Record<string, unknown> | null };
 };
-
-/** A small deterministic PRNG (mulberry32), so both targets get the same "random" data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Cells as comparable text: hex key, family, hex qualifier, timestamp (clock ones as <now>), hex value, labels. */
 function cellsText(cells: readonly RawCell[]): string[] {
@@ -72,7 +60,7 @@ describe.skipIf(pair === undefined)(`hand-written and random read scenarios, ${p
   describe('binary keys, qualifiers and values', () => {
     let ta: Table;
     let tb: Table;
-    const rand = prng(SEED);
+    const rand = seededRandom(SEED);
     const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(rand() * 256)));
     const keys = Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? Buffer.from([0xff, 0x0a, i]) : bytes(1 + Math.floor(rand() * 4))));
     const entries = keys.map((rowKey) => ({

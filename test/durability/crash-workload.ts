@@ -3,7 +3,7 @@ import { codeName, codeOf } from '../harness/grpc-errors.js';
 import { rawUnary } from '../harness/raw.js';
 import { bound } from '../harness/rows.js';
 import { type ExpectedState, ExpectedTables, type ObservedRow, type RowOp, type Step, cellValue } from './expected-state.js';
-import type { Random } from './seeded-random.js';
+import type { Random } from '../../src/testing/random.js';
 
 /**
  * The load of the kill -9 test, driven through the official Node client:

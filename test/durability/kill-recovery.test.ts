@@ -9,7 +9,7 @@ import { CrashWorkload, counterKeys, createTables, rowKeys, verifyAll } from './
 import { liveSstNumbers, readDataDir } from './data-dir.js';
 import { type DurableServer, killGuardedServer, spawnDurable, startDurable } from './durable-server.js';
 import { ExpectedState } from './expected-state.js';
-import { Random } from './seeded-random.js';
+import { Random } from '../../src/testing/random.js';
 
 /**
  * kill -9 under load, in the manner of RocksDB's db_crashtest: a driver that

@@ -42,5 +42,3 @@ export type RowFilter =
   | { readonly kind: 'stripValue' }
   | { readonly kind: 'applyLabel'; readonly label: string }
   | { readonly kind: 'valueBitmask'; readonly mask: Uint8Array };
-
-export type RowFilterKind = RowFilter['kind'];

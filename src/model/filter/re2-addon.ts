@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type RE2Module from 're2';
 
 /**
@@ -13,8 +11,10 @@ import type RE2Module from 're2';
  *
  * The addon is loaded on the first regex (it costs a start 5-10 ms and
  * 2-4 MiB of memory, and most servers never see a regex); whether it was
- * built is checked at start, by looking for its file, so that a broken
- * install is reported before a server runs rather than on some later call.
+ * built is checked at start, by resolving its file as a module (nothing is
+ * loaded), so that a broken install is reported before a server runs rather
+ * than on some later call. The model does no I/O of its own: only Node's
+ * module loader looks at the files.
  */
 
 /** The message for an re2 whose addon was never built. */
@@ -44,9 +44,13 @@ export function loadRe2(): typeof RE2Module {
   }
 }
 
-/** Throws RE2_NOT_BUILT when re2's addon file is absent (a file lookup; nothing is loaded). */
+/** Throws RE2_NOT_BUILT when re2's addon file is absent (the module loader resolves it; nothing is loaded). */
 export function checkRe2Addon(): void {
   if (loaded !== undefined) return;
-  const addon = join(dirname(require.resolve('re2')), 'build', 'Release', 're2.node');
-  if (!existsSync(addon)) throw new Error(RE2_NOT_BUILT);
+  require.resolve('re2'); // re2 itself missing: the loader's own error
+  try {
+    require.resolve('re2/build/Release/re2.node');
+  } catch {
+    throw new Error(RE2_NOT_BUILT);
+  }
 }

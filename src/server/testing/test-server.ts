@@ -1,7 +1,7 @@
 import { createDatabase } from '../../db/index.js';
 import type { StorageEngine } from '../../storage/store.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
-import { memoryLogger } from '../logger.js';
+import { memoryLogger } from '../../testing/memory-logger.js';
 import { startTabletopServer, type TabletopServer } from '../server.js';
 import type { ServerTuning } from '../server-config.js';
 import { type RawClients, rawClients } from './raw-client.js';

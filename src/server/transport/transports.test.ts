@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../db/index.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
 import { methodTable } from '../grpc-server.js';
-import { memoryLogger } from '../logger.js';
+import { memoryLogger } from '../../testing/memory-logger.js';
 import type { Method } from '../method-table.js';
 import { Metrics } from '../metrics.js';
 import { DEFAULT_SERVER_TUNING } from '../server-config.js';

@@ -1,1 +1,1 @@
-export { createBlockCache, ENTRY_OVERHEAD_BYTES, type BlockCache, type BlockCacheOptions, type BlockCacheStats } from './block-cache.js';
+export { createBlockCache, type BlockCache } from './block-cache.js';

@@ -6,6 +6,7 @@ import { createFaultFileSystem, failNth, InjectedFault } from './fault-fs.js';
 import type { FileSystem, WritableFile } from './file-system.js';
 import { MemoryFileSystem } from './memory-fs.js';
 import { createNodeFileSystem, SyncPlacement } from './node-fs.js';
+import { seededRandom } from '../../testing/random.js';
 
 const tmpRoots: string[] = [];
 afterAll(() => {
@@ -175,8 +176,7 @@ describe('MemoryFileSystem crash semantics', () => {
     await fs.syncDir('.');
     f.append(Buffer.alloc(100, 2));
     const sizes = new Set<number>();
-    let seed = 7;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = seededRandom(7);
     for (let i = 0; i < 50; i++) {
       const data = fs.crash(random).readFile('log');
       expect(data.length).toBeGreaterThanOrEqual(10);
@@ -208,8 +208,7 @@ describe('MemoryFileSystem crash semantics of a file written over (reuse)', () =
     g.append(fresh.subarray(0, 30));
     g.append(fresh.subarray(30));
     expect(fs.crash().readFile('log')).toEqual(Buffer.concat([Buffer.alloc(20, 2), Buffer.alloc(80, 1)]));
-    let seed = 11;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = seededRandom(11);
     const kept = new Set<number>();
     for (let i = 0; i < 60; i++) {
       const data = fs.crash(random).readFile('log');
@@ -237,8 +236,7 @@ describe('MemoryFileSystem crash semantics of a file written over (reuse)', () =
     const fresh = Buffer.alloc(5 * PAGE);
     for (let j = 0; j < fresh.length; j++) fresh[j] = 3 + (j % 251);
     g.append(fresh);
-    let seed = 5;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = seededRandom(5);
     let outOfOrder = 0;
     for (let i = 0; i < 100; i++) {
       const data = fs.crash(random).readFile('log');

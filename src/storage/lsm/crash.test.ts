@@ -12,16 +12,7 @@ import { MemoryFileSystem } from '../fs/memory-fs.js';
 import { slowSyncFs } from '../testing/slow-sync-fs.js';
 import type { RowStore, StoreOp } from '../store.js';
 import { openDiskEngine } from './disk-engine.js';
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../testing/random.js';
 
 const COLUMNS = ['a', 'b', 'c'];
 const config = { memtableBytes: 2048, blockBytes: 512, compactionTrigger: 3, majorCompactionTrigger: 6, walFileBytes: 8192, backgroundSliceMillis: 0 };
@@ -59,11 +50,11 @@ interface Expect {
 let reusedLogs = 0;
 
 async function crashRun(seed: number): Promise<void> {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const fs = new MemoryFileSystem();
   // Syncs take effect a moment later, as a disk's do: the crash can find written but unsynced
   // commit-log groups, whose pages the crash may keep in any order.
-  const syncRandom = prng(seed ^ 0x5bd1e995);
+  const syncRandom = seededRandom(seed ^ 0x5bd1e995);
   // Commit-log syncs are the slow ones, so flushes and manifest edits can complete while a group is still unsynced.
   const slow = slowSyncFs(fs, (path) => new Promise((res) => (!path.includes('/wal/') || syncRandom() < 0.3 ? setImmediate(res) : setTimeout(res, 1 + Math.floor(syncRandom() * 3)))));
   const counting = createFaultFileSystem(slow, (op) => void (op === 'reuse' && reusedLogs++));

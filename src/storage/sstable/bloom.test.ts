@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromUtf8 } from '../../model/bytes.js';
 import { BloomFilter, bloomHash, buildBloomFilter, checkBloomFilter, murmur3 } from './bloom.js';
-import { lcg } from './testing/tables.js';
+import { seededRandom } from '../../testing/random.js';
 
 describe('bloom hash', () => {
   it('is MurmurHash3 x86_32 (reference vectors)', () => {
@@ -37,7 +37,7 @@ describe('bloom filter', () => {
   });
 
   it('has about 0.8% false positives at 10 bits per key (the theoretical rate), and about 15% at 4', () => {
-    const rand = lcg(7);
+    const rand = seededRandom(7);
     const key = (): string => String.fromCharCode(...Array.from({ length: 16 }, () => Math.floor(rand() * 256)));
     const keys = Array.from({ length: 20_000 }, key);
     const held = new Set(keys);

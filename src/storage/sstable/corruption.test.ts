@@ -9,11 +9,12 @@ import { createNodeFileSystem } from '../fs/node-fs.js';
 import { BlockCursor, checkBlockBody } from './block-cursor.js';
 import { BlockType, encodeFooter, encodeTrailer, FOOTER_BYTES, TRAILER_BYTES } from './format.js';
 import { openSSTable } from './sstable-reader.js';
-import { lcg, writeTable, type Entry } from './testing/tables.js';
+import { writeTable, type Entry } from './testing/tables.js';
+import { seededRandom } from '../../testing/random.js';
 
 /** A small table with raw and lz4 data blocks, a filter, properties and an index. */
 async function smallTable(): Promise<{ bytes: Buffer; entries: Entry[] }> {
-  const rand = lcg(3);
+  const rand = seededRandom(3);
   const entries: Entry[] = Array.from({ length: 24 }, (_, i) => [
     `row${String(i * 3).padStart(3, '0')}`,
     i % 3 === 0 ? Buffer.from(Array.from({ length: 40 }, () => Math.floor(rand() * 256))) : Buffer.alloc(60, `v${i}`),

@@ -4,6 +4,7 @@ import { type Cell, type Row, compareCells } from '../../model/cell.js';
 import { FULL_RANGE, type KeyRange } from '../../model/key-range.js';
 import { applyStoreOps, newestOfColumns, rowBytes } from '../row-ops.js';
 import type { ColumnGc, ColumnRef, MaybePromise, RowCursor, RowStore, StoreOp } from '../store.js';
+import { seededRandom } from '../../testing/random.js';
 
 /**
  * The RowStore conformance suite: every engine runs it.
@@ -160,8 +161,8 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
 
       it('getForUpdate with columns gives the newest cell of each of them as the row stands', async () => {
         const store = await makeStore();
-        let seed = 11;
-        const random = (n: number): number => ((seed = (seed * 16807) % 2147483647) % n);
+        const next = seededRandom(11);
+        const random = (n: number): number => Math.floor(next() * n);
         const keys = ['a', 'hot'];
         const columns: ColumnRef[] = [
           { family: 'f', qualifier: 'c' },
@@ -170,7 +171,8 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         ];
         const model = new Map<string, readonly Cell[]>();
         for (let i = 0; i < 200; i++) {
-          // Mostly a newer version of one counter-like column, sometimes an older one or a delete.
+          // Mostly a newer version of one counter-like column, sometimes an older one or a delete
+          // (timestamps never below 0: a store's are resolved ones, and the disk engine writes them as varints).
           const key = random(4) === 0 ? 'a' : 'hot';
           const col = columns[random(columns.length)]!;
           const r = random(20);
@@ -178,10 +180,10 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
             r === 0
               ? { kind: 'deleteRow' }
               : r === 1
-                ? { kind: 'deleteColumn', family: col.family, qualifier: col.qualifier, start: (i - 5) * 1000, end: undefined }
+                ? { kind: 'deleteColumn', family: col.family, qualifier: col.qualifier, start: Math.max(0, i - 5) * 1000, end: undefined }
                 : r === 2
                   ? { kind: 'deleteFamily', family: col.family }
-                  : { kind: 'put', family: col.family, qualifier: col.qualifier, timestamp: (r === 3 ? i - 10 : i) * 1000, value: v(`${i}`) };
+                  : { kind: 'put', family: col.family, qualifier: col.qualifier, timestamp: Math.max(0, r === 3 ? i - 10 : i) * 1000, value: v(`${i}`) };
           await store.write([{ key, ops: [op] }]);
           model.set(key, applyStoreOps(model.get(key) ?? [], [op]));
           for (const k of keys) {
@@ -423,8 +425,8 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
 
       it('bounds the size of every row without reading it, coarsely and refined', async () => {
         const store = await makeStore();
-        let seed = 7;
-        const random = (n: number): number => ((seed = (seed * 16807) % 2147483647) % n);
+        const next = seededRandom(7);
+        const random = (n: number): number => Math.floor(next() * n);
         const keys = ['a', 'b', 'row-with-a-longer-key', 'z'];
         for (let i = 0; i < 60; i++) {
           const key = keys[random(keys.length)]!;

@@ -67,16 +67,6 @@ export function unmaskCrc(masked: number): number {
   return ((rot >>> 17) | (rot << 15)) >>> 0;
 }
 
-/**
- * Frames a record in place: `buf` holds HEADER_BYTES of room followed by the
- * payload; the header is filled in and `buf` is returned (no copy).
- */
-export function frameInPlace(buf: Buffer): Buffer {
-  buf.writeUInt32LE(buf.length - HEADER_BYTES, 4);
-  buf.writeUInt32LE(maskCrc(crc32c(buf.subarray(4))), 0);
-  return buf;
-}
-
 /** Frames a payload as one record. */
 export function encodeRecord(payload: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(HEADER_BYTES + payload.byteLength);

@@ -118,7 +118,7 @@ export class LogWriter {
   }
 
   /**
-   * Appends a record already framed (see frameInPlace); resolves once it is
+   * Appends a record already framed; resolves once it is
    * durable. Records wait in memory while a sync runs and are written with
    * one system call when the next sync starts: one write and one fsync per
    * group of writers.

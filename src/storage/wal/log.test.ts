@@ -5,6 +5,7 @@ import { MemoryFileSystem } from '../fs/memory-fs.js';
 import { decodeRecord, decodeRecyclableRecord, encodeRecord, encodeRecyclableRecord, encodeSyncMarker, maskCrc, unmaskCrc } from './log-format.js';
 import { replayLog } from './log-reader.js';
 import { LogWriter } from './log-writer.js';
+import { seededRandom } from '../../testing/random.js';
 
 const payload = (i: number, n = 20): Buffer => Buffer.alloc(n, i & 0xff);
 
@@ -63,8 +64,7 @@ describe('LogWriter + replayLog', () => {
   });
 
   it('after a crash, every acknowledged record survives and the torn tail is dropped, even when its pages reached the disk out of order', async () => {
-    let seed = 42;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = seededRandom(42);
     let outOfOrder = 0;
     for (let trial = 0; trial < 150; trial++) {
       const mem = new MemoryFileSystem();
@@ -96,8 +96,7 @@ describe('LogWriter + replayLog', () => {
   });
 
   it('a log extended with zeros ahead of its writes keeps every acknowledged record across crashes, and replay ends cleanly at the zeros', async () => {
-    let seed = 7;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = seededRandom(7);
     let grew = 0;
     let cleanEnds = 0;
     for (let trial = 0; trial < 100; trial++) {
@@ -351,8 +350,7 @@ describe('recyclable commit-log files (written over by a later log)', () => {
   }
 
   it('replay stops at the old log\'s records, and after a crash keeps every acknowledged record with no DataLoss', async () => {
-    let seed = 99;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = seededRandom(99);
     let tornSeen = 0;
     for (let trial = 0; trial < 60; trial++) {
       const { mem, w } = await reusedFile(10 + Math.floor(random() * 40), random);

@@ -1,5 +1,50 @@
 import type net from 'node:net';
+import {
+  CONTINUATION,
+  DATA,
+  DEFAULT_WINDOW,
+  FLAG_ACK,
+  FLAG_END_HEADERS,
+  FLAG_END_STREAM,
+  FLAG_PADDED,
+  FLAG_PRIORITY,
+  type FrameSink,
+  FrameReader,
+  GOAWAY,
+  HEADERS,
+  MAX_FRAME_IN,
+  MAX_WINDOW,
+  PING,
+  PRIORITY,
+  PUSH_PROMISE,
+  RST_STREAM,
+  SETTINGS,
+  SETTINGS_ENABLE_PUSH,
+  SETTINGS_HEADER_TABLE_SIZE,
+  SETTINGS_INITIAL_WINDOW_SIZE,
+  SETTINGS_MAX_CONCURRENT_STREAMS,
+  SETTINGS_MAX_FRAME_SIZE,
+  SETTINGS_MAX_HEADER_LIST_SIZE,
+  WINDOW_UPDATE,
+} from './frame-codec.js';
+import {
+  H2_CANCEL,
+  H2_COMPRESSION_ERROR,
+  H2_ENHANCE_YOUR_CALM,
+  H2_FLOW_CONTROL_ERROR,
+  H2_FRAME_SIZE_ERROR,
+  H2_INTERNAL_ERROR,
+  H2_NO_ERROR,
+  H2_PROTOCOL_ERROR,
+  H2_REFUSED_STREAM,
+  H2_STREAM_CLOSED,
+} from './error-codes.js';
 import { type HeaderMap, HpackDecoder, HpackError } from './hpack.js';
+import { H2Output, type OutputHost } from './output.js';
+import { H2Stream, type StreamHost } from './stream.js';
+
+export * from './error-codes.js';
+export { H2Stream, type StreamListener } from './stream.js';
 
 /**
  * The server side of one HTTP/2 connection (RFC 9113) on a TCP socket,
@@ -9,75 +54,39 @@ import { type HeaderMap, HpackDecoder, HpackError } from './hpack.js';
  * unary call on our machines (bench/profile.ts --floor, against a server on
  * this layer).
  *
- * What it does:
- *  - frames: parses the client's frames from the socket, enforcing the frame
- *    size we advertise, stream-id order and the frame rules of RFC 9113 §6;
- *    protocol violations end the connection with GOAWAY and the error code;
- *  - headers: HPACK-decodes header blocks (HEADERS + CONTINUATION) with one
- *    decoder per connection; response blocks are pre-encoded by the caller;
- *  - flow control, both ways: our receive windows (SETTINGS_INITIAL_WINDOW_SIZE
- *    and a connection window) are replenished as data is handed on; data we
- *    send waits in its stream while the peer's windows are closed, and sending
- *    pauses while the socket's buffer is full;
- *  - streams: REFUSED_STREAM past MAX_CONCURRENT_STREAMS or after GOAWAY; a
- *    stream we end while the client is still sending is reset with NO_ERROR;
- *    RST_STREAM from the client closes the stream (its call is cancelled);
- *  - connection: SETTINGS and their ACK, PING answers and our own pings
- *    (keepalive), graceful GOAWAY (close) and immediate close (destroy).
+ * The layer is in parts, as Go's golang.org/x/net/http2 separates its
+ * Framer, write scheduler and server connection:
+ *  - frame-codec.ts: the wire format; FrameReader cuts the socket's bytes
+ *    into frames (enforcing the frame size we advertise), and the control
+ *    frames are encoded there;
+ *  - output.ts: what leaves and when: the socket write batch, the peer's
+ *    windows (data waits in its stream while they are closed, and while the
+ *    socket's buffer is full), response header blocks (HEADERS +
+ *    CONTINUATION);
+ *  - stream.ts: one stream, the object a call holds;
+ *  - error-codes.ts: the error codes of RST_STREAM and GOAWAY;
+ *  - this file: inbound handling and the connection's state: each frame's
+ *    rules (RFC 9113 §6), HPACK decoding of request header blocks with one
+ *    decoder per connection (response blocks are pre-encoded by the caller),
+ *    our receive windows, the streams and their lifecycle, SETTINGS, PING
+ *    and GOAWAY. Protocol violations end the connection with GOAWAY and the
+ *    error code.
+ *
+ * Streams: REFUSED_STREAM past MAX_CONCURRENT_STREAMS or after GOAWAY; a
+ * stream we end while the client is still sending is reset with NO_ERROR;
+ * RST_STREAM from the client closes the stream (its call is cancelled).
+ * Connection: SETTINGS and their ACK, PING answers and our own pings
+ * (keepalive), graceful GOAWAY (close) and immediate close (destroy).
  *
  * Output is batched: frames produced by one piece of work (a socket read
  * and the frames it carried, or the promise jobs of a handler) leave in one
- * socket write, flushed from process.nextTick.
- *
- * A peer that stops reading cannot make the server buffer without bound:
- * DATA waits in its stream while the socket's buffer is full, and while that
- * buffer holds more than OUTPUT_PAUSE bytes (answers to PINGs, SETTINGS or
- * refused streams the peer keeps sending) the connection stops reading from
- * it. Client resets are rate-limited as nghttp2 does (a burst of 1,000, then
- * 33 per second; past that, GOAWAY ENHANCE_YOUR_CALM), so that opening and
- * cancelling streams in a loop cannot start handlers without limit.
+ * socket write, flushed from process.nextTick. A peer that stops reading
+ * cannot make the server buffer without bound (output.ts). Client resets are
+ * rate-limited as nghttp2 does (a burst of 1,000, then 33 per second; past
+ * that, GOAWAY ENHANCE_YOUR_CALM), so that opening and cancelling streams in
+ * a loop cannot start handlers without limit.
  */
 
-const DATA = 0x0;
-const HEADERS = 0x1;
-const PRIORITY = 0x2;
-const RST_STREAM = 0x3;
-const SETTINGS = 0x4;
-const PUSH_PROMISE = 0x5;
-const PING = 0x6;
-const GOAWAY = 0x7;
-const WINDOW_UPDATE = 0x8;
-const CONTINUATION = 0x9;
-
-const FLAG_END_STREAM = 0x1;
-const FLAG_ACK = 0x1;
-const FLAG_END_HEADERS = 0x4;
-const FLAG_PADDED = 0x8;
-const FLAG_PRIORITY = 0x20;
-
-/** HTTP/2 error codes (RFC 9113 §7). */
-export const H2_NO_ERROR = 0x0;
-export const H2_PROTOCOL_ERROR = 0x1;
-export const H2_INTERNAL_ERROR = 0x2;
-export const H2_FLOW_CONTROL_ERROR = 0x3;
-export const H2_STREAM_CLOSED = 0x5;
-export const H2_FRAME_SIZE_ERROR = 0x6;
-export const H2_REFUSED_STREAM = 0x7;
-export const H2_CANCEL = 0x8;
-export const H2_COMPRESSION_ERROR = 0x9;
-export const H2_ENHANCE_YOUR_CALM = 0xb;
-
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
-const DEFAULT_WINDOW = 65_535;
-const MAX_WINDOW = 2 ** 31 - 1;
-/** The largest frame payload we accept (SETTINGS_MAX_FRAME_SIZE, the protocol's default). */
-const MAX_FRAME_IN = 16_384;
-/** DATA payloads up to this size are copied into one buffer with their frame header; larger ones are sent as they are. */
-const COPY_BELOW = 1024;
-/** A flush of up to this many bytes is joined into one buffer; larger ones are written as a vector. */
-const JOIN_BELOW = 16 * 1024;
-/** While the socket holds more than this many unsent bytes, the connection reads nothing more from its peer. */
-const OUTPUT_PAUSE = 1024 * 1024;
 /** Client stream resets: a token bucket (nghttp2's defaults). */
 const RESET_BURST = 1000;
 const RESETS_PER_SECOND = 33;
@@ -85,20 +94,6 @@ const RESETS_PER_SECOND = 33;
 const MAX_CONTINUATIONS = 1024;
 /** A connection that has sent GOAWAY or failed is destroyed if its socket has not closed after this long. */
 const CLOSE_TIMEOUT_MILLIS = 5000;
-const EMPTY = Buffer.alloc(0);
-const TABLE_SIZE_ZERO = Buffer.from([0x20]);
-
-/** What a stream's user (a gRPC call) hears from it. */
-export interface StreamListener {
-  /** A DATA payload of the request (may be a view of the socket's buffer: keep it or copy it, never write to it). */
-  data(chunk: Buffer): void;
-  /** The client half-closed its side: the request is complete. */
-  requestEnded(): void;
-  /** The stream is gone (ended both ways, reset by either side, or the connection closed); called once. */
-  streamClosed(): void;
-  /** Data queued by write() has all gone to the socket after write() reported backpressure. */
-  drain(): void;
-}
 
 export interface ConnectionOptions {
   readonly maxConcurrentStreams: number;
@@ -120,128 +115,29 @@ export interface ConnectionHooks {
   closed(): void;
 }
 
-/** One stream: the request side feeds its listener; the response side is written through it. */
-export class H2Stream {
-  listener: StreamListener | undefined = undefined;
-  /** The client sent END_STREAM. */
-  remoteEnded = false;
-  /** We queued END_STREAM (trailers or a headers-only response). */
-  localEnded = false;
-  /** Fully closed or reset: nothing more may be sent. */
-  closed = false;
-  /** Bytes written but not yet handed to the socket (waiting for flow control). */
-  queuedBytes = 0;
-  /** @internal */ sendWindow: number;
-  /** @internal */ recvWindow: number;
-  /** @internal */ recvUnacked = 0;
-  /** @internal */ queue: Buffer[] = [];
-  /** @internal */ trailers: Buffer | undefined = undefined;
-  /** Tell the listener drain() once the queue is empty. */
-  wantDrain = false;
-
-  constructor(
-    readonly id: number,
-    private readonly conn: H2Connection,
-    sendWindow: number,
-    recvWindow: number,
-  ) {
-    this.sendWindow = sendWindow;
-    this.recvWindow = recvWindow;
-  }
-
-  /** Sends response headers (`block` is an HPACK block), ending the stream if `endStream`. */
-  headers(block: Buffer, endStream: boolean): void {
-    if (this.closed || this.localEnded) return;
-    this.conn.sendHeaders(this.id, block, endStream);
-    if (endStream) {
-      this.localEnded = true;
-      this.conn.localEndSent(this);
-    }
-  }
-
-  /**
-   * Queues response data and sends what the windows allow. Returns false when
-   * the queue reached `highWater` bytes with this write and could not
-   * all be sent (as a Writable's write() would); drain() follows once
-   * everything queued has gone.
-   */
-  write(data: Buffer, highWater: number): boolean {
-    if (this.closed || this.localEnded) return false;
-    this.queue.push(data);
-    this.queuedBytes += data.length;
-    const over = this.queuedBytes >= highWater;
-    this.conn.pump(this);
-    if (this.queuedBytes === 0 || !over) return true;
-    this.wantDrain = true;
-    return false;
-  }
-
-  /** Ends the stream with trailers (an HPACK block), after the data queued so far. */
-  end(trailers: Buffer): void {
-    if (this.closed || this.localEnded) return;
-    this.localEnded = true;
-    this.trailers = trailers;
-    this.conn.pump(this);
-  }
-
-  /**
-   * A whole unary response: headers, one DATA payload (given in two parts,
-   * e.g. a gRPC message's prefix and body) and trailers, in one buffer when
-   * the windows allow (the common case), else through the queue.
-   */
-  respond(headers: Buffer, part1: Buffer, part2: Buffer, trailers: Buffer): void {
-    if (this.closed || this.localEnded) return;
-    if (!this.conn.sendWhole(this, headers, part1, part2, trailers)) {
-      this.headers(headers, false);
-      this.write(part1, Infinity);
-      this.write(part2, Infinity);
-      this.end(trailers);
-    }
-  }
-
-  /** Resets the stream (RST_STREAM with `code`); its listener hears streamClosed. */
-  reset(code: number): void {
-    this.conn.resetStream(this, code);
-  }
-}
-
 interface PendingPing {
   readonly payload: Buffer;
   readonly callback: (err: Error | null) => void;
 }
 
-export class H2Connection {
+export class H2Connection implements FrameSink, StreamHost, OutputHost {
   private readonly streams = new Map<number, H2Stream>();
-  /** Streams with data or trailers waiting for a window or the socket. */
-  private readonly blocked = new Set<H2Stream>();
+  private readonly reader = new FrameReader(this);
+  private readonly out: H2Output;
   private readonly decoder = new HpackDecoder();
   private lastStreamId = 0;
-  private prefaceSeen = false;
   private settingsSeen = false;
-  /** A frame (or the preface) begun in an earlier read: its pieces, their bytes, and the frame's whole size once its header is in (0 before). */
-  private pendingParts: Buffer[] = [];
-  private pendingBytes = 0;
-  private pendingNeed = 0;
   /** A header block being continued: its stream, the HEADERS flags, the fragments so far. */
   private continued: { id: number; flags: number; parts: Buffer[]; bytes: number; frames: number } | undefined;
 
   private peerInitialWindow = DEFAULT_WINDOW;
-  private peerMaxFrame = 16_384;
-  private sendWindow = DEFAULT_WINDOW;
+  /** Received on the connection since we last replenished its window. */
   private recvUnacked = 0;
-
-  private out: Buffer[] = [];
-  private outBytes = 0;
-  private flushScheduled = false;
-  private socketFull = false;
 
   /** GOAWAY sent: no new streams; the socket ends once the streams are done. */
   private goingAway = false;
   private ended = false;
   private socketClosed = false;
-  private readPaused = false;
-  /** The client changed SETTINGS_HEADER_TABLE_SIZE: our next header block starts with a table size update. */
-  private tableSizeUpdate = false;
   private resetTokens = RESET_BURST;
   private resetTokensAt = performance.now();
   /** Our windows as advertised (clamped to the protocol's maximum). */
@@ -255,32 +151,26 @@ export class H2Connection {
     private readonly opts: ConnectionOptions,
     private readonly hooks: ConnectionHooks,
   ) {
+    this.out = new H2Output(socket, this);
     this.streamWindow = Math.min(MAX_WINDOW, opts.streamWindowBytes);
     this.connectionWindow = Math.max(DEFAULT_WINDOW, Math.min(MAX_WINDOW, opts.connectionWindowBytes));
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.received(chunk));
     socket.on('drain', () => {
-      this.socketFull = false;
-      if (this.readPaused) {
-        this.readPaused = false;
-        if (!this.ended) socket.resume();
-      }
-      this.pumpAll();
+      if (this.out.drained() && !this.ended) socket.resume();
+      this.out.pumpAll();
     });
     socket.on('error', () => {
       // 'close' follows.
     });
     socket.on('close', () => this.socketGone());
-    const settings = Buffer.alloc(18);
-    settings.writeUInt16BE(0x3, 0);
-    settings.writeUInt32BE(opts.maxConcurrentStreams, 2);
-    settings.writeUInt16BE(0x4, 6);
-    settings.writeUInt32BE(this.streamWindow, 8);
-    settings.writeUInt16BE(0x6, 12);
-    settings.writeUInt32BE(opts.maxHeaderListBytes, 14);
-    this.frame(SETTINGS, 0, 0, settings);
+    this.out.settings([
+      [SETTINGS_MAX_CONCURRENT_STREAMS, opts.maxConcurrentStreams],
+      [SETTINGS_INITIAL_WINDOW_SIZE, this.streamWindow],
+      [SETTINGS_MAX_HEADER_LIST_SIZE, opts.maxHeaderListBytes],
+    ]);
     const extra = this.connectionWindow - DEFAULT_WINDOW;
-    if (extra > 0) this.windowUpdate(0, extra);
+    if (extra > 0) this.out.windowUpdate(0, extra);
     socket.resume();
   }
 
@@ -304,111 +194,25 @@ export class H2Connection {
   private received(chunk: Buffer): void {
     if (this.ended) return;
     try {
-      this.receivedUnguarded(chunk);
+      this.reader.push(chunk);
     } catch (e) {
       // A bug of ours must end this connection, not the process (this runs in a socket listener).
       this.connectionError(H2_INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
-  private receivedUnguarded(chunk: Buffer): void {
-    let pos = 0;
-    if (!this.prefaceSeen) {
-      let buf = chunk;
-      if (this.pendingBytes > 0) {
-        buf = Buffer.concat([...this.pendingParts, chunk]);
-        this.clearPending();
-      }
-      if (buf.length < PREFACE.length) {
-        this.pendingParts = [buf];
-        this.pendingBytes = buf.length;
-        return;
-      }
-      if (buf.compare(PREFACE, 0, PREFACE.length, 0, PREFACE.length) !== 0) {
-        this.socket.destroy();
-        return;
-      }
-      this.prefaceSeen = true;
-      this.parse(buf, PREFACE.length);
-      return;
-    }
-    if (this.pendingBytes > 0) {
-      pos = this.completePending(chunk);
-      if (pos < 0 || this.ended) return;
-    }
-    this.parse(chunk, pos);
+  /** @internal FrameSink */
+  badPreface(): void {
+    this.socket.destroy();
   }
 
-  /**
-   * Feeds the start of `chunk` to the frame begun in an earlier read; returns
-   * where the rest of `chunk` starts once that frame is complete (and
-   * handled), or -1 if it still is not. Only the one frame is joined: the rest
-   * of the chunk is parsed where it lies.
-   */
-  private completePending(chunk: Buffer): number {
-    let pos = 0;
-    if (this.pendingNeed === 0) {
-      const take = Math.min(9 - this.pendingBytes, chunk.length);
-      this.pendingParts.push(chunk.subarray(0, take));
-      this.pendingBytes += take;
-      pos = take;
-      if (this.pendingBytes < 9) return -1;
-      const header = Buffer.concat(this.pendingParts, 9);
-      this.pendingParts = [header];
-      const length = (header[0]! << 16) | (header[1]! << 8) | header[2]!;
-      if (length > MAX_FRAME_IN) {
-        this.clearPending();
-        this.connectionError(H2_FRAME_SIZE_ERROR, `frame of ${length} bytes, over SETTINGS_MAX_FRAME_SIZE ${MAX_FRAME_IN}`);
-        return -1;
-      }
-      this.pendingNeed = 9 + length;
-    }
-    const take = Math.min(this.pendingNeed - this.pendingBytes, chunk.length - pos);
-    if (take > 0) {
-      this.pendingParts.push(chunk.subarray(pos, pos + take));
-      this.pendingBytes += take;
-      pos += take;
-    }
-    if (this.pendingBytes < this.pendingNeed) return -1;
-    const frame = Buffer.concat(this.pendingParts, this.pendingNeed);
-    this.clearPending();
-    this.parse(frame, 0);
-    return pos;
+  /** @internal FrameSink */
+  frameTooLarge(length: number): void {
+    this.connectionError(H2_FRAME_SIZE_ERROR, `frame of ${length} bytes, over SETTINGS_MAX_FRAME_SIZE ${MAX_FRAME_IN}`);
   }
 
-  private clearPending(): void {
-    this.pendingParts = [];
-    this.pendingBytes = 0;
-    this.pendingNeed = 0;
-  }
-
-  /** Handles the whole frames of `buf` from `pos`; keeps a trailing partial frame for the next read. */
-  private parse(buf: Buffer, pos: number): void {
-    const n = buf.length;
-    while (n - pos >= 9 && !this.ended) {
-      const length = (buf[pos]! << 16) | (buf[pos + 1]! << 8) | buf[pos + 2]!;
-      if (length > MAX_FRAME_IN) {
-        this.connectionError(H2_FRAME_SIZE_ERROR, `frame of ${length} bytes, over SETTINGS_MAX_FRAME_SIZE ${MAX_FRAME_IN}`);
-        return;
-      }
-      if (n - pos < 9 + length) {
-        this.pendingNeed = 9 + length;
-        break;
-      }
-      const type = buf[pos + 3]!;
-      const flags = buf[pos + 4]!;
-      const id = buf.readUInt32BE(pos + 5) & 0x7fffffff;
-      const start = pos + 9;
-      pos = start + length;
-      this.frameIn(type, flags, id, buf, start, pos);
-    }
-    if (pos < n && !this.ended) {
-      this.pendingParts = [buf.subarray(pos)];
-      this.pendingBytes = n - pos;
-    } else this.pendingNeed = 0;
-  }
-
-  private frameIn(type: number, flags: number, id: number, buf: Buffer, start: number, end: number): void {
+  /** @internal FrameSink: one frame from the client. */
+  frame(type: number, flags: number, id: number, buf: Buffer, start: number, end: number): void {
     if (!this.settingsSeen) {
       if (type !== SETTINGS || (flags & FLAG_ACK) !== 0) {
         this.connectionError(H2_PROTOCOL_ERROR, 'the first frame must be SETTINGS');
@@ -487,7 +291,7 @@ export class H2Connection {
     if (!endStream) {
       stream.recvUnacked += length;
       if (stream.recvUnacked >= this.streamWindow / 2) {
-        this.windowUpdate(id, stream.recvUnacked);
+        this.out.windowUpdate(id, stream.recvUnacked);
         stream.recvWindow += stream.recvUnacked;
         stream.recvUnacked = 0;
       }
@@ -499,7 +303,7 @@ export class H2Connection {
   private sendWindowUpdates(length: number): void {
     this.recvUnacked += length;
     if (this.recvUnacked >= this.connectionWindow / 2) {
-      this.windowUpdate(0, this.recvUnacked);
+      this.out.windowUpdate(0, this.recvUnacked);
       this.recvUnacked = 0;
     }
   }
@@ -565,7 +369,7 @@ export class H2Connection {
     if (id <= this.lastStreamId) return;
     this.lastStreamId = id;
     if (this.goingAway || this.streams.size >= this.opts.maxConcurrentStreams) {
-      this.rstStream(id, H2_REFUSED_STREAM);
+      this.out.rstStream(id, H2_REFUSED_STREAM);
       return;
     }
     const stream = new H2Stream(id, this, this.peerInitialWindow, this.streamWindow);
@@ -589,18 +393,18 @@ export class H2Connection {
     for (let p = start; p < end; p += 6) {
       const key = buf.readUInt16BE(p);
       const value = buf.readUInt32BE(p + 2);
-      if (key === 0x1) {
+      if (key === SETTINGS_HEADER_TABLE_SIZE) {
         // Our blocks use no dynamic table, but a change of its allowed size must still be
         // acknowledged by a size update at the start of our next block (RFC 7541 §4.2).
-        this.tableSizeUpdate = true;
-      } else if (key === 0x2 && value > 1) {
+        this.out.headerTableSizeChanged();
+      } else if (key === SETTINGS_ENABLE_PUSH && value > 1) {
         return this.connectionError(H2_PROTOCOL_ERROR, 'SETTINGS_ENABLE_PUSH must be 0 or 1');
-      } else if (key === 0x4) {
+      } else if (key === SETTINGS_INITIAL_WINDOW_SIZE) {
         if (value > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1');
         initialWindow = value;
-      } else if (key === 0x5) {
+      } else if (key === SETTINGS_MAX_FRAME_SIZE) {
         if (value < 16_384 || value > 16_777_215) return this.connectionError(H2_PROTOCOL_ERROR, `SETTINGS_MAX_FRAME_SIZE ${value} out of range`);
-        this.peerMaxFrame = value;
+        this.out.peerMaxFrame = value;
       }
       // MAX_CONCURRENT_STREAMS: we open none. MAX_HEADER_LIST_SIZE: our response header lists
       // are small. Others: ignored (§6.5.2).
@@ -613,11 +417,11 @@ export class H2Connection {
         s.sendWindow += delta;
         if (s.sendWindow > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'a stream window grew over 2^31-1');
       }
-      this.frame(SETTINGS, FLAG_ACK, 0, EMPTY);
-      if (delta > 0) for (const s of this.streams.values()) if (s.queue.length > 0) this.pump(s);
+      this.out.settingsAck();
+      if (delta > 0) for (const s of this.streams.values()) if (s.queue.length > 0) this.out.pump(s);
       return;
     }
-    this.frame(SETTINGS, FLAG_ACK, 0, EMPTY);
+    this.out.settingsAck();
   }
 
   private pingIn(flags: number, id: number, buf: Buffer, start: number, end: number): void {
@@ -625,7 +429,7 @@ export class H2Connection {
     if (end - start !== 8) return this.connectionError(H2_FRAME_SIZE_ERROR, 'PING payload must be 8 bytes');
     const payload = buf.subarray(start, end);
     if ((flags & FLAG_ACK) === 0) {
-      this.frame(PING, FLAG_ACK, 0, Buffer.from(payload));
+      this.out.ping(true, payload);
       return;
     }
     const i = this.pings.findIndex((p) => p.payload.equals(payload));
@@ -639,9 +443,9 @@ export class H2Connection {
     const increment = buf.readUInt32BE(start) & 0x7fffffff;
     if (id === 0) {
       if (increment === 0) return this.connectionError(H2_PROTOCOL_ERROR, 'WINDOW_UPDATE of 0');
-      this.sendWindow += increment;
-      if (this.sendWindow > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'connection window over 2^31-1');
-      this.pumpAll();
+      this.out.sendWindow += increment;
+      if (this.out.sendWindow > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'connection window over 2^31-1');
+      this.out.pumpAll();
       return;
     }
     const stream = this.streams.get(id);
@@ -652,7 +456,7 @@ export class H2Connection {
     if (increment === 0) return this.streamError(id, H2_PROTOCOL_ERROR);
     stream.sendWindow += increment;
     if (stream.sendWindow > MAX_WINDOW) return this.streamError(id, H2_FLOW_CONTROL_ERROR);
-    this.pump(stream);
+    this.out.pump(stream);
   }
 
   private rstStreamIn(id: number, buf: Buffer, start: number, end: number): void {
@@ -677,13 +481,13 @@ export class H2Connection {
   private streamError(id: number, code: number): void {
     const stream = this.streams.get(id);
     if (stream !== undefined) this.resetStream(stream, code);
-    else this.rstStream(id, code);
+    else this.out.rstStream(id, code);
   }
 
   /** @internal */
   resetStream(stream: H2Stream, code: number): void {
     if (stream.closed) return;
-    this.rstStream(stream.id, code);
+    this.out.rstStream(stream.id, code);
     this.closeStream(stream);
   }
 
@@ -694,7 +498,7 @@ export class H2Connection {
     stream.queuedBytes = 0;
     stream.trailers = undefined;
     this.streams.delete(stream.id);
-    this.blocked.delete(stream);
+    this.out.forget(stream);
     stream.listener?.streamClosed();
     this.hooks.streamClosed();
     this.endIfDone();
@@ -703,101 +507,23 @@ export class H2Connection {
   /** @internal Our END_STREAM went out (headers-only response, or trailers after the data). */
   localEndSent(stream: H2Stream): void {
     // Ending while the client still sends: tell it to stop ("early server closure").
-    if (!stream.remoteEnded) this.rstStream(stream.id, H2_NO_ERROR);
+    if (!stream.remoteEnded) this.out.rstStream(stream.id, H2_NO_ERROR);
     this.closeStream(stream);
   }
 
-  /** @internal Sends what the windows and the socket allow of a stream's queue, then its trailers. */
+  /** @internal StreamHost */
+  sendHeaders(stream: H2Stream, block: Buffer, endStream: boolean): void {
+    this.out.headers(stream.id, block, endStream);
+  }
+
+  /** @internal StreamHost */
   pump(stream: H2Stream): void {
-    if (stream.closed) return;
-    const q = stream.queue;
-    while (q.length > 0) {
-      if (stream.sendWindow <= 0) {
-        // Waits for its own WINDOW_UPDATE (or a larger SETTINGS_INITIAL_WINDOW_SIZE), which pumps it.
-        this.blocked.delete(stream);
-        return;
-      }
-      const allowed = Math.min(this.sendWindow, stream.sendWindow, this.peerMaxFrame);
-      if (allowed <= 0 || this.socketFull) {
-        this.blocked.add(stream);
-        return;
-      }
-      // One DATA frame of up to `allowed` bytes, from as many queued buffers as it takes.
-      const head = q[0]!;
-      let length: number;
-      if (head.length >= allowed || q.length === 1) {
-        length = Math.min(head.length, allowed);
-        this.dataFrame(stream.id, length === head.length ? head : head.subarray(0, length));
-        if (length === head.length) q.shift();
-        else q[0] = head.subarray(length);
-      } else {
-        const parts: Buffer[] = [];
-        length = 0;
-        while (q.length > 0 && length < allowed) {
-          const b = q[0]!;
-          const take = Math.min(b.length, allowed - length);
-          parts.push(take === b.length ? b : b.subarray(0, take));
-          length += take;
-          if (take === b.length) q.shift();
-          else q[0] = b.subarray(take);
-        }
-        this.dataFrame(stream.id, parts.length === 1 ? parts[0]! : parts);
-      }
-      this.sendWindow -= length;
-      stream.sendWindow -= length;
-      stream.queuedBytes -= length;
-    }
-    this.blocked.delete(stream);
-    if (stream.trailers !== undefined) {
-      const t = stream.trailers;
-      stream.trailers = undefined;
-      this.sendHeaders(stream.id, t, true);
-      this.localEndSent(stream);
-      return;
-    }
-    if (stream.wantDrain) {
-      stream.wantDrain = false;
-      stream.listener?.drain();
-    }
+    this.out.pump(stream);
   }
 
-  /** Pumps the streams waiting for the connection window or the socket, while both allow. */
-  private pumpAll(): void {
-    for (const s of this.blocked) {
-      if (this.socketFull || this.sendWindow <= 0) return;
-      this.pump(s);
-    }
-  }
-
-  /** @internal Headers + one DATA payload + trailers in one buffer, if nothing waits and the windows allow. */
+  /** @internal StreamHost */
   sendWhole(stream: H2Stream, headers: Buffer, part1: Buffer, part2: Buffer, trailers: Buffer): boolean {
-    const n = part1.length + part2.length;
-    if (
-      this.tableSizeUpdate ||
-      stream.queue.length > 0 ||
-      n > this.sendWindow ||
-      n > stream.sendWindow ||
-      n > this.peerMaxFrame ||
-      n > JOIN_BELOW ||
-      headers.length > this.peerMaxFrame ||
-      trailers.length > this.peerMaxFrame
-    ) {
-      return false;
-    }
-    const out = Buffer.allocUnsafe(27 + headers.length + n + trailers.length);
-    let p = writeFrameHeader(out, 0, headers.length, HEADERS, FLAG_END_HEADERS, stream.id);
-    p += headers.copy(out, p);
-    p = writeFrameHeader(out, p, n, DATA, 0, stream.id);
-    p += part1.copy(out, p);
-    p += part2.copy(out, p);
-    p = writeFrameHeader(out, p, trailers.length, HEADERS, FLAG_END_HEADERS | FLAG_END_STREAM, stream.id);
-    trailers.copy(out, p);
-    this.sendWindow -= n;
-    stream.sendWindow -= n;
-    stream.localEnded = true;
-    this.enqueue(out);
-    this.localEndSent(stream);
-    return true;
+    return this.out.sendWhole(stream, headers, part1, part2, trailers);
   }
 
   // --- connection ---
@@ -808,7 +534,7 @@ export class H2Connection {
     const payload = Buffer.alloc(8);
     payload.writeUInt32BE(++this.pingCount, 4);
     this.pings.push({ payload, callback });
-    this.frame(PING, 0, 0, payload);
+    this.out.ping(false, payload);
     return true;
   }
 
@@ -816,7 +542,7 @@ export class H2Connection {
   close(): void {
     if (this.goingAway || this.ended) return;
     this.goingAway = true;
-    this.goAway(H2_NO_ERROR, '');
+    this.out.goAway(this.lastStreamId, H2_NO_ERROR, '');
     this.endIfDone();
   }
 
@@ -828,13 +554,13 @@ export class H2Connection {
       this.socket.destroy();
       return;
     }
-    this.goAway(code, '');
+    this.out.goAway(this.lastStreamId, code, '');
     this.finish(true);
   }
 
   private connectionError(code: number, message: string): void {
     if (this.ended) return;
-    this.goAway(code, message);
+    this.out.goAway(this.lastStreamId, code, message);
     this.finish(false);
   }
 
@@ -845,8 +571,8 @@ export class H2Connection {
   /** Ends the connection: flushes what is queued, closes every stream, then ends (or destroys) the socket. */
   private finish(destroy: boolean): void {
     this.ended = true;
-    this.clearPending();
-    this.flush();
+    this.reader.stop();
+    this.out.flush();
     for (const s of [...this.streams.values()]) this.closeStream(s);
     this.failPings();
     if (destroy) {
@@ -862,6 +588,8 @@ export class H2Connection {
   private socketGone(): void {
     this.socketClosed = true;
     this.ended = true;
+    this.reader.stop();
+    this.out.socketGone();
     for (const s of [...this.streams.values()]) this.closeStream(s);
     this.failPings();
     this.hooks.closed();
@@ -872,127 +600,4 @@ export class H2Connection {
     this.pings = [];
     for (const p of pings) p.callback(new Error('the connection closed'));
   }
-
-  // --- writing frames ---
-
-  private goAway(code: number, message: string): void {
-    const debug = Buffer.from(message, 'utf8');
-    const payload = Buffer.allocUnsafe(8 + debug.length);
-    payload.writeUInt32BE(this.lastStreamId, 0);
-    payload.writeUInt32BE(code, 4);
-    debug.copy(payload, 8);
-    this.frame(GOAWAY, 0, 0, payload);
-  }
-
-  private rstStream(id: number, code: number): void {
-    const payload = Buffer.allocUnsafe(4);
-    payload.writeUInt32BE(code, 0);
-    this.frame(RST_STREAM, 0, id, payload);
-  }
-
-  private windowUpdate(id: number, increment: number): void {
-    const payload = Buffer.allocUnsafe(4);
-    payload.writeUInt32BE(increment, 0);
-    this.frame(WINDOW_UPDATE, 0, id, payload);
-  }
-
-  /** @internal A header block, split into HEADERS + CONTINUATION frames when larger than the peer's frame size. */
-  sendHeaders(id: number, block: Buffer, endStream: boolean): void {
-    if (this.tableSizeUpdate) {
-      // A dynamic table size update to 0: always within the client's limit.
-      this.tableSizeUpdate = false;
-      block = Buffer.concat([TABLE_SIZE_ZERO, block]);
-    }
-    const max = this.peerMaxFrame;
-    const es = endStream ? FLAG_END_STREAM : 0;
-    if (block.length <= max) {
-      this.frame(HEADERS, FLAG_END_HEADERS | es, id, block);
-      return;
-    }
-    this.frame(HEADERS, es, id, block.subarray(0, max));
-    for (let p = max; p < block.length; p += max) {
-      const last = p + max >= block.length;
-      this.frame(CONTINUATION, last ? FLAG_END_HEADERS : 0, id, block.subarray(p, p + max));
-    }
-  }
-
-  private frame(type: number, flags: number, id: number, payload: Buffer): void {
-    if (this.socketClosed) return;
-    const n = payload.length;
-    const out = Buffer.allocUnsafe(9 + n);
-    writeFrameHeader(out, 0, n, type, flags, id);
-    payload.copy(out, 9);
-    this.enqueue(out);
-  }
-
-  /** A DATA frame (no flags); payloads above COPY_BELOW go out as they are, behind their header, not copied. */
-  private dataFrame(id: number, payload: Buffer | Buffer[]): void {
-    if (this.socketClosed) return;
-    if (!Array.isArray(payload)) {
-      if (payload.length <= COPY_BELOW) return this.frame(DATA, 0, id, payload);
-      const header = Buffer.allocUnsafe(9);
-      writeFrameHeader(header, 0, payload.length, DATA, 0, id);
-      this.enqueue(header);
-      this.enqueue(payload);
-      return;
-    }
-    let n = 0;
-    for (const p of payload) n += p.length;
-    const header = Buffer.allocUnsafe(9);
-    writeFrameHeader(header, 0, n, DATA, 0, id);
-    if (n <= COPY_BELOW) {
-      this.enqueue(Buffer.concat([header, ...payload], 9 + n));
-      return;
-    }
-    this.enqueue(header);
-    for (const p of payload) this.enqueue(p);
-  }
-
-  private enqueue(b: Buffer): void {
-    if (this.socketClosed) return;
-    this.out.push(b);
-    this.outBytes += b.length;
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      process.nextTick(flushConnection, this);
-    }
-  }
-
-  /** @internal Writes everything queued to the socket in one write. */
-  flush(): void {
-    this.flushScheduled = false;
-    const out = this.out;
-    if (out.length === 0 || this.socketClosed || this.socket.destroyed || this.socket.writableEnded) return;
-    this.out = [];
-    const bytes = this.outBytes;
-    this.outBytes = 0;
-    let ok: boolean;
-    if (out.length === 1) ok = this.socket.write(out[0]!);
-    else if (bytes <= JOIN_BELOW) ok = this.socket.write(Buffer.concat(out, bytes));
-    else {
-      this.socket.cork();
-      for (const b of out) this.socket.write(b);
-      this.socket.uncork();
-      ok = this.socket.writableLength === 0 || !this.socket.writableNeedDrain;
-    }
-    if (!ok) this.socketFull = true;
-    if (this.socket.writableLength > OUTPUT_PAUSE && !this.readPaused) {
-      this.readPaused = true;
-      this.socket.pause();
-    }
-  }
-}
-
-function flushConnection(c: H2Connection): void {
-  c.flush();
-}
-
-function writeFrameHeader(out: Buffer, at: number, length: number, type: number, flags: number, id: number): number {
-  out[at] = length >>> 16;
-  out[at + 1] = (length >>> 8) & 0xff;
-  out[at + 2] = length & 0xff;
-  out[at + 3] = type;
-  out[at + 4] = flags;
-  out.writeUInt32BE(id, at + 5);
-  return at + 9;
 }

@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { listenGuarded } from '../../connection-guard.js';
-import { memoryLogger } from '../../logger.js';
+import { memoryLogger } from '../../../testing/memory-logger.js';
 import { MethodTable, serverStream, serviceMethods, unary } from '../../method-table.js';
 import { Metrics, observeCalls } from '../../metrics.js';
 import type { AnyMethod } from '../../protos.js';

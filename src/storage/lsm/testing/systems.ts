@@ -7,6 +7,7 @@ import type { StorageEngine } from '../../store.js';
 import { type DiskEngine, openDiskEngine } from '../disk-engine.js';
 import type { Op } from './ops.js';
 import { T0 } from './universe.js';
+import { seededRandom } from '../../../testing/random.js';
 
 /**
  * The systems an op log runs on: a database over the memory engine (the
@@ -36,17 +37,6 @@ export interface DiskConfig {
 /** Database settings shared by every system: no timer-driven GC sweep (the log runs sweeps). */
 const DB_CONFIG: Partial<Config> = { gcSweepIntervalMillis: 0 };
 
-/** xorshift32: a small deterministic random source in [0, 1). */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-
 const SAMPLE_SEED = 20260101;
 
 async function openDatabase(engine: StorageEngine, clock: ManualClock, random: () => number, errors: unknown[]): Promise<TabletopDatabase> {
@@ -57,7 +47,7 @@ async function openDatabase(engine: StorageEngine, clock: ManualClock, random: (
 export async function openMemorySystem(engine: StorageEngine = createMemoryEngine(), name = 'memory'): Promise<System> {
   const clock = new ManualClock(T0);
   const errors: unknown[] = [];
-  const db = await openDatabase(engine, clock, prng(SAMPLE_SEED), errors);
+  const db = await openDatabase(engine, clock, seededRandom(SAMPLE_SEED), errors);
   return {
     name,
     clock,
@@ -71,7 +61,7 @@ export async function openMemorySystem(engine: StorageEngine = createMemoryEngin
 class DiskSystem implements System {
   readonly clock = new ManualClock(T0);
   readonly backgroundErrors: unknown[] = [];
-  private readonly random = prng(SAMPLE_SEED);
+  private readonly random = seededRandom(SAMPLE_SEED);
   private fs = new MemoryFileSystem();
   private engine!: DiskEngine;
   db!: TabletopDatabase;
@@ -109,7 +99,7 @@ class DiskSystem implements System {
       case 'crash': {
         // Every operation was acknowledged (awaited) before this point: the power loss must lose none.
         // Background flushes and compactions may still be running; their unsynced bytes are lost or torn.
-        const crashed = this.fs.crash(op.tornSeed === undefined ? undefined : prng(op.tornSeed));
+        const crashed = this.fs.crash(op.tornSeed === undefined ? undefined : seededRandom(op.tornSeed));
         await this.db.close();
         this.fs = crashed;
         await this.open();

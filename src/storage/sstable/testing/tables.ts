@@ -18,12 +18,3 @@ export function sortedEntries(entries: readonly Entry[]): Entry[] {
   for (const [k, v] of entries) if (!seen.has(k)) seen.set(k, v);
   return [...seen.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
-
-/** A deterministic pseudo-random generator (for reproducible data, not for fast-check runs). */
-export function lcg(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 0x1_0000_0000;
-  };
-}

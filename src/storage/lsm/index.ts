@@ -1,1 +1,0 @@
-export { openDiskEngine, DiskEngine, type DiskEngineOptions } from './disk-engine.js';

@@ -1,3 +1,0 @@
-export type { Tablet, TabletRecord } from './tablet.js';
-export { TabletMap } from './tablet-map.js';
-export { normalizeSplits } from './splits.js';
