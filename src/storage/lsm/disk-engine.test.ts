@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { createFaultFileSystem } from '../fs/fault-fs.js';
-import type { FileSystem, WritableFile } from '../fs/file-system.js';
+import type { FileSystem } from '../fs/file-system.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
 import type { RowStore, RowWrite, StoreOp } from '../store.js';
 import { rowBytes } from '../row-ops.js';
