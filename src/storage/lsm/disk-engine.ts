@@ -26,11 +26,14 @@
  * store had already flushed), flush them, and start a fresh log.
  *
  * Splits, merges and store deletions (topology.ts) change which stores exist
- * and which files each lists, by one manifest edit each.
+ * and which files each lists, by one manifest edit each. The commit log's
+ * files (commit-log.ts) are rotated when full and retired once flushed.
  *
- * The engine implements the narrow interfaces its parts are written against
- * (StoreHost, CompactionHost, TopologyHost, RecoveryHost); none of them
- * imports it. File names: file-names.ts.
+ * The engine keeps the orchestration: sequence numbers, publishing writes to
+ * readers, write stalls, the background queue, and failure. Its parts are
+ * written against narrow interfaces it implements (StoreHost, CompactionHost,
+ * TopologyHost, RecoveryHost, CommitLogHost); none of them imports it. File
+ * names: ../file-names.ts.
  *
  * Failure: an error writing the commit log or the manifest makes the engine
  * refuse all later writes (it can no longer promise durability); corruption
@@ -41,15 +44,14 @@ import type { ByteString } from '../../model/bytes.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/index.js';
-import { SST_DIR, sstName, WAL_DIR, walName } from '../file-names.js';
-import { join, type FileSystem, type WritableFile } from '../fs/file-system.js';
+import { SST_DIR, sstName, WAL_DIR } from '../file-names.js';
+import { join, type FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, RangeDrop, StoreState } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
 import type { MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
-import { LogWriter } from '../wal/log-writer.js';
-import { encodeSyncMarker, frameRecyclableInPlace } from '../wal/log-format.js';
 import { BackgroundQueue } from './background-queue.js';
+import { CommitLog, type CommitLogHost } from './commit-log.js';
 import { type CompactionHost, pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore, type StoreHost } from './disk-store.js';
 import { Memtable } from './memtable.js';
@@ -72,18 +74,6 @@ export interface DiskEngineOptions {
   readonly onEvent?: EngineEventSink;
 }
 
-/**
- * Commit-log files kept, once every record in them is flushed, to be written
- * over by a later log instead of creating a new file: fdatasync on blocks a
- * file already has skips the filesystem's metadata journal (measured with a
- * 7 KiB write + fdatasync loop on this machine's ext4: 100 → 76 µs of CPU and
- * 192 → 132 µs of latency per sync), and rewriting cached pages is cheaper
- * than appending new ones. Each costs up to --wal-file-size of disk.
- */
-const SPARE_WAL_FILES = 2;
-/** How far a commit log's file is extended with zeros ahead of its writes (see LogWriter). */
-const WAL_EXTEND_BYTES = 1024 * 1024;
-
 interface PendingPublish {
   readonly seq: number;
   done: boolean;
@@ -96,7 +86,7 @@ export async function openDiskEngine(options: DiskEngineOptions): Promise<DiskEn
   return engine;
 }
 
-export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, TopologyHost, RecoveryHost {
+export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, TopologyHost, RecoveryHost, CommitLogHost {
   readonly kind = 'disk' as const;
   readonly config: Config;
   readonly fs: FileSystem;
@@ -107,16 +97,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   visibleSeq = 0;
 
   private manifest!: Manifest;
-  private wal!: LogWriter;
-  private walNumber = 0;
-  /** Closed commit-log files still needed, with the highest sequence each holds. */
-  private oldWals: { number: number; maxSeq: number; bytes: number }[] = [];
-  /** Numbers of flushed commit-log files kept to be written over by the next logs (SPARE_WAL_FILES). */
-  private spareWals: number[] = [];
-  /** The running dropObsoleteWals, if any (they are serialised). */
-  private droppingWals: Promise<void> = Promise.resolve();
-  /** The commit-log rotation in progress, if any (close waits for it). */
-  private rotatingWal: Promise<void> | undefined;
+  private readonly log = new CommitLog(this);
   /** The live stores by id (topology.ts and recovery.ts change it too). */
   readonly stores = new Map<string, DiskStore>();
   private readonly background: BackgroundQueue;
@@ -168,7 +149,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     }
 
     // A fresh log; what was replayed is flushed so the old logs can go.
-    await this.startWal();
+    await this.log.start();
     let storesFlushed = 0;
     for (const store of this.stores.values()) {
       if (store.failure === undefined && !store.mem.empty) {
@@ -178,10 +159,10 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       }
     }
     await this.record([
-      { op: 'logNumber', number: this.walNumber },
+      { op: 'logNumber', number: this.log.number },
       { op: 'lastSeq', seq: this.seq },
     ]);
-    for (const w of replayed.logs) if (w.number !== this.walNumber) fs.remove(this.path(join(WAL_DIR, w.name)));
+    for (const w of replayed.logs) if (w.number !== this.log.number) fs.remove(this.path(join(WAL_DIR, w.name)));
     this.emit({
       kind: 'recovered',
       millis: performance.now() - began,
@@ -203,36 +184,6 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     } catch {
       // The log is not worth a failed flush.
     }
-  }
-
-  private async startWal(): Promise<void> {
-    const number = this.manifest.newFileNumber();
-    const path = this.path(walName(number));
-    // A spare holds only flushed records of a log the manifest no longer needs; renamed, it is
-    // written over from its start, and its old records (another log number) end replay.
-    const spare = this.spareWals.shift();
-    let file: WritableFile;
-    if (spare === undefined) file = this.fs.create(path);
-    else {
-      this.fs.rename(this.path(walName(spare)), path);
-      file = this.fs.reuse(path);
-    }
-    await this.fs.syncDir(this.path(WAL_DIR));
-    // The counter must be durable before any record lands in the new file.
-    await this.record([]);
-    let previous: Promise<void> | undefined;
-    if (this.wal !== undefined) {
-      this.oldWals.push({ number: this.walNumber, maxSeq: this.seq, bytes: this.wal.size });
-      const old = this.wal;
-      previous = old.flush();
-      void previous.finally(() => old.close()).catch(() => undefined);
-    }
-    // Nothing reaches the new log before the old one is durable: a crash leaves a prefix of the writes.
-    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number), previous, {
-      extendBy: Math.min(WAL_EXTEND_BYTES, this.config.walFileBytes),
-      commitDelayMillis: this.config.commitDelayMillis,
-    });
-    this.walNumber = number;
   }
 
   openTableFile(meta: FileMeta): TableFile {
@@ -307,7 +258,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     if (batch.length === 0) return undefined;
     const encoded = encodeBatch(store.id, batch, this.seq + 1, store.mem.arena);
     this.seq = encoded.lastSeq;
-    const durable = this.wal.appendRecord(frameRecyclableInPlace(encoded.record, this.walNumber));
+    const durable = this.log.append(encoded.record);
     const published = this.publishWhen(encoded.lastSeq, durable);
     this.addToMemtable(store, encoded.payload, encoded.rows);
     this.afterWrite(store);
@@ -378,14 +329,8 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       for (const s of this.stores.values()) if (largest === undefined || s.mem.bytes > largest.mem.bytes) largest = s;
       if (largest !== undefined && !largest.mem.empty) this.scheduleFlush(largest, 'memtable budget');
     }
-    if (this.wal.size >= this.config.walFileBytes && this.rotatingWal === undefined) {
-      this.rotatingWal = this.startWal()
-        .catch((e: unknown) => this.backgroundFailed(e))
-        .finally(() => {
-          this.rotatingWal = undefined;
-        });
-    }
-    if (this.walBytes() > this.config.maxWalBytes) {
+    this.log.rotateIfFull((e) => this.backgroundFailed(e));
+    if (this.log.bytes > this.config.maxWalBytes) {
       // Flush the store that pins the oldest log.
       let oldest: DiskStore | undefined;
       for (const s of this.stores.values()) {
@@ -420,12 +365,6 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     store.imms = [];
   }
 
-  private walBytes(): number {
-    let n = this.wal.size;
-    for (const w of this.oldWals) n += w.bytes;
-    return n;
-  }
-
   private stall(): Promise<void> {
     return new Promise((resolve) => this.stallWaiters.push(resolve));
   }
@@ -452,7 +391,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
    */
   private async logDrop(store: DiskStore, drop: LoggedDrop, edits: () => ManifestEdit[]): Promise<void> {
     const seq = drop.kind === 'range' ? drop.drop.seq : drop.seq;
-    const durable = this.wal.appendRecord(frameRecyclableInPlace(encodeDrop(drop), this.walNumber));
+    const durable = this.log.append(encodeDrop(drop));
     this.pendingDrops.add(seq);
     const recorded = durable.then(
       // A store deleted meanwhile must not come back through the edit.
@@ -632,36 +571,17 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     await runCompaction(this, store, chosen);
   }
 
-  /**
-   * Commit-log files whose every entry is in SSTables are deleted (or kept as
-   * spares). Calls run one after another: two at once would both count the
-   * same file (a spare listed twice).
-   */
+  /** Deletes (or keeps as spares) the commit-log files whose every entry is in SSTables (CommitLog.dropObsolete). */
   dropObsoleteWals(): Promise<void> {
-    const run = this.droppingWals.then(() => this.dropObsoleteWalsNow());
-    this.droppingWals = run.catch(() => undefined);
-    return run;
+    return this.log.dropObsolete();
   }
 
-  private async dropObsoleteWalsNow(): Promise<void> {
+  /** The lowest sequence number not yet in an SSTable: in a memtable, or a drop not yet in the manifest (it pins its log). */
+  minUnflushedSeq(): number {
     let minUnflushed = Infinity;
     for (const s of this.stores.values()) minUnflushed = Math.min(minUnflushed, s.minUnflushedSeq());
     for (const seq of this.pendingDrops) minUnflushed = Math.min(minUnflushed, seq);
-    const obsolete = this.oldWals.filter((w) => w.maxSeq < minUnflushed);
-    if (obsolete.length === 0) return;
-    const remaining = this.oldWals.filter((w) => w.maxSeq >= minUnflushed);
-    // A log being rotated out right now is still this.walNumber until its rotation is recorded: live either way.
-    const firstLive = remaining.length > 0 ? remaining[0]!.number : this.walNumber;
-    await this.record([
-      { op: 'logNumber', number: firstLive },
-      { op: 'lastSeq', seq: this.visibleSeq },
-    ]);
-    // Not `= remaining`: a rotation may have added the log it retired while the record was written.
-    this.oldWals = this.oldWals.filter((w) => !obsolete.includes(w));
-    for (const w of obsolete) {
-      if (this.spareWals.length < SPARE_WAL_FILES) this.spareWals.push(w.number);
-      else this.fs.remove(this.path(walName(w.number)));
-    }
+    return minUnflushed;
   }
 
   /**
@@ -723,16 +643,10 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     this.closed = true;
     await this.background.stop();
     // A rotation and the commit-log bookkeeping write to the manifest: they finish before it closes.
-    await this.rotatingWal;
-    await this.droppingWals;
-    try {
-      await this.wal.flush();
-    } catch {
-      // Already reported to the writers.
-    }
+    await this.log.settle();
     // No flush will run any more: writes held back by a stall are durable, so they are acknowledged.
     this.releaseStalls(true);
-    this.wal.close();
+    this.log.close();
     await this.manifest.close();
     for (const s of this.stores.values()) {
       for (const f of s.files) f.unref();
