@@ -162,22 +162,27 @@ class Abandoned extends Error {}
 async function fillFromMemtable(writer: SSTableWriter, store: DiskStore, imm: Memtable, slicer: Slicer): Promise<void> {
   const w = new ByteWriter(1024);
   const entries: Entry[] = [];
-  for (const c = imm.view().all(); c.next(); ) {
-    const key = c.key;
-    if (store.deleted) throw new Abandoned();
-    let value = onlyFragment(c.value!);
-    if (value === undefined) {
-      entries.length = 0;
-      collectEntries(c.value!, entries);
-      const merged = compactEntries(key, entries, store.drops, false);
-      if (merged.length === 0) continue;
-      w.pos = 0;
-      encodeEntries(w, merged);
-      value = w.view();
+  const c = imm.view().cursor();
+  try {
+    for (c.first(); c.valid; c.next()) {
+      const key = c.key;
+      if (store.deleted) throw new Abandoned();
+      let value = onlyFragment(c.value);
+      if (value === undefined) {
+        entries.length = 0;
+        collectEntries(c.value, entries);
+        const merged = compactEntries(key, entries, store.drops, false);
+        if (merged.length === 0) continue;
+        w.pos = 0;
+        encodeEntries(w, merged);
+        value = w.view();
+      }
+      writer.add(key, value);
+      const pause = slicer.maybeYield();
+      if (pause !== undefined) await pause;
     }
-    writer.add(key, value);
-    const pause = slicer.maybeYield();
-    if (pause !== undefined) await pause;
+  } finally {
+    c.close();
   }
 }
 

@@ -310,7 +310,8 @@ export class DiskStore implements RowStore {
       // Offsets of every row, but only a row per `step` bytes as a candidate: exact enough, and
       // a memtable of many small rows costs one pass rather than a lookup per row.
       let lastCandidate = -step;
-      for (const c = m.view().all(); c.next(); ) {
+      const c = m.view().cursor();
+      for (c.first(); c.valid; c.next()) {
         const key = c.key;
         keys.push(key);
         before.push(n);
@@ -319,8 +320,9 @@ export class DiskStore implements RowStore {
           lastCandidate = n;
         }
         n += ROW_OVERHEAD + key.length;
-        for (const f of fragmentsOf(c.value!)) n += FRAGMENT_OVERHEAD + f.byteLength;
+        for (const f of fragmentsOf(c.value)) n += FRAGMENT_OVERHEAD + f.byteLength;
       }
+      c.close();
       memOffsets.push({ keys, before, total: n });
     }
     const sorted = [...candidates].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

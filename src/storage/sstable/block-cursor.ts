@@ -1,5 +1,10 @@
 /**
- * Positions within one block body (format.ts) without allocating per entry.
+ * Positions within one block body (format.ts) without allocating per entry:
+ * the storage iterator contract (../iterator.ts) over one block, without
+ * bounds and without checking its REQUIRES (the table's iterator does).
+ * `key` and `value` stay valid after the cursor moves (a string, a view of
+ * the immutable block). `close()` drops the block; `reset()` starts the
+ * cursor again on another one.
  *
  * The current key lives as bytes in a buffer the cursor owns: moving forward
  * copies only the unshared suffix of each key, and `key` turns it into a byte
@@ -15,6 +20,7 @@
 import type { ByteString } from '../../model/bytes.js';
 import { dataLoss } from '../../model/errors.js';
 import { latin1 } from '../coding.js';
+import type { StorageIterator } from '../iterator.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -40,15 +46,16 @@ export function checkBlockBody(body: Buffer): string | undefined {
   return undefined;
 }
 
-export class BlockCursor {
+export class BlockCursor implements StorageIterator<Buffer> {
   /** The body being read. */
-  data: Buffer = EMPTY;
+  private data: Buffer = EMPTY;
   /** Offset of the first byte of the current entry's value. */
-  valueOffset = 0;
+  private valueOffset = 0;
   /** Length of the current entry's value. */
-  valueLength = 0;
-  keyLen = 0;
-  keyBuf = Buffer.allocUnsafe(128);
+  private valueLength = 0;
+  /** The current key's bytes: keyBuf[0, keyLen). */
+  private keyLen = 0;
+  private keyBuf = Buffer.allocUnsafe(128);
 
   private restartsAt = 0;
   private numRestarts = 0;
@@ -84,7 +91,7 @@ export class BlockCursor {
   }
 
   /** Drops the block reference (the cursor can be reused after `reset`). */
-  release(): void {
+  close(): void {
     this.data = EMPTY;
     this.runData = EMPTY;
     this.runCount = 0;
@@ -161,6 +168,13 @@ export class BlockCursor {
       p = this.nextOff;
     }
     this.off = -1;
+  }
+
+  /** Positions at the last entry with key < target (unpositioned when none). */
+  seekLT(target: ByteString): void {
+    this.seekGE(target);
+    if (this.off >= 0) this.prev();
+    else this.last();
   }
 
   /** True when positioned on an entry whose key equals `target` after seekGE. */

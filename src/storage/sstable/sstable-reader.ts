@@ -107,7 +107,7 @@ class Reader implements SSTableReader, BlockSource {
     c.reset(this.blockBody(i), this.path, this.offsets[i]!);
     c.seekGE(key);
     const found = c.positionedOn(key) ? c.value : undefined;
-    c.release();
+    c.close();
     return found;
   }
 
@@ -142,7 +142,7 @@ class Reader implements SSTableReader, BlockSource {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.scratch.release();
+    this.scratch.close();
     this.file.close();
   }
 
