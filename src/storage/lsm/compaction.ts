@@ -26,7 +26,7 @@ import { compactEntries, decodeFragment, encodeEntries, type Entry, fragmentHasO
 import type { DiskStore } from './disk-store.js';
 import { collectEntries, type Memtable, onlyFragment } from './memtable.js';
 import type { TableFile } from './table-file.js';
-import { ByteWriter } from './varint.js';
+import { ByteWriter } from '../../model/byte-writer.js';
 
 /**
  * What flushes and compactions need from the engine (implemented by

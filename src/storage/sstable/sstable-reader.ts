@@ -5,7 +5,7 @@ import type { FileSystem, RandomAccessFile } from '../fs/file-system.js';
 import type { KeySample } from '../store.js';
 import { BlockCursor } from './block-cursor.js';
 import { BloomFilter, checkBloomFilter } from './bloom.js';
-import { ByteReader } from '../coding.js';
+import { ByteReader } from '../../model/byte-reader.js';
 import { decodeFooter, FOOTER_BYTES, FORMAT_VERSION, TRAILER_BYTES, type BlockHandle, type Footer } from './format.js';
 import { decodeProperties, type SSTableInfo } from './properties.js';
 import { readBlock, readBody } from './read-block.js';
