@@ -46,8 +46,20 @@ export type MaybePromise<T> = T | Promise<T>;
  *  - `next()` returns the next row, or `undefined` at the end; rows are
  *    never empty (a row with no cells does not exist);
  *  - cells of a row are in storage order (family, qualifier, timestamp desc);
+ *  - a row returned is the caller's: it stays valid, unchanged, after later
+ *    calls (its values may be views of immutable storage buffers);
  *  - errors (I/O, corruption) surface from `next()`;
  *  - `close()` is mandatory and idempotent; it releases the snapshot.
+ *
+ * Not the storage iterator contract (iterator.ts), on purpose: this is what
+ * an engine hands to the layers above, and they need less and other things.
+ * A row is whole and resolved (every fragment of it merged, tombstones
+ * applied), so there is one call per row and no separate key and value;
+ * range and direction are fixed when the cursor opens (ScanOptions), on one
+ * snapshot, and the database never seeks within a scan (a new range opens a
+ * new cursor); and `next()` may return a promise (MaybePromise), so that an
+ * engine may read asynchronously, at a row's granularity, while the storage
+ * iterators below stay synchronous.
  */
 export interface RowCursor {
   next(): MaybePromise<Row | undefined>;

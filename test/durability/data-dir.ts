@@ -2,12 +2,13 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CatalogState } from '../../src/db/catalog/catalog-state.js';
 import { CATALOG_META_KEY } from '../../src/db/database.js';
+import { CURRENT_FILE, fileNumber, isLegacyWal, parseCurrent, sstName, WAL_DIR } from '../../src/storage/file-names.js';
 import { applyEdit, emptyManifestState, type ManifestEdit, type ManifestState } from '../../src/storage/manifest/manifest-state.js';
 import { HEADER_BYTES, RECYCLABLE_HEADER_BYTES, decodeRecord, decodeRecyclableRecord } from '../../src/storage/wal/log-format.js';
 
 /**
  * Reading a stopped server's data directory from the outside, to find the
- * files to damage. Layout (src/storage/lsm/disk-engine.ts, manifest.ts):
+ * files to damage. Layout (src/storage/file-names.ts):
  *
  *   CURRENT            "MANIFEST-<n>\n"
  *   MANIFEST-<n>       log records (src/storage/wal/log-format.ts), each a JSON array of edits
@@ -25,9 +26,9 @@ export interface DataDirView {
 }
 
 export function readDataDir(dir: string): DataDirView {
-  const current = readFileSync(path.join(dir, 'CURRENT'), 'latin1');
-  const name = current.trim();
-  if (!/^MANIFEST-\d+$/.test(name)) throw new Error(`${dir}/CURRENT holds ${JSON.stringify(current)}, not a manifest name`);
+  const current = readFileSync(path.join(dir, CURRENT_FILE), 'latin1');
+  const name = parseCurrent(current);
+  if (name === undefined) throw new Error(`${dir}/CURRENT holds ${JSON.stringify(current)}, not a manifest name`);
   const data = readFileSync(path.join(dir, name));
   const manifest = emptyManifestState();
   let offset = 0;
@@ -67,8 +68,8 @@ export function sstFilesOfTable(view: DataDirView, tableId: string): SstFile[] {
     for (const meta of view.manifest.stores.get(id)?.files ?? []) {
       if (seen.has(meta.number)) continue;
       seen.add(meta.number);
-      const name = `${String(meta.number).padStart(6, '0')}.sst`;
-      const file = path.join(view.dir, 'sst', name);
+      const file = path.join(view.dir, sstName(meta.number));
+      const name = path.basename(file);
       files.push({ number: meta.number, name, path: file, size: statSync(file).size, entries: meta.entries });
     }
   }
@@ -84,18 +85,18 @@ export function liveSstNumbers(view: DataDirView): Set<number> {
 
 /** Commit-log files, oldest first (full paths). */
 export function walFiles(dir: string): string[] {
-  return readdirSync(path.join(dir, 'wal'))
+  return readdirSync(path.join(dir, WAL_DIR))
     .filter((n) => /^\d+\.(log|wal)$/.test(n))
     .sort()
-    .map((n) => path.join(dir, 'wal', n));
+    .map((n) => path.join(dir, WAL_DIR, n));
 }
 
 /** The payloads of a commit-log file's valid records, where the valid prefix ends, and each record's header size. */
 export function walRecords(file: string): { records: Buffer[]; validBytes: number; size: number; headerBytes: number } {
   const data = readFileSync(file);
   const name = path.basename(file);
-  const recyclable = name.endsWith('.wal');
-  const log = Number(name.slice(0, name.indexOf('.')));
+  const recyclable = !isLegacyWal(name);
+  const log = fileNumber(name);
   const records: Buffer[] = [];
   let offset = 0;
   for (;;) {

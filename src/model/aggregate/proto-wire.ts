@@ -1,10 +1,13 @@
+import { ByteReader } from '../byte-reader.js';
+import { ByteWriter } from '../byte-writer.js';
 import { invalidArgument } from '../errors.js';
 
 /**
  * Just enough of the protobuf wire format to read and write the ZetaSketch
- * HLL++ state message (a handful of varint and length-delimited fields).
- * The model layer has no protobuf dependency; this is a byte codec like any
- * other. Malformed input throws InvalidArgument naming `what` was parsed.
+ * HLL++ state message (a handful of varint and length-delimited fields), on
+ * the model's ByteReader and ByteWriter. The model layer has no protobuf
+ * dependency; this is a byte codec like any other. Malformed input throws
+ * InvalidArgument naming `what` was parsed and where.
  */
 
 export const WIRE_VARINT = 0;
@@ -12,48 +15,35 @@ export const WIRE_FIXED64 = 1;
 export const WIRE_LENGTH_DELIMITED = 2;
 export const WIRE_FIXED32 = 5;
 
+/** A protobuf message's fields, read with the one ByteReader. */
 export class WireReader {
-  private pos = 0;
+  private readonly r: ByteReader<Uint8Array>;
 
   constructor(
-    private readonly buf: Uint8Array,
+    buf: Uint8Array,
     private readonly what: string,
-    private readonly end: number = buf.length,
-  ) {}
-
-  get atEnd(): boolean {
-    return this.pos >= this.end;
+    end: number = buf.length,
+  ) {
+    this.r = new ByteReader(buf, 0, end, (problem) => {
+      throw invalidArgument(`Invalid ${what}: ${problem}`);
+    });
   }
 
-  private fail(problem: string): never {
-    throw invalidArgument(`Invalid ${this.what}: ${problem} at byte ${this.pos}`);
+  get atEnd(): boolean {
+    return this.r.done;
   }
 
   /** A varint of up to 64 bits, as an unsigned bigint. */
   varint64(): bigint {
-    let result = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
-      if (this.pos >= this.end) this.fail('truncated varint');
-      const b = this.buf[this.pos++]!;
-      result |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return BigInt.asUintN(64, result);
-    }
-    return this.fail('varint longer than 10 bytes');
+    return this.r.varint64();
   }
 
-  /** A varint that must fit in [0, 2^31): field numbers, lengths, precisions, deltas. */
+  /** A varint that must fit in [0, 2^31) in at most 5 bytes: field numbers, lengths, precisions, deltas. */
   varint31(): number {
-    let result = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      if (this.pos >= this.end) this.fail('truncated varint');
-      const b = this.buf[this.pos++]!;
-      result += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) {
-        if (result >= 2 ** 31) this.fail(`value ${result} out of range`);
-        return result;
-      }
-    }
-    return this.fail('varint out of range');
+    const start = this.r.pos;
+    const v = this.r.varint();
+    if (v >= 2 ** 31 || this.r.pos - start > 5) throw invalidArgument(`Invalid ${this.what}: varint at ${start} (${v}) is out of range`);
+    return v;
   }
 
   /** A field tag: [field number, wire type]. */
@@ -64,35 +54,26 @@ export class WireReader {
 
   /** The payload of a length-delimited field (a view, not a copy). */
   bytes(): Uint8Array {
-    const n = this.varint31();
-    if (this.pos + n > this.end) this.fail(`length ${n} runs past the end`);
-    const out = this.buf.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
+    return this.r.bytes(this.varint31(), 'field');
   }
 
   skip(wireType: number): void {
     switch (wireType) {
       case WIRE_VARINT:
-        this.varint64();
+        this.r.varint64();
         return;
       case WIRE_FIXED64:
-        this.advance(8);
+        this.r.skip(8, 'field');
         return;
       case WIRE_LENGTH_DELIMITED:
         this.bytes();
         return;
       case WIRE_FIXED32:
-        this.advance(4);
+        this.r.skip(4, 'field');
         return;
       default:
-        this.fail(`unsupported wire type ${wireType}`);
+        throw invalidArgument(`Invalid ${this.what}: unsupported wire type ${wireType} before byte ${this.r.pos}`);
     }
-  }
-
-  private advance(n: number): void {
-    if (this.pos + n > this.end) this.fail('truncated field');
-    this.pos += n;
   }
 }
 
@@ -101,38 +82,14 @@ export function varint31Size(v: number): number {
   return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
+/** A protobuf message's fields, written with the one ByteWriter. */
 export class WireWriter {
-  private chunks: number[] = [];
-  private parts: Uint8Array[] = [];
-  private length = 0;
+  private readonly w = new ByteWriter(64);
 
-  private flushChunks(): void {
-    if (this.chunks.length > 0) {
-      this.parts.push(Uint8Array.from(this.chunks));
-      this.chunks = [];
-    }
-  }
-
+  /** A varint: a number in [0, 2^31) as it is, anything else as its 64-bit two's complement (protobuf's int64). */
   varint(v: number | bigint): this {
-    if (typeof v === 'number' && v >= 0 && v < 2 ** 31) {
-      let n = v;
-      while (n >= 0x80) {
-        this.chunks.push((n & 0x7f) | 0x80);
-        n >>>= 7;
-        this.length++;
-      }
-      this.chunks.push(n);
-      this.length++;
-      return this;
-    }
-    let x = BigInt.asUintN(64, BigInt(v));
-    while (x >= 0x80n) {
-      this.chunks.push(Number(x & 0x7fn) | 0x80);
-      x >>= 7n;
-      this.length++;
-    }
-    this.chunks.push(Number(x));
-    this.length++;
+    if (typeof v === 'number' && v >= 0 && v < 2 ** 31) this.w.varint(v);
+    else this.w.varint64(BigInt.asUintN(64, BigInt(v)));
     return this;
   }
 
@@ -146,20 +103,12 @@ export class WireWriter {
 
   bytesField(field: number, payload: Uint8Array): this {
     this.tag(field, WIRE_LENGTH_DELIMITED).varint(payload.length);
-    this.flushChunks();
-    this.parts.push(payload);
-    this.length += payload.length;
+    this.w.raw(payload);
     return this;
   }
 
+  /** The message, in a Uint8Array of its own. */
   finish(): Uint8Array {
-    this.flushChunks();
-    const out = new Uint8Array(this.length);
-    let pos = 0;
-    for (const p of this.parts) {
-      out.set(p, pos);
-      pos += p.length;
-    }
-    return out;
+    return new Uint8Array(this.w.view());
   }
 }

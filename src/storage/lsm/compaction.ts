@@ -17,14 +17,45 @@
 import type { Config } from '../../config.js';
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';
-import type { FileMeta, ManifestEdit } from '../manifest/manifest-state.js';
+import { SST_DIR, sstName } from '../file-names.js';
+import type { FileSystem } from '../fs/file-system.js';
+import type { FileMeta, ManifestEdit, StoreState } from '../manifest/manifest-state.js';
 import { createSSTableWriter, type SSTableIterator, type SSTableWriter } from '../sstable/index.js';
+import type { EngineEvent } from './engine-events.js';
 import { compactEntries, decodeFragment, encodeEntries, type Entry, fragmentHasOnlyPuts } from './fragment.js';
-import { sstName, type DiskEngine } from './disk-engine.js';
 import type { DiskStore } from './disk-store.js';
 import { collectEntries, type Memtable, onlyFragment } from './memtable.js';
 import type { TableFile } from './table-file.js';
-import { ByteWriter } from './varint.js';
+import { ByteWriter } from '../../model/byte-writer.js';
+
+/**
+ * What flushes and compactions need from the engine (implemented by
+ * DiskEngine): where files go, the manifest, and the engine's bookkeeping of
+ * memtables and files. They never reach the engine otherwise.
+ */
+export interface CompactionHost {
+  readonly fs: FileSystem;
+  readonly config: Config;
+  /** Every write up to this sequence number is durable. */
+  readonly visibleSeq: number;
+  /** The path of a file named relative to the data directory (file-names.ts). */
+  path(name: string): string;
+  /** Allocates a file number (made durable by the next manifest edit). */
+  newFileNumber(): number;
+  /** Resolves once every write up to `seq` is durable (undefined when it is already); see DiskEngine.durableThrough. */
+  durableThrough(seq: number): Promise<void> | undefined;
+  /** Records edits atomically in the manifest (a failure fails the engine). */
+  record(edits: readonly ManifestEdit[]): Promise<void>;
+  /** What the manifest records for a store. */
+  storeState(id: string): StoreState | undefined;
+  /** Opens an SSTable the manifest lists, holding one reference for the store's file list. */
+  openTableFile(meta: FileMeta): TableFile;
+  /** Takes files out of a store's live list (deleted once no reader holds them). */
+  retireFiles(store: DiskStore, files: readonly TableFile[]): void;
+  /** Forgets the store's oldest waiting memtable once its flush is recorded. */
+  memtableFlushed(store: DiskStore): void;
+  emit(event: EngineEvent): void;
+}
 
 /** Files smaller than this all count as one size class. */
 const MIN_TIER_BYTES = 4 * 1024 * 1024;
@@ -56,7 +87,7 @@ class Slicer {
  * (the file is removed then).
  */
 async function writeTable(
-  engine: DiskEngine,
+  engine: CompactionHost,
   seqs: { readonly minSeq: number; readonly maxSeq: number },
   fill: (writer: SSTableWriter) => Promise<void>,
 ): Promise<FileMeta | undefined | typeof ABANDONED> {
@@ -77,14 +108,14 @@ async function writeTable(
     return undefined;
   }
   const info = await writer.finish();
-  await engine.fs.syncDir(engine.path('sst'));
+  await engine.fs.syncDir(engine.path(SST_DIR));
   return { number, size: info.size, entries: info.entries, smallest: info.smallestKey ?? '', largest: info.largestKey ?? '', minSeq: seqs.minSeq, maxSeq: seqs.maxSeq };
 }
 
 const ABANDONED = Symbol('abandoned');
 
 /** Flushes the store's oldest waiting memtable to an SSTable and records it. */
-export async function runFlush(engine: DiskEngine, store: DiskStore): Promise<void> {
+export async function runFlush(engine: CompactionHost, store: DiskStore): Promise<void> {
   const imm = store.imms[0];
   if (imm === undefined) return;
   const began = performance.now();
@@ -131,22 +162,27 @@ class Abandoned extends Error {}
 async function fillFromMemtable(writer: SSTableWriter, store: DiskStore, imm: Memtable, slicer: Slicer): Promise<void> {
   const w = new ByteWriter(1024);
   const entries: Entry[] = [];
-  for (const c = imm.view().all(); c.next(); ) {
-    const key = c.key;
-    if (store.deleted) throw new Abandoned();
-    let value = onlyFragment(c.value!);
-    if (value === undefined) {
-      entries.length = 0;
-      collectEntries(c.value!, entries);
-      const merged = compactEntries(key, entries, store.drops, false);
-      if (merged.length === 0) continue;
-      w.pos = 0;
-      encodeEntries(w, merged);
-      value = w.view();
+  const c = imm.view().cursor();
+  try {
+    for (c.first(); c.valid; c.next()) {
+      const key = c.key;
+      if (store.deleted) throw new Abandoned();
+      let value = onlyFragment(c.value);
+      if (value === undefined) {
+        entries.length = 0;
+        collectEntries(c.value, entries);
+        const merged = compactEntries(key, entries, store.drops, false);
+        if (merged.length === 0) continue;
+        w.pos = 0;
+        encodeEntries(w, merged);
+        value = w.view();
+      }
+      writer.add(key, value);
+      const pause = slicer.maybeYield();
+      if (pause !== undefined) await pause;
     }
-    writer.add(key, value);
-    const pause = slicer.maybeYield();
-    if (pause !== undefined) await pause;
+  } finally {
+    c.close();
   }
 }
 
@@ -170,7 +206,7 @@ export function pickCompaction(store: DiskStore, config: Config): TableFile[] | 
 }
 
 /** Merges `inputs` (files of `store`) into one file and installs the result. */
-export async function runCompaction(engine: DiskEngine, store: DiskStore, inputs: TableFile[]): Promise<void> {
+export async function runCompaction(engine: CompactionHost, store: DiskStore, inputs: TableFile[]): Promise<void> {
   const began = performance.now();
   const major = inputs.length === store.files.length;
   const dropsSeq = store.drops.maxSeq;

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TabletopError } from '../../model/errors.js';
+import { LOCK_FILE } from '../file-names.js';
 import { prepareDataDir } from './data-dir.js';
 
 /**
@@ -11,7 +12,7 @@ import { prepareDataDir } from './data-dir.js';
  */
 export function lockDataDir(dir: string): { release(): void } {
   prepareDataDir(dir);
-  const file = path.join(dir, 'LOCK');
+  const file = path.join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });

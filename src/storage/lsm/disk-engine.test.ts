@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { createFaultFileSystem } from '../fs/fault-fs.js';
-import type { FileSystem, WritableFile } from '../fs/file-system.js';
+import type { FileSystem } from '../fs/file-system.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
 import type { RowStore, RowWrite, StoreOp } from '../store.js';
 import { rowBytes } from '../row-ops.js';
@@ -413,18 +413,18 @@ describe('disk engine commit-log bookkeeping under concurrent manifest writes', 
       await runFlush(engine, st);
     };
     await h.write([{ key: 'h0', ops: [put('q', 1, 'h0')] }]);
-    await engine['startWal']();
+    await engine['log'].start();
     await c.write([{ key: 'c1', ops: [put('q', 1, 'c1')] }]);
-    await engine['startWal']();
+    await engine['log'].start();
     await flush('h'); // the first log is obsolete now
     await h.write([{ key: 'h2', ops: [put('q', 1, 'h2')] }]); // acknowledged, in the third log
     const release = hold();
-    const rotation = engine['startWal'](); // retires the third log once its manifest record is synced
+    const rotation = engine['log'].start(); // retires the third log once its manifest record is synced
     await new Promise((r) => setImmediate(r));
     const drops = [engine.dropObsoleteWals(), engine.dropObsoleteWals()];
     release();
     await Promise.all([rotation, ...drops]);
-    expect(engine['spareWals']).toHaveLength(new Set(engine['spareWals']).size);
+    expect(engine['log']['spares']).toHaveLength(new Set(engine['log']['spares']).size);
     await flush('c');
     await engine.dropObsoleteWals();
     const reopened = await openDiskEngine({ fs: mem.crash(), dir: 'db', config: {} });

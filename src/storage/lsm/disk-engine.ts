@@ -21,9 +21,19 @@
  * files applies GC rules and drops tombstones). Each result is installed by
  * one manifest edit; replaced files are deleted once no reader holds them.
  *
- * Recovery: load the manifest, delete files it does not name, replay the
- * commit logs it still needs into memtables (skipping what each store had
- * already flushed), flush them, and start a fresh log.
+ * Recovery (recovery.ts): load the manifest, delete files it does not name,
+ * replay the commit logs it still needs into memtables (skipping what each
+ * store had already flushed), flush them, and start a fresh log.
+ *
+ * Splits, merges and store deletions (topology.ts) change which stores exist
+ * and which files each lists, by one manifest edit each. The commit log's
+ * files (commit-log.ts) are rotated when full and retired once flushed.
+ *
+ * The engine keeps the orchestration: sequence numbers, publishing writes to
+ * readers, write stalls, the background queue, and failure. Its parts are
+ * written against narrow interfaces it implements (StoreHost, CompactionHost,
+ * TopologyHost, RecoveryHost, CommitLogHost); none of them imports it. File
+ * names: ../file-names.ts.
  *
  * Failure: an error writing the commit log or the manifest makes the engine
  * refuse all later writes (it can no longer promise durability); corruption
@@ -31,24 +41,25 @@
  */
 import { resolveConfig, type Config } from '../../config.js';
 import type { ByteString } from '../../model/bytes.js';
-import { TabletopError, dataLoss } from '../../model/errors.js';
+import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/index.js';
-import { join, type FileSystem, type WritableFile } from '../fs/file-system.js';
-import type { FileMeta, ManifestEdit, RangeDrop } from '../manifest/manifest-state.js';
+import { SST_DIR, sstName, WAL_DIR } from '../file-names.js';
+import { join, type FileSystem } from '../fs/file-system.js';
+import type { FileMeta, ManifestEdit, RangeDrop, StoreState } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
 import type { MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
-import { replayLog } from '../wal/log-reader.js';
-import { LogWriter } from '../wal/log-writer.js';
-import { encodeSyncMarker, frameRecyclableInPlace } from '../wal/log-format.js';
 import { BackgroundQueue } from './background-queue.js';
-import { pickCompaction, runCompaction, runFlush } from './compaction.js';
-import { DiskStore } from './disk-store.js';
+import { CommitLog, type CommitLogHost } from './commit-log.js';
+import { type CompactionHost, pickCompaction, runCompaction, runFlush } from './compaction.js';
+import { DiskStore, type StoreHost } from './disk-store.js';
 import { Memtable } from './memtable.js';
+import { advanceFileCounter, openStores, type RecoveryHost, replayCommitLogs } from './recovery.js';
 import { TableFile } from './table-file.js';
+import { deleteStore, mergeFlushed, retireFiles, splitFlushed, type TopologyHost } from './topology.js';
 import type { EngineEvent, EngineEventSink, FlushReason } from './engine-events.js';
-import { decodeLogged, encodeBatch, encodeDrop, type EncodedRow, type LoggedDrop } from './wal-batch.js';
+import { encodeBatch, encodeDrop, type EncodedRow, type LoggedDrop } from './wal-batch.js';
 
 export interface DiskEngineOptions {
   readonly fs: FileSystem;
@@ -63,49 +74,10 @@ export interface DiskEngineOptions {
   readonly onEvent?: EngineEventSink;
 }
 
-const WAL_DIR = 'wal';
-const SST_DIR = 'sst';
-/**
- * Commit-log files kept, once every record in them is flushed, to be written
- * over by a later log instead of creating a new file: fdatasync on blocks a
- * file already has skips the filesystem's metadata journal (measured with a
- * 7 KiB write + fdatasync loop on this machine's ext4: 100 → 76 µs of CPU and
- * 192 → 132 µs of latency per sync), and rewriting cached pages is cheaper
- * than appending new ones. Each costs up to --wal-file-size of disk.
- */
-const SPARE_WAL_FILES = 2;
-/** How far a commit log's file is extended with zeros ahead of its writes (see LogWriter). */
-const WAL_EXTEND_BYTES = 1024 * 1024;
-
 interface PendingPublish {
   readonly seq: number;
   done: boolean;
   resolve: () => void;
-}
-
-function overlaps(meta: FileMeta, lower: ByteString, upper: ByteString | undefined): boolean {
-  return meta.largest >= lower && (upper === undefined || meta.smallest < upper);
-}
-
-export function sstName(n: number): string {
-  return join(SST_DIR, `${String(n).padStart(6, '0')}.sst`);
-}
-
-/** Commit-log files: recyclable framing (log-format.ts), the log number being the file number. */
-function walName(n: number): string {
-  return join(WAL_DIR, `${String(n).padStart(6, '0')}.wal`);
-}
-
-/** Commit-log files of earlier versions (plain framing): still replayed, never written. */
-const LEGACY_WAL_SUFFIX = '.log';
-
-function fileNumber(name: string): number {
-  return Number(name.slice(0, name.indexOf('.')));
-}
-
-/** The manifest edits recording a drop read back from the commit log. */
-function dropEdits(d: LoggedDrop): ManifestEdit[] {
-  return d.kind === 'range' ? [{ op: 'rangeDrop', id: d.storeId, drop: d.drop }] : [{ op: 'familyDrop', id: d.storeId, family: d.family, seq: d.seq }];
 }
 
 export async function openDiskEngine(options: DiskEngineOptions): Promise<DiskEngine> {
@@ -114,7 +86,7 @@ export async function openDiskEngine(options: DiskEngineOptions): Promise<DiskEn
   return engine;
 }
 
-export class DiskEngine implements StorageEngine {
+export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, TopologyHost, RecoveryHost, CommitLogHost {
   readonly kind = 'disk' as const;
   readonly config: Config;
   readonly fs: FileSystem;
@@ -125,17 +97,9 @@ export class DiskEngine implements StorageEngine {
   visibleSeq = 0;
 
   private manifest!: Manifest;
-  private wal!: LogWriter;
-  private walNumber = 0;
-  /** Closed commit-log files still needed, with the highest sequence each holds. */
-  private oldWals: { number: number; maxSeq: number; bytes: number }[] = [];
-  /** Numbers of flushed commit-log files kept to be written over by the next logs (SPARE_WAL_FILES). */
-  private spareWals: number[] = [];
-  /** The running dropObsoleteWals, if any (they are serialised). */
-  private droppingWals: Promise<void> = Promise.resolve();
-  /** The commit-log rotation in progress, if any (close waits for it). */
-  private rotatingWal: Promise<void> | undefined;
-  private readonly stores = new Map<string, DiskStore>();
+  private readonly log = new CommitLog(this);
+  /** The live stores by id (topology.ts and recovery.ts change it too). */
+  readonly stores = new Map<string, DiskStore>();
   private readonly background: BackgroundQueue;
   private failure: TabletopError | undefined;
   private closed = false;
@@ -173,95 +137,19 @@ export class DiskEngine implements StorageEngine {
     fs.mkdirp(this.path(SST_DIR));
     this.manifest = await Manifest.open(fs, this.options.dir);
     const state = this.manifest.state;
-
-    // Files numbered past the manifest's counter exist when a crash hit before it was recorded.
-    for (const dir of [WAL_DIR, SST_DIR]) {
-      for (const name of fs.list(this.path(dir))) {
-        const n = fileNumber(name);
-        if (Number.isInteger(n) && n >= state.nextFileNumber) state.nextFileNumber = n + 1;
-      }
-    }
-
-    const live = new Set<number>();
-    let sstableBytes = 0;
-    const opened = new Map<number, TableFile>();
-    for (const [id, s] of state.stores) {
-      const store = new DiskStore(id, this);
-      this.stores.set(id, store);
-      store.lower = s.lower;
-      store.upper = s.upper ?? undefined;
-      store.drops.update(s.familyDrops, s.rangeDrops);
-      for (const meta of s.files) {
-        if (!live.has(meta.number)) sstableBytes += meta.size;
-        live.add(meta.number);
-        try {
-          const shared = opened.get(meta.number);
-          const file = shared === undefined ? this.openTableFile(meta) : shared.ref();
-          opened.set(meta.number, file);
-          store.files = [...store.files, file];
-        } catch (e) {
-          store.failure = e instanceof TabletopError && e.code === 'DataLoss' ? e : dataLoss(`store ${id}: cannot open ${sstName(meta.number)}: ${String(e)}`);
-        }
-      }
-    }
-    for (const name of fs.list(this.path(SST_DIR))) {
-      if (!live.has(fileNumber(name))) fs.remove(this.path(join(SST_DIR, name)));
-    }
-
-    // Replay the commit logs the manifest still needs.
-    let maxSeq = state.lastSeq;
-    const replayedDrops: ManifestEdit[] = [];
-    const replay = { logFiles: 0, logBytes: 0, records: 0, rowsReplayed: 0 };
-    const wals = fs
-      .list(this.path(WAL_DIR))
-      .map((n) => ({ name: n, number: fileNumber(n) }))
-      .filter((w) => Number.isInteger(w.number))
-      .sort((a, b) => a.number - b.number);
-    for (const w of wals) {
-      if (w.number < state.logNumber) {
-        fs.remove(this.path(join(WAL_DIR, w.name)));
-        continue;
-      }
-      const path = this.path(join(WAL_DIR, w.name));
-      const { records, validBytes } = replayLog(fs, path, w.name.endsWith(LEGACY_WAL_SUFFIX) ? undefined : w.number);
-      replay.logFiles++;
-      replay.logBytes += validBytes;
-      replay.records += records.length;
-      records.forEach((payload, i) => {
-        const batch = decodeLogged(payload, `${path} record ${i}`);
-        if ('kind' in batch) {
-          const seq = batch.kind === 'range' ? batch.drop.seq : batch.seq;
-          if (seq > maxSeq) maxSeq = seq;
-          // Recorded in the manifest already when its lastSeq covers it (a drop's edit carries its
-          // sequence number, and no later sequence number is recorded before it); the store may be gone.
-          if (seq > state.lastSeq && this.stores.has(batch.storeId)) replayedDrops.push(...dropEdits(batch));
-          return;
-        }
-        const store = this.stores.get(batch.storeId);
-        const flushed = state.stores.get(batch.storeId)?.flushedSeq ?? 0;
-        for (const row of batch.rows) if (row.lastSeq > maxSeq) maxSeq = row.lastSeq;
-        const replayed = store === undefined ? [] : batch.rows.filter((row) => row.lastSeq > flushed);
-        // A copy: the memtable must not hold on to the whole log file's buffer.
-        if (store !== undefined && replayed.length > 0) {
-          this.addToMemtable(store, Buffer.from(batch.payload), replayed);
-          replay.rowsReplayed += replayed.length;
-        }
-      });
-    }
-    // Never restart below a sequence number a file already holds: a new write must sort above every
-    // older one. (Flushes wait for the commit log, so the manifest's lastSeq covers their files; data
-    // directories written before that could hold files with writes above it.)
-    for (const st of state.stores.values()) for (const f of st.files) if (f.maxSeq > maxSeq) maxSeq = f.maxSeq;
-    this.seq = maxSeq;
-    this.visibleSeq = maxSeq;
+    advanceFileCounter(this, state);
+    const files = openStores(this, state);
+    const replayed = replayCommitLogs(this, state);
+    this.seq = replayed.maxSeq;
+    this.visibleSeq = replayed.maxSeq;
     // Drops the commit log holds and the manifest lacks: recorded before anything records a later lastSeq.
-    if (replayedDrops.length > 0) {
-      await this.record([...replayedDrops, { op: 'lastSeq', seq: maxSeq }]);
+    if (replayed.drops.length > 0) {
+      await this.record([...replayed.drops, { op: 'lastSeq', seq: replayed.maxSeq }]);
       for (const [id, s] of state.stores) this.stores.get(id)?.drops.update(s.familyDrops, s.rangeDrops);
     }
 
     // A fresh log; what was replayed is flushed so the old logs can go.
-    await this.startWal();
+    await this.log.start();
     let storesFlushed = 0;
     for (const store of this.stores.values()) {
       if (store.failure === undefined && !store.mem.empty) {
@@ -270,20 +158,21 @@ export class DiskEngine implements StorageEngine {
         storesFlushed++;
       }
     }
-    const obsolete = wals.filter((w) => w.number >= state.logNumber && w.number !== this.walNumber);
     await this.record([
-      { op: 'logNumber', number: this.walNumber },
+      { op: 'logNumber', number: this.log.number },
       { op: 'lastSeq', seq: this.seq },
     ]);
-    for (const w of obsolete) fs.remove(this.path(join(WAL_DIR, w.name)));
+    for (const w of replayed.logs) if (w.number !== this.log.number) fs.remove(this.path(join(WAL_DIR, w.name)));
     this.emit({
       kind: 'recovered',
       millis: performance.now() - began,
       stores: this.stores.size,
-      sstables: live.size,
-      sstableBytes,
-      ...replay,
-      dropsReplayed: replayedDrops.length,
+      ...files,
+      logFiles: replayed.logFiles,
+      logBytes: replayed.logBytes,
+      records: replayed.records,
+      rowsReplayed: replayed.rowsReplayed,
+      dropsReplayed: replayed.drops.length,
       storesFlushed,
     });
   }
@@ -295,36 +184,6 @@ export class DiskEngine implements StorageEngine {
     } catch {
       // The log is not worth a failed flush.
     }
-  }
-
-  private async startWal(): Promise<void> {
-    const number = this.manifest.newFileNumber();
-    const path = this.path(walName(number));
-    // A spare holds only flushed records of a log the manifest no longer needs; renamed, it is
-    // written over from its start, and its old records (another log number) end replay.
-    const spare = this.spareWals.shift();
-    let file: WritableFile;
-    if (spare === undefined) file = this.fs.create(path);
-    else {
-      this.fs.rename(this.path(walName(spare)), path);
-      file = this.fs.reuse(path);
-    }
-    await this.fs.syncDir(this.path(WAL_DIR));
-    // The counter must be durable before any record lands in the new file.
-    await this.record([]);
-    let previous: Promise<void> | undefined;
-    if (this.wal !== undefined) {
-      this.oldWals.push({ number: this.walNumber, maxSeq: this.seq, bytes: this.wal.size });
-      const old = this.wal;
-      previous = old.flush();
-      void previous.finally(() => old.close()).catch(() => undefined);
-    }
-    // Nothing reaches the new log before the old one is durable: a crash leaves a prefix of the writes.
-    this.wal = new LogWriter(file, (syncedThrough) => encodeSyncMarker(syncedThrough, number), previous, {
-      extendBy: Math.min(WAL_EXTEND_BYTES, this.config.walFileBytes),
-      commitDelayMillis: this.config.commitDelayMillis,
-    });
-    this.walNumber = number;
   }
 
   openTableFile(meta: FileMeta): TableFile {
@@ -350,7 +209,7 @@ export class DiskEngine implements StorageEngine {
       existing.closed = false;
       return existing;
     }
-    const store = new DiskStore(id, this);
+    const store = this.newStore(id);
     this.stores.set(id, store);
     // The store must be in the manifest before any of its writes is acknowledged.
     const created = this.record([{ op: 'addStore', id }])
@@ -360,16 +219,16 @@ export class DiskEngine implements StorageEngine {
     return created;
   }
 
+  /** A new store of this engine, not yet listed. */
+  newStore(id: string): DiskStore {
+    return new DiskStore(id, this);
+  }
+
   async deleteStore(id: string): Promise<void> {
     this.checkWritable();
     const store = this.stores.get(id);
     if (store === undefined) return;
-    this.stores.delete(id);
-    store.deleted = true;
-    store.closed = true;
-    await this.record([{ op: 'deleteStore', id }]);
-    this.retireFiles(store, store.files);
-    this.discardMemtables(store);
+    await deleteStore(this, store);
     this.dropObsoleteWals().catch((e: unknown) => this.backgroundFailed(e));
   }
 
@@ -399,7 +258,7 @@ export class DiskEngine implements StorageEngine {
     if (batch.length === 0) return undefined;
     const encoded = encodeBatch(store.id, batch, this.seq + 1, store.mem.arena);
     this.seq = encoded.lastSeq;
-    const durable = this.wal.appendRecord(frameRecyclableInPlace(encoded.record, this.walNumber));
+    const durable = this.log.append(encoded.record);
     const published = this.publishWhen(encoded.lastSeq, durable);
     this.addToMemtable(store, encoded.payload, encoded.rows);
     this.afterWrite(store);
@@ -470,14 +329,8 @@ export class DiskEngine implements StorageEngine {
       for (const s of this.stores.values()) if (largest === undefined || s.mem.bytes > largest.mem.bytes) largest = s;
       if (largest !== undefined && !largest.mem.empty) this.scheduleFlush(largest, 'memtable budget');
     }
-    if (this.wal.size >= this.config.walFileBytes && this.rotatingWal === undefined) {
-      this.rotatingWal = this.startWal()
-        .catch((e: unknown) => this.backgroundFailed(e))
-        .finally(() => {
-          this.rotatingWal = undefined;
-        });
-    }
-    if (this.walBytes() > this.config.maxWalBytes) {
+    this.log.rotateIfFull((e) => this.backgroundFailed(e));
+    if (this.log.bytes > this.config.maxWalBytes) {
       // Flush the store that pins the oldest log.
       let oldest: DiskStore | undefined;
       for (const s of this.stores.values()) {
@@ -488,7 +341,7 @@ export class DiskEngine implements StorageEngine {
   }
 
   /** Adds rows of one batch, whose fragments are spans of `payload`, to the store's active memtable. */
-  private addToMemtable(store: DiskStore, payload: Buffer, rows: readonly EncodedRow[]): void {
+  addToMemtable(store: DiskStore, payload: Buffer, rows: readonly EncodedRow[]): void {
     const mem = store.mem;
     const before = mem.bytes;
     const record = mem.addRecord(payload);
@@ -504,18 +357,12 @@ export class DiskEngine implements StorageEngine {
   }
 
   /** Forgets a store's memtables (the store is gone). */
-  private discardMemtables(store: DiskStore): void {
+  discardMemtables(store: DiskStore): void {
     this.activeMemBytes -= store.mem.bytes;
     this.unflushedMemBytes -= store.mem.bytes;
     for (const m of store.imms) this.unflushedMemBytes -= m.bytes;
     store.mem = new Memtable();
     store.imms = [];
-  }
-
-  private walBytes(): number {
-    let n = this.wal.size;
-    for (const w of this.oldWals) n += w.bytes;
-    return n;
   }
 
   private stall(): Promise<void> {
@@ -544,7 +391,7 @@ export class DiskEngine implements StorageEngine {
    */
   private async logDrop(store: DiskStore, drop: LoggedDrop, edits: () => ManifestEdit[]): Promise<void> {
     const seq = drop.kind === 'range' ? drop.drop.seq : drop.seq;
-    const durable = this.wal.appendRecord(frameRecyclableInPlace(encodeDrop(drop), this.walNumber));
+    const durable = this.log.append(encodeDrop(drop));
     this.pendingDrops.add(seq);
     const recorded = durable.then(
       // A store deleted meanwhile must not come back through the edit.
@@ -592,26 +439,9 @@ export class DiskEngine implements StorageEngine {
     this.scheduleCompaction(store);
   }
 
-  /**
-   * Removes files from a store's live list and lets go of the list's reference on each; they
-   * are deleted when no reader holds them. Files no longer listed (another caller retired them
-   * meanwhile: a range drop racing a compaction, a deleted store) are left alone.
-   */
+  /** Takes files out of a store's live list (topology.ts: retireFiles). */
   retireFiles(store: DiskStore, files: readonly TableFile[]): void {
-    if (files.length === 0) return;
-    const gone = new Set(files);
-    const retired = store.files.filter((f) => gone.has(f));
-    store.files = store.files.filter((f) => !gone.has(f));
-    for (const f of retired) {
-      // A file shared after a split stays until the last store that lists it lets go.
-      if (!this.listedElsewhere(f, store)) f.obsolete = true;
-      f.unref();
-    }
-  }
-
-  private listedElsewhere(file: TableFile, except: DiskStore): boolean {
-    for (const s of this.stores.values()) if (s !== except && s.files.includes(file)) return true;
-    return false;
+    retireFiles(this.stores, store, files);
   }
 
   // ---------------------------------------------------------------- splits and merges
@@ -627,20 +457,7 @@ export class DiskEngine implements StorageEngine {
     await this.yieldingCompactions([parent], () => this.background.add('exclusive', parentId, async () => {
       this.rotate(parent, 'split');
       await this.flushStore(parent);
-      const children: [DiskStore, ByteString, ByteString | undefined][] = [
-        [new DiskStore(leftId, this), parent.lower, at],
-        [new DiskStore(rightId, this), at, parent.upper],
-      ];
-      const edits: ManifestEdit[] = [{ op: 'deleteStore', id: parentId }];
-      for (const [child, lower, upper] of children) {
-        child.lower = lower;
-        child.upper = upper;
-        child.files = parent.files.filter((f) => overlaps(f.meta, lower, upper));
-        edits.push(...this.inheritEdits(child, [parent]));
-      }
-      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
-      await this.record(edits);
-      this.replaceStores([parent], children.map(([c]) => c));
+      await splitFlushed(this, parent, at, leftId, rightId, meta);
     }));
   }
 
@@ -670,50 +487,8 @@ export class DiskEngine implements StorageEngine {
         this.rotate(s, 'merge');
         await this.flushStore(s);
       }
-      const merged = new DiskStore(mergedId, this);
-      merged.lower = left.lower < right.lower ? left.lower : right.lower;
-      merged.upper = left.upper === undefined || right.upper === undefined ? undefined : left.upper > right.upper ? left.upper : right.upper;
-      merged.files = [...new Set([...left.files, ...right.files])].sort((a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number);
-      const edits: ManifestEdit[] = [{ op: 'deleteStore', id: leftId }, { op: 'deleteStore', id: rightId }, ...this.inheritEdits(merged, [left, right])];
-      if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
-      await this.record(edits);
-      this.replaceStores([left, right], [merged]);
+      await mergeFlushed(this, left, right, mergedId, meta);
     }));
-  }
-
-  /** Manifest edits creating `child` with its files and the drops and flush state of `parents`. */
-  private inheritEdits(child: DiskStore, parents: readonly DiskStore[]): ManifestEdit[] {
-    const edits: ManifestEdit[] = [{ op: 'addStore', id: child.id, lower: child.lower, upper: child.upper ?? null }];
-    if (child.files.length > 0) edits.push({ op: 'addFiles', id: child.id, files: child.files.map((f) => f.meta) });
-    let flushed = 0;
-    for (const p of parents) {
-      const st = this.manifest.state.stores.get(p.id);
-      if (st === undefined) continue;
-      flushed = Math.max(flushed, st.flushedSeq);
-      for (const [family, seq] of Object.entries(st.familyDrops)) edits.push({ op: 'familyDrop', id: child.id, family, seq });
-      for (const drop of st.rangeDrops) edits.push({ op: 'rangeDrop', id: child.id, drop });
-    }
-    if (flushed > 0) edits.push({ op: 'flushed', id: child.id, seq: flushed });
-    return edits;
-  }
-
-  /** Swaps stores in memory after the manifest recorded it: children take references on the files. */
-  private replaceStores(olds: readonly DiskStore[], news: readonly DiskStore[]): void {
-    for (const n of news) {
-      for (const f of n.files) f.ref();
-      const st = this.manifest.state.stores.get(n.id);
-      if (st !== undefined) n.drops.update(st.familyDrops, st.rangeDrops);
-      n.lastMajorCompactionMillis = Date.now();
-      this.stores.set(n.id, n);
-    }
-    for (const o of olds) {
-      this.stores.delete(o.id);
-      o.deleted = true;
-      o.closed = true;
-      this.retireFiles(o, o.files);
-      this.discardMemtables(o);
-    }
-    for (const n of news) this.scheduleCompaction(n);
   }
 
   private requireStore(id: string): DiskStore {
@@ -796,36 +571,17 @@ export class DiskEngine implements StorageEngine {
     await runCompaction(this, store, chosen);
   }
 
-  /**
-   * Commit-log files whose every entry is in SSTables are deleted (or kept as
-   * spares). Calls run one after another: two at once would both count the
-   * same file (a spare listed twice).
-   */
+  /** Deletes (or keeps as spares) the commit-log files whose every entry is in SSTables (CommitLog.dropObsolete). */
   dropObsoleteWals(): Promise<void> {
-    const run = this.droppingWals.then(() => this.dropObsoleteWalsNow());
-    this.droppingWals = run.catch(() => undefined);
-    return run;
+    return this.log.dropObsolete();
   }
 
-  private async dropObsoleteWalsNow(): Promise<void> {
+  /** The lowest sequence number not yet in an SSTable: in a memtable, or a drop not yet in the manifest (it pins its log). */
+  minUnflushedSeq(): number {
     let minUnflushed = Infinity;
     for (const s of this.stores.values()) minUnflushed = Math.min(minUnflushed, s.minUnflushedSeq());
     for (const seq of this.pendingDrops) minUnflushed = Math.min(minUnflushed, seq);
-    const obsolete = this.oldWals.filter((w) => w.maxSeq < minUnflushed);
-    if (obsolete.length === 0) return;
-    const remaining = this.oldWals.filter((w) => w.maxSeq >= minUnflushed);
-    // A log being rotated out right now is still this.walNumber until its rotation is recorded: live either way.
-    const firstLive = remaining.length > 0 ? remaining[0]!.number : this.walNumber;
-    await this.record([
-      { op: 'logNumber', number: firstLive },
-      { op: 'lastSeq', seq: this.visibleSeq },
-    ]);
-    // Not `= remaining`: a rotation may have added the log it retired while the record was written.
-    this.oldWals = this.oldWals.filter((w) => !obsolete.includes(w));
-    for (const w of obsolete) {
-      if (this.spareWals.length < SPARE_WAL_FILES) this.spareWals.push(w.number);
-      else this.fs.remove(this.path(walName(w.number)));
-    }
+    return minUnflushed;
   }
 
   /**
@@ -844,7 +600,7 @@ export class DiskEngine implements StorageEngine {
     return this.manifest.newFileNumber();
   }
 
-  storeState(id: string) {
+  storeState(id: string): StoreState | undefined {
     return this.manifest.state.stores.get(id);
   }
 
@@ -887,16 +643,10 @@ export class DiskEngine implements StorageEngine {
     this.closed = true;
     await this.background.stop();
     // A rotation and the commit-log bookkeeping write to the manifest: they finish before it closes.
-    await this.rotatingWal;
-    await this.droppingWals;
-    try {
-      await this.wal.flush();
-    } catch {
-      // Already reported to the writers.
-    }
+    await this.log.settle();
     // No flush will run any more: writes held back by a stall are durable, so they are acknowledged.
     this.releaseStalls(true);
-    this.wal.close();
+    this.log.close();
     await this.manifest.close();
     for (const s of this.stores.values()) {
       for (const f of s.files) f.unref();

@@ -4,7 +4,6 @@ import { TabletopError } from '../../model/errors.js';
 import { intersectRanges, type KeyRange } from '../../model/key-range.js';
 import type { ColumnGc, ColumnRef, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
 import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
-import type { DiskEngine } from './disk-engine.js';
 import { MergeCursor } from './merge-cursor.js';
 import { RowCache } from './row-cache.js';
 import { newestOfColumns } from '../row-ops.js';
@@ -14,10 +13,25 @@ import { lowerBound } from './sorted-entries.js';
 import type { TableFile } from './table-file.js';
 
 /**
+ * What a store needs from its engine (implemented by DiskEngine), which owns
+ * the shared commit log, the manifest and the sequence numbers.
+ */
+export interface StoreHost {
+  /** The last sequence number handed out: what a writer holding a row's lock sees (getForUpdate). */
+  readonly seq: number;
+  /** Every write up to this sequence number is durable: what readers see. */
+  readonly visibleSeq: number;
+  write(store: DiskStore, batch: readonly RowWrite[]): Promise<void> | undefined;
+  dropRange(store: DiskStore, range: KeyRange): Promise<void>;
+  dropFamily(store: DiskStore, family: string): Promise<void>;
+  /** Starts a GC pass (flush, then major compaction) when one is due. */
+  maybeCollect(store: DiskStore): Promise<void> | undefined;
+}
+
+/**
  * One tablet's data in the durable engine: its active memtable, memtables
  * being flushed, its SSTables (newest first) and its store-level drops.
- * Writes, drops and background work go through the engine, which owns the
- * shared commit log, the manifest and the sequence numbers.
+ * Writes, drops and background work go through the engine (StoreHost).
  */
 export class DiskStore implements RowStore {
   mem = new Memtable();
@@ -58,7 +72,7 @@ export class DiskStore implements RowStore {
 
   constructor(
     readonly id: string,
-    private readonly engine: DiskEngine,
+    private readonly engine: StoreHost,
   ) {}
 
   /** True when the key belongs to this store. */
@@ -296,7 +310,8 @@ export class DiskStore implements RowStore {
       // Offsets of every row, but only a row per `step` bytes as a candidate: exact enough, and
       // a memtable of many small rows costs one pass rather than a lookup per row.
       let lastCandidate = -step;
-      for (const c = m.view().all(); c.next(); ) {
+      const c = m.view().cursor();
+      for (c.first(); c.valid; c.next()) {
         const key = c.key;
         keys.push(key);
         before.push(n);
@@ -305,8 +320,9 @@ export class DiskStore implements RowStore {
           lastCandidate = n;
         }
         n += ROW_OVERHEAD + key.length;
-        for (const f of fragmentsOf(c.value!)) n += FRAGMENT_OVERHEAD + f.byteLength;
+        for (const f of fragmentsOf(c.value)) n += FRAGMENT_OVERHEAD + f.byteLength;
       }
+      c.close();
       memOffsets.push({ keys, before, total: n });
     }
     const sorted = [...candidates].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -4,7 +4,7 @@ import type { Cell } from '../../model/cell.js';
 import { applyStoreOps } from '../row-ops.js';
 import type { StoreOp } from '../store.js';
 import { compactEntries, decodeFragment, decodePutsOnly, encodeEntries, encodeOps, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
-import { ByteWriter } from './varint.js';
+import { ByteWriter } from '../../model/byte-writer.js';
 
 const family = fc.constantFrom('a', 'b');
 const qualifier = fc.constantFrom('', 'q', 'r\xff');

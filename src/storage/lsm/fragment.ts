@@ -25,7 +25,8 @@
 import { type Cell, NO_LABELS } from '../../model/cell.js';
 import { dataLoss } from '../../model/errors.js';
 import type { StoreOp } from '../store.js';
-import { ByteReader, type ByteWriter } from './varint.js';
+import { ByteReader } from '../../model/byte-reader.js';
+import type { ByteWriter } from '../../model/byte-writer.js';
 
 export const TAG_PUT = 1;
 export const TAG_DEL_COLUMN = 2;
@@ -117,41 +118,53 @@ export function encodeEntries(w: ByteWriter, entries: readonly Entry[]): void {
   }
 }
 
+/** The DataLoss error for a malformed fragment at `where`. */
+function malformed(where: string, why: string): Error {
+  return dataLoss(`${where}: malformed row fragment (${why})`);
+}
+
+/** A reader of the fragment `buf`, whose errors name `where`. */
+function fragmentReader(buf: Buffer, where: string): ByteReader {
+  return new ByteReader(buf, 0, buf.length, (why) => {
+    throw malformed(where, why);
+  });
+}
+
 /** Decodes a fragment; `where` names its location for the DataLoss error on malformed bytes. */
 export function decodeFragment(buf: Buffer, where: string, out: Entry[] = []): Entry[] {
-  const r = new ByteReader(buf, 0, buf.length, (what) => dataLoss(`${where}: malformed row fragment (${what})`));
-  const base = r.varint();
-  const count = r.varint();
+  const r = fragmentReader(buf, where);
+  const base = r.varint('base sequence');
+  const count = r.varint('entry count');
   for (let i = 0; i < count; i++) {
-    const tag = r.u8();
-    const seq = base + r.varint();
+    const tag = r.u8('entry tag');
+    const seq = base + r.varint('sequence');
     switch (tag) {
       case TAG_PUT: {
-        const family = r.str();
-        const qualifier = r.str();
-        const ts = r.varint();
-        out.push({ tag, seq, family, qualifier, ts, end: -1, value: r.bytes() });
+        const family = r.str('family');
+        const qualifier = r.str('qualifier');
+        const ts = r.varint('timestamp');
+        out.push({ tag, seq, family, qualifier, ts, end: -1, value: r.lengthPrefixed('value') });
         break;
       }
       case TAG_DEL_COLUMN: {
-        const family = r.str();
-        const qualifier = r.str();
-        const ts = r.varint();
-        const endPlusOne = r.varint();
+        const family = r.str('family');
+        const qualifier = r.str('qualifier');
+        const ts = r.varint('timestamp');
+        const endPlusOne = r.varint('timestamp');
         out.push({ tag, seq, family, qualifier, ts, end: endPlusOne === 0 ? -1 : endPlusOne - 1, value: EMPTY });
         break;
       }
       case TAG_DEL_FAMILY:
-        out.push({ tag, seq, family: r.str(), qualifier: '', ts: 0, end: -1, value: EMPTY });
+        out.push({ tag, seq, family: r.str('family'), qualifier: '', ts: 0, end: -1, value: EMPTY });
         break;
       case TAG_DEL_ROW:
         out.push({ tag, seq, family: '', qualifier: '', ts: 0, end: -1, value: EMPTY });
         break;
       default:
-        throw dataLoss(`${where}: malformed row fragment (unknown entry tag ${tag})`);
+        throw malformed(where, `unknown entry tag ${tag}`);
     }
   }
-  if (!r.done) throw dataLoss(`${where}: malformed row fragment (trailing bytes)`);
+  if (!r.done) throw malformed(where, 'trailing bytes');
   return out;
 }
 
@@ -161,18 +174,18 @@ export function decodeFragment(buf: Buffer, where: string, out: Entry[] = []): E
  * in a major compaction with no drops and no GC rules, is kept as it is.
  */
 export function fragmentHasOnlyPuts(buf: Buffer, where: string): boolean {
-  const r = new ByteReader(buf, 0, buf.length, (what) => dataLoss(`${where}: malformed row fragment (${what})`));
-  r.varint();
-  const count = r.varint();
+  const r = fragmentReader(buf, where);
+  r.varint('base sequence');
+  const count = r.varint('entry count');
   for (let i = 0; i < count; i++) {
-    if (r.u8() !== TAG_PUT) return false;
-    r.varint();
-    r.skip();
-    r.skip();
-    r.varint();
-    r.skip();
+    if (r.u8('entry tag') !== TAG_PUT) return false;
+    r.varint('sequence');
+    r.skipLengthPrefixed('family');
+    r.skipLengthPrefixed('qualifier');
+    r.varint('timestamp');
+    r.skipLengthPrefixed('value');
   }
-  if (!r.done) throw dataLoss(`${where}: malformed row fragment (trailing bytes)`);
+  if (!r.done) throw malformed(where, 'trailing bytes');
   return true;
 }
 
@@ -183,25 +196,25 @@ export function fragmentHasOnlyPuts(buf: Buffer, where: string): boolean {
  * then resolves it in full).
  */
 export function decodePutsOnly(buf: Buffer, snapshotSeq: number, where: string): Cell[] | undefined {
-  const r = new ByteReader(buf, 0, buf.length, (what) => dataLoss(`${where}: malformed row fragment (${what})`));
-  const base = r.varint();
-  const count = r.varint();
+  const r = fragmentReader(buf, where);
+  const base = r.varint('base sequence');
+  const count = r.varint('entry count');
   const cells = new Array<Cell>(count);
   let prev: Cell | undefined;
   for (let i = 0; i < count; i++) {
-    if (r.u8() !== TAG_PUT) return undefined;
-    if (base + r.varint() > snapshotSeq) return undefined;
-    const family = r.str();
-    const qualifier = r.str();
-    const timestamp = r.varint();
-    const cell: Cell = { family, qualifier, timestamp, value: r.bytes(), labels: NO_LABELS };
+    if (r.u8('entry tag') !== TAG_PUT) return undefined;
+    if (base + r.varint('sequence') > snapshotSeq) return undefined;
+    const family = r.str('family');
+    const qualifier = r.str('qualifier');
+    const timestamp = r.varint('timestamp');
+    const cell: Cell = { family, qualifier, timestamp, value: r.lengthPrefixed('value'), labels: NO_LABELS };
     if (prev !== undefined) {
       if (prev.family > family || (prev.family === family && (prev.qualifier > qualifier || (prev.qualifier === qualifier && prev.timestamp <= timestamp)))) return undefined;
     }
     cells[i] = cell;
     prev = cell;
   }
-  if (!r.done) throw dataLoss(`${where}: malformed row fragment (trailing bytes)`);
+  if (!r.done) throw malformed(where, 'trailing bytes');
   return cells;
 }
 

@@ -5,6 +5,7 @@ import type { StoreOp } from '../store.js';
 import { decodeFragment, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
 import { fragmentsOf, Memtable, MemRow } from './memtable.js';
 import { encodeBatch, fragmentOf } from './wal-batch.js';
+import { checkIteratorOps, iteratorOpArb } from '../testing/iterator-contract.js';
 
 const op: fc.Arbitrary<StoreOp> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('put' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'r'), timestamp: fc.constantFrom(1000, 2000, 3000), value: fc.uint8Array({ maxLength: 3 }) }) },
@@ -73,7 +74,9 @@ describe('Memtable lookups and views', () => {
               expect(names(mem.get(step.get))).toEqual(model.get(step.get) ?? []);
             } else {
               const seen: [string, string[]][] = [];
-              for (const c = mem.view().all(); c.next(); ) seen.push([c.key, names(c.value)]);
+              const c = mem.view().cursor();
+              for (c.first(); c.valid; c.next()) seen.push([c.key, names(c.value)]);
+              c.close();
               expect(seen).toEqual([...model].sort((x, y) => (x[0] < y[0] ? -1 : 1)));
             }
           }
@@ -81,6 +84,34 @@ describe('Memtable lookups and views', () => {
           // Once every entry is indexed, the row count is exact.
           for (let i = 0; i < steps.length; i++) mem.get('z');
           expect(mem.size).toBe(model.size);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the cursor of a view follows the iterator contract within its bounds, each row with its fragments in arrival order', () => {
+    const keyArb = fc.constantFrom('a', 'b', 'c', 'd', 'e', '\x00', '\xff', 'bb');
+    fc.assert(
+      fc.property(
+        fc.array(keyArb, { maxLength: 200 }).chain((keys) =>
+          fc.tuple(fc.constant(keys), fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 40 }), fc.constantFrom('', 'b', 'c'), fc.constantFrom(undefined, 'c', 'e')),
+        ),
+        ([keys, ops, lower, upper]) => {
+          const mem = new Memtable();
+          const model = new Map<string, string[]>();
+          keys.forEach((k, i) => {
+            mem.add(k, frag(i + 1), i + 1, i + 1);
+            model.set(k, [...(model.get(k) ?? []), `w${i + 1}`]);
+          });
+          const rows = [...model].filter(([k]) => k >= lower && (upper === undefined || k < upper)).sort((x, y) => (x[0] < y[0] ? -1 : 1));
+          const c = mem.view().cursor(lower, upper);
+          checkIteratorOps(
+            c,
+            rows.map(([k]) => k),
+            ops,
+            (i) => expect(names(c.value)).toEqual(rows[i]![1]),
+          );
         },
       ),
       { numRuns: 300 },

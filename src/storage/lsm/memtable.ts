@@ -5,6 +5,7 @@ import { decodeFragment, type Entry, entryOp } from './fragment.js';
 import { RecordArena } from './record-arena.js';
 import { RowCache } from './row-cache.js';
 import { type EntrySnapshot, EntryIterator, SortedEntries } from './sorted-entries.js';
+import type { StorageIterator } from '../iterator.js';
 
 /** Bytes charged per memtable entry (one write to a row), on top of its key and fragment: key string, slots, index. */
 export const ROW_OVERHEAD = 96;
@@ -105,32 +106,76 @@ export function collectEntries(v: MemValue, out: Entry[]): void {
   else decodeFragment(v, 'memtable row', out);
 }
 
-/** Walks a memtable view in key order (or reverse) within [start, end). */
-export class MemCursor {
+/**
+ * The rows of a memtable view within bounds [lower, upper): the storage
+ * iterator contract (../iterator.ts), REQUIRES unchecked. `value` is the
+ * row's only fragment (a view of its commit-log record) or a MemRow made
+ * for the row; either stays valid after the cursor moves.
+ */
+export class MemCursor implements StorageIterator<MemValue> {
+  valid = false;
   key: ByteString = '';
-  value: MemValue | undefined;
+  private current: MemValue | undefined;
   private readonly it: EntryIterator;
 
   constructor(
     snap: EntrySnapshot,
     private readonly table: Memtable,
-    start: ByteString,
-    end: ByteString | undefined,
-    reverse: boolean,
+    lower: ByteString,
+    upper: ByteString | undefined,
   ) {
-    this.it = new EntryIterator(snap, start, end, reverse);
+    this.it = new EntryIterator(snap, lower, upper);
   }
 
-  /** Moves to the next row; false at the end (then `value` is undefined). */
-  next(): boolean {
+  /** The current row's fragments. REQUIRES: valid. */
+  get value(): MemValue {
+    return this.current!;
+  }
+
+  first(): void {
+    this.it.first();
+    this.land();
+  }
+
+  last(): void {
+    this.it.last();
+    this.land();
+  }
+
+  seekGE(key: ByteString): void {
+    this.it.seekGE(key);
+    this.land();
+  }
+
+  seekLT(key: ByteString): void {
+    this.it.seekLT(key);
+    this.land();
+  }
+
+  next(): void {
+    this.it.next();
+    this.land();
+  }
+
+  prev(): void {
+    this.it.prev();
+    this.land();
+  }
+
+  close(): void {
+    this.it.close();
+    this.land();
+  }
+
+  private land(): void {
     const it = this.it;
-    if (!it.next()) {
-      this.value = undefined;
-      return false;
+    this.valid = it.valid;
+    if (!it.valid) {
+      this.current = undefined;
+      return;
     }
     this.key = it.key;
-    this.value = this.table.valueOf(it.key, it.group, it.count);
-    return true;
+    this.current = this.table.valueOf(it.key, it.group, it.count);
   }
 }
 
@@ -141,14 +186,9 @@ export class MemView {
     private readonly table: Memtable,
   ) {}
 
-  /** A cursor over the rows with keys in [start, end), before its first row. */
-  cursor(start: ByteString, end: ByteString | undefined, reverse: boolean): MemCursor {
-    return new MemCursor(this.snap, this.table, start, end, reverse);
-  }
-
-  /** Every row in key order. */
-  all(): MemCursor {
-    return this.cursor('', undefined, false);
+  /** A cursor over the rows with keys in [lower, upper) (unpositioned). */
+  cursor(lower: ByteString = '', upper?: ByteString): MemCursor {
+    return new MemCursor(this.snap, this.table, lower, upper);
   }
 }
 

@@ -8,10 +8,18 @@ import { collectEntries, type MemCursor, type MemView, onlyFragment } from './me
 import type { TableFile } from './table-file.js';
 
 /**
- * One input of a merged scan, positioned on a row key. Contract: `valid`
- * tells whether `key` is defined; `collect` appends the current row's
- * entries; `advance` moves to the next key in scan direction; `close` is
- * mandatory.
+ * One input of a merged scan (a memtable or an SSTable), positioned on a
+ * row key. Contract: `valid` tells whether `key` is defined; `collect`
+ * appends the current row's entries; `advance` moves to the next key in
+ * scan direction; `close` is mandatory.
+ *
+ * Not a storage iterator (../iterator.ts) but the merge's adapter over one:
+ * the scan's direction is fixed when it opens, so it only ever advances;
+ * and a row is handed over as what the merge needs of it (its only
+ * fragment, its decoded entries, where it is for DataLoss messages) rather
+ * than as a value whose type depends on the input. Each source is
+ * positioned once with first() or last() on an iterator opened with the
+ * scan's range as its bounds, then stepped with next() or prev().
  */
 interface RowSource {
   readonly valid: boolean;
@@ -31,25 +39,38 @@ class MemSource implements RowSource {
   readonly where = 'memtable row';
   private readonly cursor: MemCursor;
 
-  constructor(view: MemView, range: KeyRange, reverse: boolean) {
-    this.cursor = view.cursor(range.start, range.end, reverse);
-    this.advance();
+  constructor(
+    view: MemView,
+    range: KeyRange,
+    private readonly reverse: boolean,
+  ) {
+    this.cursor = view.cursor(range.start, range.end);
+    if (reverse) this.cursor.last();
+    else this.cursor.first();
+    this.land();
   }
 
   single(): Buffer | undefined {
-    return onlyFragment(this.cursor.value!);
+    return onlyFragment(this.cursor.value);
   }
 
   collect(out: Entry[]): void {
-    collectEntries(this.cursor.value!, out);
+    collectEntries(this.cursor.value, out);
   }
 
   advance(): void {
-    this.valid = this.cursor.next();
+    if (this.reverse) this.cursor.prev();
+    else this.cursor.next();
+    this.land();
+  }
+
+  private land(): void {
+    this.valid = this.cursor.valid;
     if (this.valid) this.key = this.cursor.key;
   }
 
   close(): void {
+    this.cursor.close();
     this.valid = false;
   }
 }
@@ -63,10 +84,8 @@ class FileSource implements RowSource {
     private readonly reverse: boolean,
   ) {
     this.it = file.reader.newIterator({ lower: range.start, ...(range.end !== undefined ? { upper: range.end } : {}) });
-    if (reverse) {
-      if (range.end !== undefined) this.it.seekLT(range.end);
-      else this.it.last();
-    } else this.it.seekGE(range.start);
+    if (reverse) this.it.last();
+    else this.it.first();
   }
 
   get valid(): boolean {

@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EntryIterator, type EntrySnapshot, SortedEntries } from './sorted-entries.js';
+import { checkIteratorOps, iteratorOpArb } from '../testing/iterator-contract.js';
 
 /** The (key, entry numbers) groups an iterator yields. */
 function all(snap: EntrySnapshot, start: string, end: string | undefined, reverse: boolean): [string, number[]][] {
   const out: [string, number[]][] = [];
-  for (const it = new EntryIterator(snap, start, end, reverse); it.next(); ) out.push([it.key, it.group.slice(0, it.count)]);
+  const it = new EntryIterator(snap, start, end);
+  for (reverse ? it.last() : it.first(); it.valid; reverse ? it.prev() : it.next()) out.push([it.key, it.group.slice(0, it.count)]);
+  it.close();
   return out;
 }
 
@@ -134,5 +137,29 @@ describe('SortedEntries at scale', () => {
       expect(all(snap, '', undefined, false)).toEqual(expected(s.keys, n, '', undefined, false));
       expect(all(snap, 'k5', 'k8', true)).toEqual(expected(s.keys, n, 'k5', 'k8', true));
     }
+  });
+
+  it('positions, steps both ways and changes direction as the iterator contract says, within bounds', () => {
+    const keyArb = fc.string({ unit: fc.constantFrom('a', 'b', '\x00', '\xff'), maxLength: 6 });
+    fc.assert(
+      fc.property(
+        fc.array(keyArb, { maxLength: 600 }).chain((keys) =>
+          fc.tuple(fc.constant(keys), fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 60 }), keyArb, fc.option(keyArb, { nil: undefined })),
+        ),
+        ([keys, ops, lower, upper]) => {
+          const s = new Appender();
+          for (const k of keys) s.add(k);
+          const groups = expected(keys, keys.length, lower, upper, false);
+          const it = new EntryIterator(s.sorted.snapshot(), lower, upper);
+          checkIteratorOps(
+            it,
+            groups.map(([k]) => k),
+            ops,
+            (i) => expect(it.group.slice(0, it.count)).toEqual(groups[i]![1]),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

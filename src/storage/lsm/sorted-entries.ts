@@ -1,4 +1,5 @@
 import type { ByteString } from '../../model/bytes.js';
+import type { KeyIterator } from '../iterator.js';
 
 /**
  * The order of a memtable's entries, built for bulk loads: an entry is a row
@@ -278,55 +279,129 @@ export function lowerBound(keys: readonly ByteString[], key: ByteString): number
 }
 
 /**
- * Iterates a snapshot's distinct keys in order (or reverse) within
- * [start, end): a merge of its runs, each positioned by binary search. For
- * each key, `group` holds its entry numbers in arrival order.
+ * A snapshot's distinct keys within [lower, upper), in both directions: the
+ * storage iterator contract (../iterator.ts) for keys, a merge of the
+ * snapshot's runs. At each key, `group` holds the first `count` entry
+ * numbers of the key, ascending (arrival order); the array is reused, so it
+ * is valid only until the next positioning call. REQUIRES are not checked.
+ *
+ * For each run it keeps `lo`, the run's first position whose key is >= the
+ * current key, and `hi`, its first position past the current key's entries:
+ * stepping forward starts from `hi`, stepping back from `lo`, so a change of
+ * direction costs nothing. Entry numbers come out ascending without sorting:
+ * runs are oldest first and each holds a contiguous stretch of numbers.
  */
-export class EntryIterator {
+export class EntryIterator implements KeyIterator {
+  valid = false;
   key: ByteString = '';
   /** The current key's entry numbers, ascending: the first `count` (the array is reused, never shrunk: no allocation per key). */
   readonly group: number[] = [];
   count = 0;
-  private readonly pos: number[];
+  private readonly lo: number[];
+  private readonly hi: number[];
 
   constructor(
     private readonly snap: EntrySnapshot,
-    private readonly start: ByteString,
-    private readonly end: ByteString | undefined,
-    private readonly reverse: boolean,
+    private readonly lower: ByteString,
+    private readonly upper: ByteString | undefined,
   ) {
-    this.pos = snap.runs.map((run) => (reverse ? (end === undefined ? run.keys.length : lowerBound(run.keys, end)) - 1 : lowerBound(run.keys, start)));
+    this.lo = snap.runs.map(() => 0);
+    this.hi = snap.runs.map(() => 0);
   }
 
-  /** Moves to the next key; false at the end of the range. */
-  next(): boolean {
+  first(): void {
+    this.seekGE(this.lower);
+  }
+
+  last(): void {
+    if (this.upper !== undefined) return this.seekLT(this.upper);
     const { runs } = this.snap;
-    const pos = this.pos;
-    const reverse = this.reverse;
+    for (let r = 0; r < runs.length; r++) this.lo[r] = runs[r]!.keys.length;
+    this.settleBackward();
+  }
+
+  seekGE(key: ByteString): void {
+    const target = key < this.lower ? this.lower : key;
+    const { runs } = this.snap;
+    for (let r = 0; r < runs.length; r++) this.lo[r] = lowerBound(runs[r]!.keys, target);
+    this.settleForward(this.lo);
+  }
+
+  seekLT(key: ByteString): void {
+    const target = this.upper !== undefined && key > this.upper ? this.upper : key;
+    const { runs } = this.snap;
+    for (let r = 0; r < runs.length; r++) this.lo[r] = lowerBound(runs[r]!.keys, target);
+    this.settleBackward();
+  }
+
+  /** REQUIRES: valid. */
+  next(): void {
+    this.settleForward(this.hi);
+  }
+
+  /** REQUIRES: valid. */
+  prev(): void {
+    this.settleBackward();
+  }
+
+  close(): void {
+    this.invalidate();
+  }
+
+  private invalidate(): void {
+    this.valid = false;
+    this.count = 0;
+  }
+
+  /** Lands on the smallest key at or after every run's position in `from` (`lo`, or `hi` to step past the current key). */
+  private settleForward(from: number[]): void {
+    const { runs } = this.snap;
+    const lo = this.lo;
     let key: ByteString | undefined;
     for (let r = 0; r < runs.length; r++) {
-      const k = runs[r]!.keys[pos[r]!];
-      if (k === undefined) continue;
-      if (key === undefined || (reverse ? k > key : k < key)) key = k;
+      const p = from[r]!;
+      lo[r] = p;
+      const k = runs[r]!.keys[p];
+      if (k !== undefined && (key === undefined || k < key)) key = k;
     }
-    this.count = 0;
-    if (key === undefined || (reverse ? key < this.start : this.end !== undefined && key >= this.end)) return false;
-    const step = reverse ? -1 : 1;
+    if (key === undefined || (this.upper !== undefined && key >= this.upper)) return this.invalidate();
+    this.land(key);
+  }
+
+  /** Lands on the largest key before every run's `lo`, moving each `lo` back to that key's first entry. */
+  private settleBackward(): void {
+    const { runs } = this.snap;
+    const lo = this.lo;
+    let key: ByteString | undefined;
+    for (let r = 0; r < runs.length; r++) {
+      const p = lo[r]!;
+      if (p === 0) continue;
+      const k = runs[r]!.keys[p - 1]!;
+      if (key === undefined || k > key) key = k;
+    }
+    if (key === undefined || key < this.lower) return this.invalidate();
+    for (let r = 0; r < runs.length; r++) {
+      const keys = runs[r]!.keys;
+      let p = lo[r]!;
+      while (p > 0 && keys[p - 1] === key) p--;
+      lo[r] = p;
+    }
+    this.land(key);
+  }
+
+  /** Makes `key`, whose first entry in each run is at `lo`, the current key. */
+  private land(key: ByteString): void {
+    const { runs } = this.snap;
+    const { lo, hi, group } = this;
+    let count = 0;
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r]!;
-      let p = pos[r]!;
-      while (run.keys[p] === key) {
-        this.group[this.count++] = run.entries[p]!;
-        p += step;
-      }
-      pos[r] = p;
+      let p = lo[r]!;
+      while (run.keys[p] === key) group[count++] = run.entries[p++]!;
+      hi[r] = p;
     }
-    // Runs are in arrival order and sorted by arrival within a key, so only a reverse walk needs this.
-    if (reverse && this.count > 1) {
-      const sorted = this.group.slice(0, this.count).sort((a, b) => a - b);
-      for (let i = 0; i < sorted.length; i++) this.group[i] = sorted[i]!;
-    }
+    this.count = count;
     this.key = key;
-    return true;
+    this.valid = true;
   }
 }

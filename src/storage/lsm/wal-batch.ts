@@ -20,7 +20,8 @@ import type { RangeDrop } from '../manifest/manifest-state.js';
 import type { RowWrite } from '../store.js';
 import { encodeOps } from './fragment.js';
 import type { RecordArena } from './record-arena.js';
-import { ByteReader, ByteWriter } from './varint.js';
+import { ByteReader } from '../../model/byte-reader.js';
+import { ByteWriter } from '../../model/byte-writer.js';
 
 /** A row of a batch: its fragment is `payload[start, end)` (no Buffer per row: the memtable keeps the span). */
 export interface EncodedRow {
@@ -97,20 +98,23 @@ export interface DecodedBatch {
 
 /** Decodes a commit-log payload; `where` names the log and record for DataLoss. */
 export function decodeBatch(payload: Buffer, where: string): DecodedBatch {
-  const fail = (what: string): Error => dataLoss(`${where}: malformed batch (${what})`);
+  const fail = (why: string): never => {
+    throw dataLoss(`${where}: malformed batch (${why})`);
+  };
   const r = new ByteReader(payload, 0, payload.length, fail);
-  const storeId = r.str();
-  const n = r.varint();
+  const storeId = r.str('store id');
+  const n = r.varint('row count');
   const rows: EncodedRow[] = [];
+  const fr = new ByteReader(payload, 0, 0, fail);
   for (let i = 0; i < n; i++) {
-    const key = r.str();
-    const fragment = r.bytes();
-    const fr = new ByteReader(fragment, 0, fragment.length, fail);
-    const firstSeq = fr.varint();
-    const count = fr.varint();
+    const key = r.str('key');
+    const fragment = r.lengthPrefixed('fragment');
+    fr.reset(fragment, 0, fragment.length);
+    const firstSeq = fr.varint('base sequence');
+    const count = fr.varint('entry count');
     rows.push({ key, start: r.pos - fragment.length, end: r.pos, firstSeq, lastSeq: firstSeq + Math.max(0, count - 1) });
   }
-  if (!r.done) throw fail('trailing bytes');
+  if (!r.done) fail('trailing bytes');
   return { storeId, payload, rows };
 }
 
@@ -146,20 +150,22 @@ export function encodeDrop(d: LoggedDrop): Buffer {
 export function decodeLogged(payload: Buffer, where: string): DecodedBatch | LoggedDrop {
   // A batch's store id is never empty: two zero bytes start a drop.
   if (payload.length < 3 || payload[0] !== 0 || payload[1] !== 0) return decodeBatch(payload, where);
-  const fail = (what: string): Error => dataLoss(`${where}: malformed drop (${what})`);
+  const fail = (why: string): never => {
+    throw dataLoss(`${where}: malformed drop (${why})`);
+  };
   const r = new ByteReader(payload, 2, payload.length, fail);
-  const kind = r.u8();
-  const storeId = r.str();
-  const seq = r.varint();
+  const kind = r.u8('kind');
+  const storeId = r.str('store id');
+  const seq = r.varint('sequence');
   let d: LoggedDrop;
   if (kind === DROP_RANGE) {
-    const start = r.str();
-    const hasEnd = r.u8();
-    if (hasEnd > 1) throw fail(`end flag ${hasEnd}`);
-    d = { kind: 'range', storeId, drop: { start, end: hasEnd === 1 ? r.str() : null, seq } };
+    const start = r.str('start');
+    const hasEnd = r.u8('end flag');
+    if (hasEnd > 1) fail(`end flag ${hasEnd}`);
+    d = { kind: 'range', storeId, drop: { start, end: hasEnd === 1 ? r.str('end') : null, seq } };
   } else if (kind === DROP_FAMILY) {
-    d = { kind: 'family', storeId, family: r.str(), seq };
-  } else throw fail(`kind ${kind}`);
-  if (!r.done) throw fail('trailing bytes');
+    d = { kind: 'family', storeId, family: r.str('family'), seq };
+  } else return fail(`kind ${kind}`);
+  if (!r.done) fail('trailing bytes');
   return d;
 }

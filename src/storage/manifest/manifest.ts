@@ -5,7 +5,7 @@
  * storage/wal) and synced before it takes effect, so a crash at any point
  * leaves the previous or the next consistent state, never a mix.
  *
- * Files in the database directory:
+ * Files in the database directory (named by storage/file-names.ts):
  *   CURRENT             the name of the live manifest file, then "\n"
  *   MANIFEST-<number>   records; each payload is a JSON array of ManifestEdit
  *
@@ -17,16 +17,13 @@
 import { TabletopError, dataLoss } from '../../model/errors.js';
 import type { FileSystem } from '../fs/file-system.js';
 import { join } from '../fs/file-system.js';
+import { CURRENT_FILE, CURRENT_TMP_FILE, currentContent, manifestFileName, manifestNumber, parseCurrent } from '../file-names.js';
 import { replayLog } from '../wal/log-reader.js';
 import { LogWriter } from '../wal/log-writer.js';
 import { applyEdit, emptyManifestState, type ManifestEdit, type ManifestState, snapshotEdits } from './manifest-state.js';
 
 /** A new manifest file is started once the current one exceeds this. */
 const REWRITE_BYTES = 8 * 1024 * 1024;
-
-export function manifestFileName(number: number): string {
-  return `MANIFEST-${String(number).padStart(6, '0')}`;
-}
 
 export class Manifest {
   private writer: LogWriter | undefined;
@@ -43,12 +40,13 @@ export class Manifest {
   /** Loads the manifest named by CURRENT (an empty state when there is none), then starts a fresh manifest file. */
   static async open(fs: FileSystem, dir: string): Promise<Manifest> {
     const state = emptyManifestState();
-    const currentPath = join(dir, 'CURRENT');
+    const currentPath = join(dir, CURRENT_FILE);
     if (fs.exists(currentPath)) {
-      const name = fs.readFile(currentPath).toString('latin1');
-      if (!/^MANIFEST-\d+\n$/.test(name)) throw dataLoss(`${currentPath}: malformed content ${JSON.stringify(name.slice(0, 40))}`);
-      const path = join(dir, name.trim());
-      if (!fs.exists(path)) throw dataLoss(`${currentPath} names ${name.trim()}, which does not exist`);
+      const content = fs.readFile(currentPath).toString('latin1');
+      const name = parseCurrent(content);
+      if (name === undefined) throw dataLoss(`${currentPath}: malformed content ${JSON.stringify(content.slice(0, 40))}`);
+      const path = join(dir, name);
+      if (!fs.exists(path)) throw dataLoss(`${currentPath} names ${name}, which does not exist`);
       const { records } = replayLog(fs, path);
       if (records.length === 0) throw dataLoss(`${path}: no records`);
       records.forEach((payload, i) => {
@@ -103,16 +101,17 @@ export class Manifest {
     const file = this.fs.create(join(this.dir, name));
     const writer = new LogWriter(file);
     await writer.append(Buffer.from(JSON.stringify(snapshotEdits(this.state)), 'utf8'));
-    const tmp = this.fs.create(join(this.dir, 'CURRENT.tmp'));
-    tmp.append(Buffer.from(`${name}\n`, 'latin1'));
+    const tmp = this.fs.create(join(this.dir, CURRENT_TMP_FILE));
+    tmp.append(Buffer.from(currentContent(name), 'latin1'));
     await tmp.sync();
     tmp.close();
-    this.fs.rename(join(this.dir, 'CURRENT.tmp'), join(this.dir, 'CURRENT'));
+    this.fs.rename(join(this.dir, CURRENT_TMP_FILE), join(this.dir, CURRENT_FILE));
     await this.fs.syncDir(this.dir);
     this.writer?.close();
     this.writer = writer;
     for (const f of this.fs.list(this.dir)) {
-      if (f.startsWith('MANIFEST-') && f !== name && (old === 0 || Number(f.slice(9)) <= old)) this.fs.remove(join(this.dir, f));
+      const n = manifestNumber(f);
+      if (n !== undefined && f !== name && (old === 0 || n <= old)) this.fs.remove(join(this.dir, f));
     }
   }
 }

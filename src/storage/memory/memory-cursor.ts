@@ -2,7 +2,7 @@ import type { ByteString } from '../../model/bytes.js';
 import type { Row } from '../../model/cell.js';
 import type { KeyRange } from '../../model/key-range.js';
 import type { RowCursor } from '../store.js';
-import type { RowTree, StoredRow } from './memory-store.js';
+import type { RowTree, StoredRow } from './row-tree.js';
 
 /**
  * A cursor over a snapshot (a clone) of a memory store's tree, forward or

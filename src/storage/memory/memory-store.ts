@@ -1,32 +1,14 @@
-import btree from 'sorted-btree';
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
-import { applyStoreOps, applyStoreOpsSized, newestOfColumns, rowBytes } from '../row-ops.js';
+import { applyStoreOpsSized, newestOfColumns, rowBytes } from '../row-ops.js';
 import type { ColumnGc, ColumnRef, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreOp, StoreStats } from '../store.js';
 import { MemoryCursor } from './memory-cursor.js';
-
-/**
- * sorted-btree is CommonJS with `exports.default = BTree`: Node's ESM loader
- * hands us `module.exports` (the class is at `.default`), while bundlers and
- * vitest hand us the class itself. Accept both.
- */
-type BTreeClass = typeof btree.default;
-const btreeExports = btree as unknown as { default?: BTreeClass };
-const BTree: BTreeClass = btreeExports.default ?? (btree as unknown as BTreeClass);
-
-/** A row as the memory store keeps it: immutable, with its byte size cached. */
-export interface StoredRow extends Row {
-  readonly bytes: number;
-}
-
-export type RowTree = InstanceType<typeof BTree<ByteString, StoredRow>>;
+import { newRowTree, type RowTree, type StoredRow } from './row-tree.js';
 
 /** Rows rewritten per slice by background work (GC, dropFamily) before yielding to the event loop. */
 const REWRITE_SLICE_ROWS = 4096;
-
-const compareKeys = (a: ByteString, b: ByteString): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The in-memory RowStore: a B+ tree from row key to an immutable row.
@@ -42,7 +24,7 @@ const compareKeys = (a: ByteString, b: ByteString): number => (a < b ? -1 : a > 
  * on big stores), which yield to the event loop between slices.
  */
 export class MemoryRowStore implements RowStore {
-  private tree: RowTree = new BTree<ByteString, StoredRow>(undefined, compareKeys);
+  private tree: RowTree = newRowTree();
   /** The cached snapshot for scans; undefined once a write happened after it was taken. */
   private snapshot: RowTree | undefined;
   private bytes = 0;
@@ -105,7 +87,7 @@ export class MemoryRowStore implements RowStore {
   dropRange(range: KeyRange): void {
     this.checkOpen();
     if (range.start === '' && range.end === undefined) {
-      this.tree = new BTree<ByteString, StoredRow>(undefined, compareKeys);
+      this.tree = newRowTree();
       this.bytes = 0;
       this.snapshot = undefined;
       return;
@@ -175,7 +157,7 @@ export class MemoryRowStore implements RowStore {
 
   /** Drops all data (deleteStore). */
   destroy(): void {
-    this.tree = new BTree<ByteString, StoredRow>(undefined, compareKeys);
+    this.tree = newRowTree();
     this.bytes = 0;
     this.close();
   }

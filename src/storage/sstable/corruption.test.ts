@@ -205,7 +205,7 @@ describe('block cursor on arbitrary bodies', () => {
             } else if (op === 'prev') {
               if (c.valid) c.prev();
             } else c.seekGE(op);
-            if (c.valid) expect(c.value.length).toBe(c.valueLength);
+            if (c.valid) expect(c.value.length).toBe(c['valueLength']);
           } catch (e) {
             expect(isTabletopError(e, 'DataLoss')).toBe(true);
           }

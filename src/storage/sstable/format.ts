@@ -32,7 +32,6 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { maskCrc, unmaskCrc } from '../wal/log-format.js';
-import { readSafeU64, writeU64 } from '../coding.js';
 
 /** DO NOT CHANGE: the format version this code writes; readers refuse newer ones. */
 export const FORMAT_VERSION = 1;
@@ -65,6 +64,19 @@ export interface Footer {
   /** size 0: the table has no filter. */
   readonly filter: BlockHandle;
   readonly version: number;
+}
+
+/** Reads a u64le that must be a safe integer, or returns -1. */
+export function readSafeU64(buf: Buffer, pos: number): number {
+  const lo = buf.readUInt32LE(pos);
+  const hi = buf.readUInt32LE(pos + 4);
+  return hi >= 0x200000 ? -1 : hi * 0x1_0000_0000 + lo;
+}
+
+/** Writes a non-negative safe integer as u64le. */
+function writeU64(buf: Buffer, pos: number, v: number): void {
+  buf.writeUInt32LE(v % 0x1_0000_0000 >>> 0, pos);
+  buf.writeUInt32LE(Math.floor(v / 0x1_0000_0000), pos + 4);
 }
 
 /** The trailer of a block whose contents are `contents`, stored as `type`. */

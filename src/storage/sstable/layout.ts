@@ -8,8 +8,8 @@
 import { uncompressSync } from './lz4.js';
 import { printable } from '../../model/bytes.js';
 import { dataLoss } from '../../model/errors.js';
-import { ByteReader, latin1, readSafeU64 } from '../coding.js';
-import { BlockType, decodeFooter, FOOTER_BYTES, TRAILER_BYTES, type BlockHandle } from './format.js';
+import { ByteReader, latin1 } from '../../model/byte-reader.js';
+import { BlockType, decodeFooter, FOOTER_BYTES, readSafeU64, TRAILER_BYTES, type BlockHandle } from './format.js';
 
 export interface LayoutLine {
   readonly offset: number;
@@ -81,13 +81,9 @@ export function sstableLayout(file: Buffer): LayoutLine[] {
 function propertyNote(v: Buffer, key: string): string {
   if (key === 'compression' || key === 'creator') return `"${v.toString('utf8')}"`;
   if (key.endsWith('-key')) return `"${printable(latin1(v, 0, v.length))}"`;
-  let n = 0;
-  let mul = 1;
-  for (const b of v) {
-    n += (b & 0x7f) * mul;
-    mul *= 128;
-  }
-  return `${n}`;
+  return `${new ByteReader(v, 0, v.length, (why) => {
+    throw dataLoss(`layout: property ${key}: ${why}`);
+  }).varint(key)}`;
 }
 
 function blockBody(file: Buffer, h: BlockHandle, fail: (why: string) => never): Buffer {

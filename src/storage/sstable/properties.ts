@@ -22,7 +22,8 @@ import type { ByteString } from '../../model/bytes.js';
 import { dataLoss } from '../../model/errors.js';
 import { BlockBuilder } from './block-builder.js';
 import { BlockCursor } from './block-cursor.js';
-import { ByteReader, putVarint, varintLength } from '../coding.js';
+import { ByteReader } from '../../model/byte-reader.js';
+import { putVarint, varintLength } from '../../model/byte-writer.js';
 
 export type Compression = 'lz4' | 'none';
 

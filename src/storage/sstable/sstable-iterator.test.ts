@@ -5,47 +5,31 @@ import { createBlockCache } from '../cache/block-cache.js';
 import { keyArb } from './testing/arbitraries.js';
 import { writeTable, type Entry } from './testing/tables.js';
 import { openSSTable } from './sstable-reader.js';
-
-type Op =
-  | { readonly op: 'first' | 'last' | 'next' | 'prev' }
-  | { readonly op: 'seekGE' | 'seekLT'; readonly key: string };
-
-/** The reference: the position (index into `keys`, or -1) each op leads to. */
-function reference(keys: readonly string[], pos: number, o: Op): number {
-  switch (o.op) {
-    case 'first':
-      return keys.length > 0 ? 0 : -1;
-    case 'last':
-      return keys.length - 1;
-    case 'next':
-      return pos + 1 < keys.length ? pos + 1 : -1;
-    case 'prev':
-      return pos - 1;
-    case 'seekGE': {
-      const i = keys.findIndex((k) => k >= o.key);
-      return i;
-    }
-    case 'seekLT': {
-      let i = keys.length - 1;
-      while (i >= 0 && keys[i]! >= o.key) i--;
-      return i;
-    }
-  }
-}
-
-const opArb = (keys: readonly string[]): fc.Arbitrary<Op> => {
-  const near = keys.length > 0 ? fc.constantFrom(...keys).chain((k) => fc.constantFrom(k, k + '\x00', k.slice(0, -1), k.slice(0, 1))) : keyArb;
-  const key = fc.oneof(near, keyArb, fc.constantFrom('', '\xff\xff\xff\xff'));
-  return fc.oneof(
-    { weight: 1, arbitrary: fc.constantFrom<Op>({ op: 'first' }, { op: 'last' }) },
-    { weight: 4, arbitrary: fc.constantFrom<Op>({ op: 'next' }, { op: 'prev' }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('seekGE' as const, 'seekLT' as const), key }) },
-  );
-};
+import { BlockBuilder } from './block-builder.js';
+import { BlockCursor } from './block-cursor.js';
+import { checkIteratorOps, iteratorOpArb } from '../testing/iterator-contract.js';
 
 const keySetArb = fc
   .uniqueArray(keyArb, { maxLength: 150, size: 'max' })
   .map((ks) => ks.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+
+describe('block cursor against a sorted array', () => {
+  it('lands where the reference does for every op sequence', () => {
+    fc.assert(
+      fc.property(
+        keySetArb.chain((keys) => fc.tuple(fc.constant(keys), fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 60 }), fc.constantFrom(1, 2, 16))),
+        ([keys, ops, restartInterval]) => {
+          const b = new BlockBuilder(restartInterval);
+          keys.forEach((k, i) => b.add(k, Buffer.from(`v${i}`)));
+          const c = new BlockCursor();
+          c.reset(Buffer.from(b.finish()), 'b', 0);
+          checkIteratorOps(c, keys, ops, (i) => expect(c.value.toString()).toBe(`v${i}`));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe('SSTable iterator against a sorted array', () => {
   it('lands where the reference does for every op sequence, with and without bounds', async () => {
@@ -54,7 +38,7 @@ describe('SSTable iterator against a sorted array', () => {
         keySetArb.chain((keys) =>
           fc.tuple(
             fc.constant(keys),
-            fc.array(opArb(keys), { minLength: 1, maxLength: 60 }),
+            fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 60 }),
             fc.option(fc.oneof(keyArb, keys.length > 0 ? fc.constantFrom(...keys) : keyArb)),
             fc.option(fc.oneof(keyArb, keys.length > 0 ? fc.constantFrom(...keys) : keyArb)),
             fc.constantFrom(64, 200, 4096),
@@ -69,22 +53,13 @@ describe('SSTable iterator against a sorted array', () => {
           const bounds = { ...(lower !== null ? { lower } : {}), ...(upper !== null ? { upper } : {}) };
           const visible = keys.filter((k) => (lower === null || k >= lower) && (upper === null || k < upper));
           const it = r.newIterator(bounds);
-          let pos = -1;
-          for (const o of ops) {
-            if ((o.op === 'next' || o.op === 'prev') && pos < 0) {
-              expect(() => (o.op === 'next' ? it.next() : it.prev())).toThrow(/requires a valid position/);
-              continue;
-            }
-            if (o.op === 'seekGE' || o.op === 'seekLT') it[o.op](o.key);
-            else it[o.op]();
-            pos = reference(visible, pos, o);
-            expect({ op: o, valid: it.valid }).toEqual({ op: o, valid: pos >= 0 });
-            if (pos >= 0) {
-              expect(it.key).toBe(visible[pos]);
-              expect(it.value.toString()).toBe(`v${keys.indexOf(visible[pos]!)}`);
-            }
-          }
-          it.close();
+          checkIteratorOps(
+            it,
+            visible,
+            ops,
+            (i) => expect(it.value.toString()).toBe(`v${keys.indexOf(visible[i]!)}`),
+            (op) => expect(() => it[op]()).toThrow(/requires a valid position/),
+          );
           r.close();
         },
       ),

@@ -1,49 +1,23 @@
 /**
- * The SSTable iterator contract (Pebble style):
+ * The SSTable iterator: the storage iterator contract (../iterator.ts) over
+ * one table, with optional bounds. What it adds to the contract:
  *
- * - A new iterator is unpositioned (`valid` is false). Positioning calls —
- *   `first()`, `last()`, `seekGE(key)`, `seekLT(key)` — may be made at any
- *   time and define the position on their own; `next()` and `prev()` step
- *   from the current position and REQUIRE `valid`.
- * - `seekGE(k)` lands on the first key >= k, `seekLT(k)` on the last key < k
- *   (for reverse scans); `first()`/`last()` on the smallest/largest key.
- *   When there is no such key, the iterator becomes invalid.
- * - Optional bounds [lower, upper) restrict every position: keys outside are
- *   never exposed. Seeks outside the bounds are clamped to them, and moving
- *   past a bound makes the iterator invalid. An upper bound also stops the
- *   iterator from reading a block that cannot hold a key below it.
- * - `key` and `value` REQUIRE `valid`. `value` is a read-only view of a
- *   (possibly cached, shared) block. Blocks are immutable, so the view stays
- *   correct after the iterator moves on, but it pins the whole block in
- *   memory: copy a small value that is kept for long.
- * - Errors (corruption as DataLoss, I/O failures) surface as exceptions from
- *   the call that hit them; the iterator is then invalid, and a later
- *   positioning call may try again.
- * - `close()` is mandatory and idempotent; it releases the block the
- *   iterator holds. Any other call after `close()` throws. Iterators must be
- *   closed before their table is.
- * - One iterator is one position; any number of iterators may read one table.
+ * - It checks its REQUIRES: `key`, `value`, `next()` and `prev()` without a
+ *   valid position, and any call after `close()`, throw FailedPrecondition.
+ * - An upper bound also stops it from reading a block that cannot hold a key
+ *   below it.
+ * - `value` is a read-only view of a (possibly cached, shared) block: it
+ *   stays correct after the iterator moves on, and pins the block.
+ * - `close()` releases the block it holds. Iterators must be closed before
+ *   their table is; any number of iterators may read one table.
  */
 import type { ByteString } from '../../model/bytes.js';
 import { TabletopError } from '../../model/errors.js';
+import type { StorageIterator } from '../iterator.js';
 import { BlockCursor } from './block-cursor.js';
 
-export interface SSTableIterator {
-  readonly valid: boolean;
-  /** The current key. REQUIRES: valid. */
-  readonly key: ByteString;
-  /** The current value, read-only. REQUIRES: valid. */
-  readonly value: Buffer;
-  first(): void;
-  last(): void;
-  seekGE(key: ByteString): void;
-  seekLT(key: ByteString): void;
-  /** REQUIRES: valid. */
-  next(): void;
-  /** REQUIRES: valid. */
-  prev(): void;
-  close(): void;
-}
+/** A table's entries: keys and read-only views of their values. */
+export type SSTableIterator = StorageIterator<Buffer>;
 
 export interface IteratorBounds {
   /** Inclusive lower bound. */
@@ -177,7 +151,7 @@ class TableIterator implements SSTableIterator {
     this.closed = true;
     this.ok = false;
     this.loaded = -1;
-    this.cursor.release();
+    this.cursor.close();
   }
 
   private doSeekGE(key: ByteString): void {
@@ -192,9 +166,7 @@ class TableIterator implements SSTableIterator {
     const i = this.src.findBlock(key);
     if (i >= this.src.separators.length) return this.backwardFrom(i - 1);
     this.load(i);
-    this.cursor.seekGE(key);
-    if (this.cursor.valid) this.cursor.prev();
-    else this.cursor.last();
+    this.cursor.seekLT(key);
     if (!this.cursor.valid) this.backwardFrom(i - 1);
   }
 
@@ -233,7 +205,7 @@ class TableIterator implements SSTableIterator {
   }
 
   private invalidate(): void {
-    this.cursor.release();
+    this.cursor.close();
     this.loaded = -1;
   }
 

@@ -5,7 +5,7 @@ import type { FileSystem, RandomAccessFile } from '../fs/file-system.js';
 import type { KeySample } from '../store.js';
 import { BlockCursor } from './block-cursor.js';
 import { BloomFilter, checkBloomFilter } from './bloom.js';
-import { ByteReader } from '../coding.js';
+import { ByteReader } from '../../model/byte-reader.js';
 import { decodeFooter, FOOTER_BYTES, FORMAT_VERSION, TRAILER_BYTES, type BlockHandle, type Footer } from './format.js';
 import { decodeProperties, type SSTableInfo } from './properties.js';
 import { readBlock, readBody } from './read-block.js';
@@ -107,7 +107,7 @@ class Reader implements SSTableReader, BlockSource {
     c.reset(this.blockBody(i), this.path, this.offsets[i]!);
     c.seekGE(key);
     const found = c.positionedOn(key) ? c.value : undefined;
-    c.release();
+    c.close();
     return found;
   }
 
@@ -142,7 +142,7 @@ class Reader implements SSTableReader, BlockSource {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.scratch.release();
+    this.scratch.close();
     this.file.close();
   }
 

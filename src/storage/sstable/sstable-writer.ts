@@ -4,7 +4,7 @@ import { TabletopError } from '../../model/errors.js';
 import type { WritableFile } from '../fs/file-system.js';
 import { BlockBuilder } from './block-builder.js';
 import { bloomHash, buildBloomFilter } from './bloom.js';
-import { putVarint } from '../coding.js';
+import { putVarint } from '../../model/byte-writer.js';
 import { BlockType, encodeFooter, encodeTrailer, FORMAT_VERSION, MAX_BLOCK_BYTES, type BlockHandle } from './format.js';
 import { encodeProperties, type Compression, type SSTableInfo } from './properties.js';
 import { shortestSeparator, shortSuccessor } from './separator.js';

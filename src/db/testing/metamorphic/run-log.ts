@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FamilyModification, RowPuller, TableInfo } from '../../../db/api.js';
+import type { FamilyModification, RowPuller, TableInfo } from '../../api.js';
 import { type ByteString, fromBytes, printable } from '../../../model/bytes.js';
 import type { Cell, Row } from '../../../model/cell.js';
 import { isTabletopError } from '../../../model/errors.js';

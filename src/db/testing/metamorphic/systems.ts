@@ -1,10 +1,10 @@
 import type { Config } from '../../../config.js';
-import { type TabletopDatabase, createDatabase } from '../../../db/index.js';
+import { type TabletopDatabase, createDatabase } from '../../index.js';
 import { ManualClock } from '../../../model/clock.js';
-import { MemoryFileSystem } from '../../fs/memory-fs.js';
-import { createMemoryEngine } from '../../memory/index.js';
-import type { StorageEngine } from '../../store.js';
-import { type DiskEngine, openDiskEngine } from '../disk-engine.js';
+import { MemoryFileSystem } from '../../../storage/fs/memory-fs.js';
+import { createMemoryEngine } from '../../../storage/memory/index.js';
+import type { StorageEngine } from '../../../storage/store.js';
+import { type DiskEngine, openDiskEngine } from '../../../storage/lsm/disk-engine.js';
 import type { Op } from './ops.js';
 import { T0 } from './universe.js';
 import { seededRandom } from '../../../testing/random.js';

@@ -7,9 +7,9 @@
  * flushes and compactions happen; DropRowRange, family changes, table and
  * instance deletion; clock ticks; GC sweeps) runs on a database over the
  * memory engine and on databases over the disk engine under several
- * configurations (testing/configs.ts), where flushes, compactions, restarts
+ * configurations (testing/metamorphic/configs.ts), where flushes, compactions, restarts
  * and power losses happen along the way. Every result must be the same
- * everywhere (testing/run-log.ts says what is compared; op-arbitraries.ts
+ * everywhere (testing/metamorphic/run-log.ts says what is compared; op-arbitraries.ts
  * how the generator avoids the one legitimate difference, physical GC).
  *
  * Environment, for long runs:
@@ -20,20 +20,20 @@
  *                     (with the same METAMORPHIC_OPS and METAMORPHIC_EXCLUDE)
  *   METAMORPHIC_EXCLUDE  op kinds to leave out, comma-separated (`during:kind`, `burst:kind`:
  *                        only inside scanWhile, burst)
- * e.g. METAMORPHIC_RUNS=2000 METAMORPHIC_SEED=$RANDOM npx vitest run src/storage/lsm/metamorphic.test.ts
+ * e.g. METAMORPHIC_RUNS=2000 METAMORPHIC_SEED=$RANDOM npx vitest run src/db/metamorphic.test.ts
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Mutation } from '../../model/mutation.js';
-import type { RowStore, StorageEngine } from '../store.js';
-import { createMemoryEngine } from '../memory/index.js';
-import { checkLog, firstDifference } from './testing/check-log.js';
-import { DISK_CONFIGS } from './testing/configs.js';
-import { type OpLog, opLog } from './testing/op-arbitraries.js';
-import type { Op } from './testing/ops.js';
-import { runLog } from './testing/run-log.js';
-import { openDiskSystem, openMemorySystem } from './testing/systems.js';
-import { T0 } from './testing/universe.js';
+import type { Mutation } from '../model/mutation.js';
+import type { RowStore, StorageEngine } from '../storage/store.js';
+import { createMemoryEngine } from '../storage/memory/index.js';
+import { checkLog, firstDifference } from './testing/metamorphic/check-log.js';
+import { DISK_CONFIGS } from './testing/metamorphic/configs.js';
+import { type OpLog, opLog } from './testing/metamorphic/op-arbitraries.js';
+import type { Op } from './testing/metamorphic/ops.js';
+import { runLog } from './testing/metamorphic/run-log.js';
+import { openDiskSystem, openMemorySystem } from './testing/metamorphic/systems.js';
+import { T0 } from './testing/metamorphic/universe.js';
 
 const env = (name: string): number | undefined => {
   const v = process.env[name];
