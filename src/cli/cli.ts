@@ -8,6 +8,7 @@ import { createLogOutput } from './log-output.js';
 import { checkRe2Addon } from '../model/filter/re2-addon.js';
 import { missingServerFlags } from './node-flags.js';
 import { CONFIG_ENV, type Layer, type RawValue, SERVE_SETTINGS, type ServeSettings, envName, resolveServeSettings } from './serve-settings.js';
+import type { CliIo } from './cli-io.js';
 import { tabletsCommand } from './tablets-command.js';
 
 /**
@@ -27,19 +28,6 @@ import { tabletsCommand } from './tablets-command.js';
  * `HTTP: http://<host>:<httpPort>/` (with the real ports when 0 was asked
  * for). Everything else (logs) goes to stderr.
  */
-
-export interface CliIo {
-  readonly stdout: (line: string) => void;
-  readonly stderr: (line: string) => void;
-  /** Subscribes to SIGINT / SIGTERM; returns an unsubscribe function. */
-  readonly onSignal: (handler: (signal: string) => void) => () => void;
-  /** Called on a second signal while stopping: give up and exit now. */
-  readonly exitNow: (code: number) => void;
-  /** The Node options the process was started with (process.execArgv); when given, `serve` names missing SERVER_NODE_FLAGS. */
-  readonly execArgv?: readonly string[];
-  /** The environment (TABLETOP_* settings); none when absent. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
 
 /** Runs the command line; resolves with the process exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

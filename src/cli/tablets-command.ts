@@ -1,6 +1,6 @@
 import { formatBytes } from '../units.js';
 import { parseTableName } from '../model/names.js';
-import type { CliIo } from './cli.js';
+import type { CliIo } from './cli-io.js';
 
 /** A tablet as the JSON API gives it (src/server/http/json-api.ts). */
 interface TabletJson {

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from '../cli-io.js';
 
 /** A CliIo that records output and exit requests; `signals.emit('signal', name)` delivers a signal; `env` is its environment. */
 export function testIo(execArgv?: readonly string[], env?: Readonly<Record<string, string | undefined>>) {

@@ -1,6 +1,7 @@
 import { loadRe2, type RE2 } from './re2-addon.js';
 import { type ByteString, fromBytes } from '../bytes.js';
 import { invalidArgument } from '../errors.js';
+import type { ByteRegex } from './byte-regex-contract.js';
 import { shortcutMatcher } from './regex-shortcuts.js';
 
 /**
@@ -25,16 +26,6 @@ import { shortcutMatcher } from './regex-shortcuts.js';
  * syntax errors, and so `a)|(b` cannot escape the anchors), then anchored as
  * `\A(?:...)\z`.
  */
-
-/** A compiled full-match regex over byte strings. */
-export interface ByteRegex {
-  /** True when the whole of `subject` (a byte string) matches. */
-  test(subject: ByteString): boolean;
-  /** The same over raw bytes (cell values). */
-  testBytes(subject: Uint8Array): boolean;
-  /** True when a match calls into RE2 (about a microsecond): worth caching per subject. */
-  readonly costly: boolean;
-}
 
 /** A pattern RE2 would reject; `message` uses RE2's wording. */
 export class RegexSyntaxError extends Error {

@@ -2,7 +2,7 @@ import { type ByteString, fromBytes } from '../bytes.js';
 import { type Cell, cell } from '../cell.js';
 import type { ByteBound } from './ast.js';
 import { qualifierInRange, valueInRange } from './byte-range.js';
-import type { ByteRegex } from './byte-regex.js';
+import type { ByteRegex } from './byte-regex-contract.js';
 
 /**
  * Per-cell stages: filters that decide each cell on its own (tests) and

@@ -1,6 +1,6 @@
 import type { ByteString } from '../bytes.js';
 import type { Cell } from '../cell.js';
-import type { ByteRegex } from './byte-regex.js';
+import type { ByteRegex } from './byte-regex-contract.js';
 import type { CellStage } from './cell-stages.js';
 import { mergeSortedRuns } from './merge.js';
 

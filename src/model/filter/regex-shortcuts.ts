@@ -1,5 +1,5 @@
 import type { ByteString } from '../bytes.js';
-import type { ByteRegex } from './byte-regex.js';
+import type { ByteRegex } from './byte-regex-contract.js';
 
 /**
  * Shortcuts for the regexes clients send most: exact names (the Node client
