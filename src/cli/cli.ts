@@ -5,7 +5,7 @@ import type { Logger } from '../server/logger.js';
 import { formatMillis } from '../units.js';
 import { environmentLayer, readConfigFile } from './config-file.js';
 import { createLogOutput } from './log-output.js';
-import { checkRe2Addon } from '../model/filter/re2-addon.js';
+import { checkRe2Addon } from '../model/filter/index.js';
 import { missingServerFlags } from './node-flags.js';
 import { CONFIG_ENV, type Layer, type RawValue, SERVE_SETTINGS, type ServeSettings, envName, resolveServeSettings } from './serve-settings.js';
 import type { CliIo } from './cli-io.js';

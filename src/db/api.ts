@@ -1,7 +1,7 @@
 import type { ByteString } from '../model/bytes.js';
 import type { Row } from '../model/cell.js';
 import type { ColumnFamily } from '../model/family.js';
-import type { RowFilter } from '../model/filter/ast.js';
+import type { RowFilter } from '../model/filter/index.js';
 import type { GcRule } from '../model/gc-rule.js';
 import type { RowSet } from '../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';

@@ -1,6 +1,5 @@
 import { invalidArgument } from '../model/errors.js';
-import type { RowFilter } from '../model/filter/ast.js';
-import { type CompiledFilter, type CompileOptions, compileFilter } from '../model/filter/index.js';
+import { type CompiledFilter, type CompileOptions, type RowFilter, compileFilter } from '../model/filter/index.js';
 
 /**
  * Compiles a request's filter, after the checks that depend on the table

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RowFilter } from '../model/filter/ast.js';
+import type { RowFilter } from '../model/filter/index.js';
 import type { GcRule } from '../model/gc-rule.js';
 import type { RowRange } from '../model/key-range.js';
 import type { ReadRequest } from './api.js';

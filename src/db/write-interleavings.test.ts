@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RowFilter } from '../model/filter/ast.js';
+import type { RowFilter } from '../model/filter/index.js';
 import type { Mutation } from '../model/mutation.js';
 import type { TableName } from '../model/names.js';
 import type { ValueType } from '../model/value-type.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hllEstimate } from '../model/aggregate/index.js';
-import type { RowFilter } from '../model/filter/ast.js';
+import type { RowFilter } from '../model/filter/index.js';
 import { LIMITS } from '../model/limits.js';
 import type { Mutation, ReadModifyWriteRule } from '../model/mutation.js';
 import type { ValueType } from '../model/value-type.js';

@@ -1,7 +1,9 @@
 /**
- * The RowFilter language of the Data API, as the database uses it: compile a
- * filter once, then apply it per row. See ast.ts for the shape (whose types
- * the API and the server's conversion layer import from there), validate.ts
- * for the rules, nodes.ts for the evaluation contract.
+ * The RowFilter language of the Data API: its shape (ast.ts), compiled once,
+ * then applied per row; the one way into this folder from outside it. See
+ * validate.ts for the rules, nodes.ts for the evaluation contract, and
+ * re2-addon.ts for how RE2 is loaded (and its missing addon reported).
  */
+export type { ByteBound, RowFilter } from './ast.js';
+export { checkRe2Addon } from './re2-addon.js';
 export { type CompiledFilter, type CompileOptions, compileFilter } from './compile.js';

@@ -1,7 +1,7 @@
 import { type ByteString, fromBytes } from '../../model/bytes.js';
 import type { Row } from '../../model/cell.js';
 import { invalidArgument, unimplemented } from '../../model/errors.js';
-import type { RowFilter } from '../../model/filter/ast.js';
+import type { RowFilter } from '../../model/filter/index.js';
 import type { RowRange, RowSet } from '../../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule } from '../../model/mutation.js';
 import { type InstanceName, type TableName, parseInstanceName, parseTableName } from '../../model/names.js';

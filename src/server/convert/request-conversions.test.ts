@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RowFilter } from '../../model/filter/ast.js';
+import type { RowFilter } from '../../model/filter/index.js';
 import { DATA, loaderMethod } from '../testing/loader-codecs.js';
 import { latin1Buffer as b, thrownCode as code, viaWire } from './testing/converter-checks.js';
 import { checkAndMutateRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, targetTable } from './data-requests.js';

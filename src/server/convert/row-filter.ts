@@ -1,6 +1,6 @@
 import { fromBytes } from '../../model/bytes.js';
 import { invalidArgument } from '../../model/errors.js';
-import type { ByteBound, RowFilter } from '../../model/filter/ast.js';
+import type { ByteBound, RowFilter } from '../../model/filter/index.js';
 import { LIMITS } from '../../model/limits.js';
 import { int64ToNumber } from './int64.js';
 import type { PRowFilter } from './proto-types.js';

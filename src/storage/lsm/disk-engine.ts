@@ -43,7 +43,7 @@ import { resolveConfig, type Config } from '../../config.js';
 import type { ByteString } from '../../model/bytes.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
-import { createBlockCache, type BlockCache } from '../cache/index.js';
+import { createBlockCache, type BlockCache } from '../cache/block-cache.js';
 import { SST_DIR, sstName, WAL_DIR } from '../file-names.js';
 import { join, type FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, RangeDrop, StoreState } from '../manifest/manifest-state.js';

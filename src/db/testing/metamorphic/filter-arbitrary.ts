@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ByteBound, RowFilter } from '../../../model/filter/ast.js';
+import type { ByteBound, RowFilter } from '../../../model/filter/index.js';
 import { FAMILY_NAMES, QUALIFIERS, TIMESTAMPS, VALUES } from './universe.js';
 
 /**

@@ -1,5 +1,5 @@
 import { type ByteString, fromBytes, printable } from '../../../model/bytes.js';
-import type { ByteBound, RowFilter } from '../../../model/filter/ast.js';
+import type { ByteBound, RowFilter } from '../../../model/filter/index.js';
 import type { GcRule } from '../../../model/gc-rule.js';
 import { describeGcRule } from '../../../model/gc.js';
 import type { RangeBound, RowSet } from '../../../model/key-range.js';

@@ -1,1 +1,0 @@
-export { createBlockCache, type BlockCache } from './block-cache.js';
