@@ -35,7 +35,8 @@ const LAYERS = [
 const TEST_FILES = '\\.test\\.ts$|/testing/';
 
 /** Node's modules that touch files, the network, processes or the machine. */
-const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|dns/promises|child_process|worker_threads|cluster|tls|os|readline|readline/promises|inspector|v8)$';
+const IO_MODULES =
+  '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|dns/promises|child_process|worker_threads|cluster|tls|os|readline|readline/promises|inspector|v8)$';
 
 /** Where protobuf and gRPC may be imported: the server's conversion layer, transports and proto loading, and (today) its services and gRPC wiring. */
 const PROTOBUF_ALLOWED = [
@@ -92,10 +93,17 @@ module.exports = {
     },
     {
       name: 'protobuf-in-server-only',
-      comment: "protobuf and gRPC types stay in the server's conversion layer and transports (see PROTOBUF_ALLOWED in .dependency-cruiser.cjs)",
+      comment:
+        "protobuf and gRPC types stay in the server's conversion layer and transports (see PROTOBUF_ALLOWED in .dependency-cruiser.cjs)",
       severity: 'error',
       from: { path: '^src/', pathNot: [TEST_FILES, ...PROTOBUF_ALLOWED] },
-      to: { path: ['(^|/)node_modules/(protobufjs|@grpc/)', '^src/server/(bigtable-descriptor|protobuf-build)\\.ts$', '^src/server/convert/proto-types\\.ts$'] },
+      to: {
+        path: [
+          '(^|/)node_modules/(protobufjs|@grpc/)',
+          '^src/server/(bigtable-descriptor|protobuf-build)\\.ts$',
+          '^src/server/convert/proto-types\\.ts$',
+        ],
+      },
     },
     {
       name: 'no-folder-cycles',

@@ -46,7 +46,9 @@ export function selectWorkloads(names: readonly string[] | undefined): Workload[
     const group = GROUPS[name];
     const matches = group !== undefined ? WORKLOADS.filter(group) : WORKLOADS.filter((w) => w.name === name);
     if (matches.length === 0) {
-      throw new Error(`--only: unknown workload "${name}"; known: ${WORKLOADS.map((w) => w.name).join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}`);
+      throw new Error(
+        `--only: unknown workload "${name}"; known: ${WORKLOADS.map((w) => w.name).join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}`,
+      );
     }
     for (const w of matches) picked.add(w);
   }

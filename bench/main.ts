@@ -72,7 +72,11 @@ async function main(argv: readonly string[]): Promise<number> {
   writeFileSync(files.markdown, report);
   writeFileSync(files.svg, svgChart(title, options.targets, resultPanels(options.workloads, options.targets, results.records)));
   // The earlier report of this kind goes; its row in history.md stays.
-  const removed = retireReports(RESULTS_DIR, options.kind, WORKLOADS.map((w) => w.name));
+  const removed = retireReports(
+    RESULTS_DIR,
+    options.kind,
+    WORKLOADS.map((w) => w.name),
+  );
   appendHistory(RESULTS_DIR, {
     date,
     label: options.label,
@@ -85,10 +89,25 @@ async function main(argv: readonly string[]): Promise<number> {
     ratios: historyRatios(options.workloads, results.records),
   });
   const summary = sectionOf(report, '## Summary');
-  if (options.complete) writeLatest(files, title, command, summary.filter((l) => !l.startsWith('![')));
-  progress.line(`\n${summary.filter((l) => !l.startsWith('![')).join('\n').trim()}\n`);
-  progress.line(`report: ${path.relative(process.cwd(), files.markdown)}\nchart:  ${path.relative(process.cwd(), files.svg)}\nlatest: ${options.complete ? path.relative(process.cwd(), files.latest) : 'unchanged (a partial run: --only, --targets or --quick)'}`);
-  progress.line(`history: a ${options.kind} run's row added to ${path.relative(process.cwd(), path.join(RESULTS_DIR, 'history.md'))}${removed.length > 0 ? `; the earlier ${options.kind} run's report removed (${removed.join(', ')})` : ''}`);
+  if (options.complete)
+    writeLatest(
+      files,
+      title,
+      command,
+      summary.filter((l) => !l.startsWith('![')),
+    );
+  progress.line(
+    `\n${summary
+      .filter((l) => !l.startsWith('!['))
+      .join('\n')
+      .trim()}\n`,
+  );
+  progress.line(
+    `report: ${path.relative(process.cwd(), files.markdown)}\nchart:  ${path.relative(process.cwd(), files.svg)}\nlatest: ${options.complete ? path.relative(process.cwd(), files.latest) : 'unchanged (a partial run: --only, --targets or --quick)'}`,
+  );
+  progress.line(
+    `history: a ${options.kind} run's row added to ${path.relative(process.cwd(), path.join(RESULTS_DIR, 'history.md'))}${removed.length > 0 ? `; the earlier ${options.kind} run's report removed (${removed.join(', ')})` : ''}`,
+  );
   const failed = results.records.filter((r) => r.error !== undefined).length;
   if (failed > 0) progress.line(`${failed} run(s) failed; see the report.`);
   return failed > 0 ? 1 : 0;

@@ -110,7 +110,8 @@ export function parseOptions(argv: readonly string[]): ParseResult {
   const workloads = selectWorkloads(list(values.only));
   const complete = values.only === undefined && values.targets === undefined && !quick;
   const startups = WORKLOADS.filter((w) => w.group === 'startup');
-  const startupOnly = workloads.length === startups.length && startups.every((w) => workloads.includes(w)) && values.targets === undefined && !quick;
+  const startupOnly =
+    workloads.length === startups.length && startups.every((w) => workloads.includes(w)) && values.targets === undefined && !quick;
   return {
     kind: 'run',
     options: {
@@ -167,6 +168,7 @@ function integer(v: string | undefined, flag: string, fallback: number, min: num
 function decimal(v: string | undefined, flag: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new Error(`${flag} must be a number from ${min} to ${max}, not "${v}"`);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+    throw new Error(`${flag} must be a number from ${min} to ${max}, not "${v}"`);
   return n;
 }

@@ -60,9 +60,11 @@ const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan', 'rang
 if (!KINDS.includes(workload)) throw new Error(`workload must be one of ${KINDS.join(', ')}, not "${workload}"`);
 if (values.floor && workload.endsWith('-scan')) throw new Error('--floor serves no reads: profile a load, writes, rmw or check-and-mutate');
 if (values.floor && values.emulator) throw new Error('--floor and --emulator are two different servers: pick one');
-if (values['durable-floor'] && (values.floor || values.emulator || values.memory)) throw new Error('--durable-floor is its own server: leave out --floor, --emulator and --memory');
+if (values['durable-floor'] && (values.floor || values.emulator || values.memory))
+  throw new Error('--durable-floor is its own server: leave out --floor, --emulator and --memory');
 if (values['durable-floor'] && workload !== 'load') throw new Error('--durable-floor serves bulk loads only (MutateRows)');
-if (!(Number(values['floor-flush-mib']) >= 0)) throw new Error(`--floor-flush-mib must be a number of MiB, 0 or more, not "${values['floor-flush-mib']}"`);
+if (!(Number(values['floor-flush-mib']) >= 0))
+  throw new Error(`--floor-flush-mib must be a number of MiB, 0 or more, not "${values['floor-flush-mib']}"`);
 const floor = values.floor || values['durable-floor'];
 const valueSize = Number(values.value);
 const rows = Number(values.rows);
@@ -92,7 +94,18 @@ const args = [
 const server = values.emulator
   ? spawn(EMULATOR_BIN, ['-host', 'localhost', '-port', values.port], { stdio: ['ignore', 'ignore', 'inherit'] })
   : floor
-    ? spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)), values.port, ...(values['durable-floor'] ? [dataDir, String(Math.round(Number(values['floor-flush-mib']) * 1024 * 1024))] : [])], { stdio: ['ignore', 'ignore', 'inherit'] })
+    ? spawn(
+        process.execPath,
+        [
+          ...nodeArgs,
+          '--import',
+          'tsx',
+          fileURLToPath(new URL('servers/floor-server.ts', import.meta.url)),
+          values.port,
+          ...(values['durable-floor'] ? [dataDir, String(Math.round(Number(values['floor-flush-mib']) * 1024 * 1024))] : []),
+        ],
+        { stdio: ['ignore', 'ignore', 'inherit'] },
+      )
     : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');
@@ -136,7 +149,6 @@ async function waitForServer(): Promise<void> {
   throw new Error('the server did not answer within 10 s');
 }
 
-
 /** Runs `op` in `lanes` closed loops for `secs` seconds; returns the operations done. */
 async function closedLoop(lanes: number, secs: number, op: (lane: number, i: number) => Promise<void>): Promise<number> {
   let done = 0;
@@ -161,7 +173,14 @@ async function main(): Promise<void> {
   if (workload === 'load') {
     // A warm-up load into another table first, so the JIT's compilation is not counted.
     const warm = await createTable(client, 'warm');
-    await loadRows(warm, { rows: values['warm-rows'] !== undefined ? Number(values['warm-rows']) : Math.ceil(rows / 5), valueSize, batchRows: 1000, inFlight: 4, seed: 2, tick: () => undefined });
+    await loadRows(warm, {
+      rows: values['warm-rows'] !== undefined ? Number(values['warm-rows']) : Math.ceil(rows / 5),
+      valueSize,
+      batchRows: 1000,
+      inFlight: 4,
+      seed: 2,
+      tick: () => undefined,
+    });
     await warm.delete();
     measured = async () => {
       await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
@@ -173,7 +192,8 @@ async function main(): Promise<void> {
     else if (workload === 'rmw') op = async () => void (await table.row('hot').increment('cf:c', 1));
     else if (workload === 'check-and-mutate') {
       const mutation = (i: number) => [{ method: 'insert', data: { cf: { v: pool.value(i) } } }];
-      op = async (lane, i) => void (await table.row(key(lane, i)).filter({ column: 'v' }, { onMatch: mutation(i), onNoMatch: mutation(i) }));
+      op = async (lane, i) =>
+        void (await table.row(key(lane, i)).filter({ column: 'v' }, { onMatch: mutation(i), onNoMatch: mutation(i) }));
     } else {
       await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
       await untilIdle(pid!);
@@ -184,7 +204,9 @@ async function main(): Promise<void> {
         if (workload === 'full-scan') return {};
         if (workload === 'prefix-scan') return { prefix: groupPrefix(g) };
         const start = Math.min(rows - GROUP_ROWS, g * GROUP_ROWS + 37);
-        return { ranges: [{ start: { value: rowKey(start), inclusive: true }, end: { value: rowKey(start + GROUP_ROWS), inclusive: false } }] };
+        return {
+          ranges: [{ start: { value: rowKey(start), inclusive: true }, end: { value: rowKey(start + GROUP_ROWS), inclusive: false } }],
+        };
       };
       op = (lane, i) =>
         new Promise<void>((resolve, reject) => {
@@ -229,10 +251,18 @@ async function main(): Promise<void> {
   if (workload === 'load' && !values.prof) {
     after = `; then ${(((await untilIdle(pid!)) * 1e6) / ops).toFixed(1)} µs per row of background work after the last write was acknowledged`;
   }
-  console.log(`${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values['durable-floor'] ? 'durable floor' : values.floor ? 'transport floor' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`);
-  console.log(`server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy), ${(faults / ops).toFixed(3)} minor page faults per ${unit}${after}`);
-  console.log(`server wrote ${Math.round(written / ops).toLocaleString('en-US')} bytes per ${unit} (files and sockets, until the last acknowledgement)`);
-  console.log(`client CPU (this process, the Node client): ${((clientCpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(clientCpu / wall).toFixed(2)} cores busy, its event loop ${((100 * clientMain) / wall).toFixed(0)}%)`);
+  console.log(
+    `${workload}${workload === 'load' ? ` of ${valueSize}-byte values` : ''} (${values.emulator ? 'emulator' : values['durable-floor'] ? 'durable floor' : values.floor ? 'transport floor' : values.memory ? 'in memory' : 'durable'}): ${ops.toLocaleString('en-US')} ${unit}s in ${wall.toFixed(1)} s, ${Math.round(ops / wall).toLocaleString('en-US')} ${unit}s/s`,
+  );
+  console.log(
+    `server CPU: ${((cpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(cpu / wall).toFixed(2)} cores busy), ${(faults / ops).toFixed(3)} minor page faults per ${unit}${after}`,
+  );
+  console.log(
+    `server wrote ${Math.round(written / ops).toLocaleString('en-US')} bytes per ${unit} (files and sockets, until the last acknowledgement)`,
+  );
+  console.log(
+    `client CPU (this process, the Node client): ${((clientCpu * 1e6) / ops).toFixed(1)} µs per ${unit} (${(clientCpu / wall).toFixed(2)} cores busy, its event loop ${((100 * clientMain) / wall).toFixed(0)}%)`,
+  );
   console.log(
     `machine: ${((machine.busy - machine0.busy) / wall).toFixed(2)} of ${os.cpus().length} cores busy (${((machine.iowait - machine0.iowait) / wall).toFixed(2)} in iowait, ${((machine.irq - machine0.irq) / wall).toFixed(2)} in interrupts)`,
   );

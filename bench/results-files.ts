@@ -17,7 +17,8 @@ export interface ResultFiles {
 export function resultFiles(dir: string, date: string, label: string): ResultFiles {
   mkdirSync(dir, { recursive: true });
   let base = `${date}-${label}`;
-  for (let n = 2; existsSync(path.join(dir, `${base}.md`)) || existsSync(path.join(dir, `${base}.svg`)); n++) base = `${date}-${label}-${n}`;
+  for (let n = 2; existsSync(path.join(dir, `${base}.md`)) || existsSync(path.join(dir, `${base}.svg`)); n++)
+    base = `${date}-${label}-${n}`;
   return { dir, base, markdown: path.join(dir, `${base}.md`), svg: path.join(dir, `${base}.svg`), latest: path.join(dir, 'latest.md') };
 }
 

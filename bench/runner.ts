@@ -98,9 +98,18 @@ export class Runner {
     const cores = os.availableParallelism();
     const busiest = Math.max(loadStart[0] ?? 0, loadEnd[0] ?? 0);
     if (busiest > cores) {
-      this.warn(`the machine was busy with other work (1-minute load average up to ${busiest.toFixed(1)} on ${cores} cores): absolute figures are low and noisy; trust the ratios more, and re-run on a quiet machine`);
+      this.warn(
+        `the machine was busy with other work (1-minute load average up to ${busiest.toFixed(1)} on ${cores} cores): absolute figures are low and noisy; trust the ratios more, and re-run on a quiet machine`,
+      );
     }
-    return { records: this.records, targets: this.targetInfo, warnings: this.warnings, startedAt, finishedAt: new Date(), loadAverage: { start: loadStart, end: loadEnd } };
+    return {
+      records: this.records,
+      targets: this.targetInfo,
+      warnings: this.warnings,
+      startedAt,
+      finishedAt: new Date(),
+      loadAverage: { start: loadStart, end: loadEnd },
+    };
   }
 
   private async runFresh(w: ServerWorkload, index: number): Promise<void> {
@@ -276,9 +285,17 @@ export class Runner {
       const { settings } = this.options;
       const task = this.progress.task(`  ${kind}: loading the data set (not measured)`, 'rows', settings.rows);
       const t0 = performance.now();
-      await loadRows(table, { rows: settings.rows, valueSize: this.dataset.valueSize, batchRows: settings.loadBatchRows, inFlight: settings.loadInFlight, seed: 1, tick: (n) => task.update(n) });
+      await loadRows(table, {
+        rows: settings.rows,
+        valueSize: this.dataset.valueSize,
+        batchRows: settings.loadBatchRows,
+        inFlight: settings.loadInFlight,
+        seed: 1,
+        tick: (n) => task.update(n),
+      });
       task.finish(`${settings.rows.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      for (const t of [this.dataset.writesTable, this.dataset.countersTable, this.dataset.loadgenWritesTable]) await createTable(live.client, t);
+      for (const t of [this.dataset.writesTable, this.dataset.countersTable, this.dataset.loadgenWritesTable])
+        await createTable(live.client, t);
     } catch (e) {
       await this.stop(live);
       throw e;

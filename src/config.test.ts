@@ -14,6 +14,7 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ gcSweepIntervalMillis: -1 })).toThrow(/gcSweepIntervalMillis/);
     expect(() => resolveConfig({ memtableBytes: Number.NaN })).toThrow(/memtableBytes/);
     expect(() => resolveConfig({ samplePieceBytes: 0 })).toThrow(/samplePieceBytes/);
-    for (const nodes of [0, 2.5, 1001]) expect(() => resolveConfig({ nodes })).toThrow(/config.nodes must be a whole number from 1 to 1000/);
+    for (const nodes of [0, 2.5, 1001])
+      expect(() => resolveConfig({ nodes })).toThrow(/config.nodes must be a whole number from 1 to 1000/);
   });
 });

@@ -165,7 +165,8 @@ export function resolveConfig(overrides: Partial<Config> = {}): Config {
     }
   }
   if (config.samplePieceBytes <= 0) throw new RangeError('config.samplePieceBytes must be positive');
-  if (config.hotRowShare <= 0 || config.hotRowShare > 1) throw new RangeError(`config.hotRowShare must be in (0, 1], got ${config.hotRowShare}`);
+  if (config.hotRowShare <= 0 || config.hotRowShare > 1)
+    throw new RangeError(`config.hotRowShare must be in (0, 1], got ${config.hotRowShare}`);
   if (!Number.isInteger(config.nodes) || config.nodes < 1 || config.nodes > LIMITS.maxServeNodes) {
     throw new RangeError(`config.nodes must be a whole number from 1 to ${LIMITS.maxServeNodes}, got ${config.nodes}`);
   }

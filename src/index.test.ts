@@ -17,7 +17,11 @@ describe('startServer', () => {
       expect(server.httpPort).toBeUndefined();
       expect(server.storage).toBe('memory');
       const clients = rawClients(server.address);
-      await unaryCall(clients.tableAdmin, 'CreateTable', { parent: 'projects/p/instances/i', tableId: 't', table: { columnFamilies: { f: {} } } });
+      await unaryCall(clients.tableAdmin, 'CreateTable', {
+        parent: 'projects/p/instances/i',
+        tableId: 't',
+        table: { columnFamilies: { f: {} } },
+      });
       const tables = await unaryCall(clients.tableAdmin, 'ListTables', { parent: 'projects/p/instances/i' });
       expect(tables.tables.map((t: { name: string }) => t.name)).toEqual(['projects/p/instances/i/tables/t']);
       clients.close();
@@ -57,8 +61,15 @@ describe('startServer', () => {
 
 describe('open', () => {
   const table = { project: 'p', instance: 'i', table: 't' };
-  const spec = { families: [{ name: 'cf', gcRule: undefined, valueType: { kind: 'bytes' as const } }], initialSplits: [], deletionProtection: false };
-  const row = (key: string) => ({ key, mutations: [{ kind: 'setCell' as const, family: 'cf', qualifier: 'q', timestamp: 1000, value: Buffer.from(key) }] });
+  const spec = {
+    families: [{ name: 'cf', gcRule: undefined, valueType: { kind: 'bytes' as const } }],
+    initialSplits: [],
+    deletionProtection: false,
+  };
+  const row = (key: string) => ({
+    key,
+    mutations: [{ kind: 'setCell' as const, family: 'cf', qualifier: 'q', timestamp: 1000, value: Buffer.from(key) }],
+  });
 
   it('opens an embedded database', async () => {
     const db = await open();
@@ -77,7 +88,13 @@ describe('open', () => {
       const created = db.createTable(table, spec);
       expect(created).toBeInstanceOf(Promise);
       await created;
-      for (const call of [() => db.getTable(table), () => db.listTables(table), () => db.listTablets(table), () => db.generateConsistencyToken(table), () => db.listInstances('p')]) {
+      for (const call of [
+        () => db.getTable(table),
+        () => db.listTables(table),
+        () => db.listTablets(table),
+        () => db.generateConsistencyToken(table),
+        () => db.listInstances('p'),
+      ]) {
         const answer = call();
         expect(answer).toBeInstanceOf(Promise);
         await answer;
@@ -126,9 +143,11 @@ describe('open', () => {
       expect(first).toEqual(['d', 'c']);
 
       const bad = db.readRows({ ...table, table: 'missing' }, all);
-      await expect((async () => {
-        for await (const r of bad) keys.push(r.key);
-      })()).rejects.toMatchObject({ code: 'NotFound' });
+      await expect(
+        (async () => {
+          for await (const r of bad) keys.push(r.key);
+        })(),
+      ).rejects.toMatchObject({ code: 'NotFound' });
     } finally {
       await db.close();
     }
@@ -140,7 +159,10 @@ describe('open', () => {
     await db.createTable(table, spec);
     await db.mutateRow(table, 'k', row('k').mutations);
     expect(readFileSync(join(dir, 'LOCK'), 'utf8').trim()).toBe(String(process.pid));
-    expect(await openInChild(dir)).toEqual({ code: 1, err: expect.stringContaining(`data directory ${dir} is in use by process ${process.pid}`) });
+    expect(await openInChild(dir)).toEqual({
+      code: 1,
+      err: expect.stringContaining(`data directory ${dir} is in use by process ${process.pid}`),
+    });
     await db.close();
     expect(existsSync(join(dir, 'LOCK'))).toBe(false);
     expect(await openInChild(dir)).toEqual({ code: 0, err: '' });
@@ -148,7 +170,8 @@ describe('open', () => {
     try {
       expect((await again.getTable(table)).name).toEqual(table);
       const keys: string[] = [];
-      for await (const r of again.readRows(table, { rows: { keys: [], ranges: [] }, filter: undefined, limit: undefined, reversed: false })) keys.push(r.key);
+      for await (const r of again.readRows(table, { rows: { keys: [], ranges: [] }, filter: undefined, limit: undefined, reversed: false }))
+        keys.push(r.key);
       expect(keys).toEqual(['k']);
     } finally {
       await again.close();

@@ -97,7 +97,12 @@ export interface OpenOptions {
 async function openEngine(options: OpenOptions, database: () => TabletopDatabase | undefined): Promise<OpenedEngine> {
   checkRe2Addon();
   if (options.inMemory === true || options.dataDir === undefined) {
-    return { engine: createMemoryEngine(), storage: 'memory', description: 'in memory (data is lost when the server stops)', release: () => undefined };
+    return {
+      engine: createMemoryEngine(),
+      storage: 'memory',
+      description: 'in memory (data is lost when the server stops)',
+      release: () => undefined,
+    };
   }
   // The durable engine's modules (and their native addons) load only when a data directory is used.
   const [{ createNodeFileSystem }, { lockDataDir }, { openDiskEngine }] = await Promise.all([
@@ -132,7 +137,10 @@ async function openEngine(options: OpenOptions, database: () => TabletopDatabase
  * Opens the engine and the database over it, whose `close()` also releases
  * the data directory. A database that fails to open leaves nothing open.
  */
-async function openDatabase(options: OpenOptions, logger: Logger): Promise<{ readonly db: TabletopDatabase; readonly opened: OpenedEngine }> {
+async function openDatabase(
+  options: OpenOptions,
+  logger: Logger,
+): Promise<{ readonly db: TabletopDatabase; readonly opened: OpenedEngine }> {
   let db: TabletopDatabase | undefined;
   const opened = await openEngine({ ...options, logger }, () => db);
   try {
@@ -201,7 +209,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 }
 
 // ---- model types and helpers users need ----
-export type { Database, TableInfo, TableSpec, InstanceInfo, ClusterInfo, AppProfileInfo, ReadRequest, ReadStats, RowReader } from './db/api.js';
+export type {
+  Database,
+  TableInfo,
+  TableSpec,
+  InstanceInfo,
+  ClusterInfo,
+  AppProfileInfo,
+  ReadRequest,
+  ReadStats,
+  RowReader,
+} from './db/api.js';
 export type { ByteString } from './model/bytes.js';
 export { fromBytes, toBytes, fromUtf8, toUtf8, compareBytes, prefixSuccessor } from './model/bytes.js';
 export type { Cell, Row } from './model/cell.js';

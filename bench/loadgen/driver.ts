@@ -54,7 +54,11 @@ interface Worker {
 function spawnWorker(config: WorkerConfig, onProgress: () => void): Worker {
   // The harness runs under tsx; fork() passes its loader flags on (process.execArgv), so the worker runs as TypeScript too.
   const child: ChildProcess = fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const untrack = track({ name: `load-generator worker ${child.pid}`, release: async () => void child.kill('SIGKILL'), releaseNow: () => void child.kill('SIGKILL') });
+  const untrack = track({
+    name: `load-generator worker ${child.pid}`,
+    release: async () => void child.kill('SIGKILL'),
+    releaseNow: () => void child.kill('SIGKILL'),
+  });
   type Done = Extract<FromWorker, { type: 'done' }>;
   let onReady!: { resolve: () => void; reject: (e: Error) => void };
   let onDone!: { resolve: (m: Done) => void; reject: (e: Error) => void };

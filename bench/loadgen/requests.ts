@@ -69,7 +69,12 @@ export function pointReadRequest(tableName: string): KeyedRequest {
 
 /** MutateRow setting the benchmark cell of one row to `value` at `timestampMicros`. */
 export function mutateRowRequest(tableName: string, value: Buffer, timestampMicros: number): KeyedRequest {
-  const setCell = { familyName: FAMILY, columnQualifier: Buffer.from(QUALIFIER, 'latin1'), timestampMicros: String(timestampMicros), value };
+  const setCell = {
+    familyName: FAMILY,
+    columnQualifier: Buffer.from(QUALIFIER, 'latin1'),
+    timestampMicros: String(timestampMicros),
+    value,
+  };
   return keyed(load().mutateRow({ tableName, rowKey: KEY_HOLE, mutations: [{ setCell }] }));
 }
 

@@ -105,7 +105,12 @@ function http2Transport(address: string, connections: number): Transport {
         stream.on('error', (e: Error) => reject(new Error(`${method}: ${e.message}`)));
         stream.on('end', () => {
           if (status === '0') resolve(counter.bytes);
-          else reject(new Error(`${method}: ${status === undefined ? 'no grpc-status in the response' : `grpc-status ${status} ${decodeURIComponent(message)}`}`));
+          else
+            reject(
+              new Error(
+                `${method}: ${status === undefined ? 'no grpc-status in the response' : `grpc-status ${status} ${decodeURIComponent(message)}`}`,
+              ),
+            );
         });
         stream.end(request);
       }),

@@ -2,7 +2,15 @@ import { Histogram } from '../stats/histogram.js';
 import { ValuePool, logicalRowBytes, randomBelow, rowKey } from '../workloads/dataset.js';
 import { seededRandom } from '../../src/testing/random.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './messages.js';
-import { METHOD, checkAndMutateRequest, fullScanRequest, incrementRequest, mutateRowRequest, pointReadRequest, setKey } from './requests.js';
+import {
+  METHOD,
+  checkAndMutateRequest,
+  fullScanRequest,
+  incrementRequest,
+  mutateRowRequest,
+  pointReadRequest,
+  setKey,
+} from './requests.js';
 import { openTransport } from './transport.js';
 import type { Transport } from './transport.js';
 
@@ -126,7 +134,8 @@ function makeCall(c: WorkerConfig, t: Transport): Call {
       const req = t.frame(fullScanRequest(c.tableName));
       return async (lane) => {
         const got = await t.call(lane, METHOD.readRows, req);
-        if (got < c.rows * c.valueSize) throw new Error(`a full scan returned ${got} bytes, fewer than the ${c.rows} rows of ${c.valueSize} bytes loaded`);
+        if (got < c.rows * c.valueSize)
+          throw new Error(`a full scan returned ${got} bytes, fewer than the ${c.rows} rows of ${c.valueSize} bytes loaded`);
         return { rows: c.rows, bytes: got };
       };
     }

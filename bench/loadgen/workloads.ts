@@ -23,7 +23,10 @@ function setup(s: Settings, inFlight: number): string {
   return `${s.loadgenProcesses} load-generator process(es) × ${inFlight} calls in flight over ${s.loadgenChannels} connection(s) each; pre-encoded requests sent through the ${how}`;
 }
 
-function loadgen(kind: LoadgenKind, spec: Pick<Workload, 'name' | 'title' | 'per' | 'unitName' | 'mbps' | 'latency' | 'reference'> & { what: string }): Workload {
+function loadgen(
+  kind: LoadgenKind,
+  spec: Pick<Workload, 'name' | 'title' | 'per' | 'unitName' | 'mbps' | 'latency' | 'reference'> & { what: string },
+): Workload {
   return {
     ...spec,
     group: 'loadgen',

@@ -51,21 +51,51 @@ export function figures(w: Workload): Figure[] {
   const out: Figure[] = [{ key: 'throughput', label: `${w.unitName}/s`, better: 'higher', value: (r) => units(w, r) / r.seconds }];
   if (w.mbps) out.push({ key: 'mbps', label: 'MB/s', better: 'higher', value: (r) => r.bytes / 1e6 / r.seconds });
   if (w.latency) {
-    out.push({ key: 'p50', label: 'p50 latency, ms', better: 'lower', value: (r) => (r.latency === undefined ? undefined : r.latency.quantile(0.5) / 1000) });
-    out.push({ key: 'p99', label: 'p99 latency, ms', better: 'lower', value: (r) => (r.latency === undefined ? undefined : r.latency.quantile(0.99) / 1000) });
+    out.push({
+      key: 'p50',
+      label: 'p50 latency, ms',
+      better: 'lower',
+      value: (r) => (r.latency === undefined ? undefined : r.latency.quantile(0.5) / 1000),
+    });
+    out.push({
+      key: 'p99',
+      label: 'p99 latency, ms',
+      better: 'lower',
+      value: (r) => (r.latency === undefined ? undefined : r.latency.quantile(0.99) / 1000),
+    });
   }
-  out.push({ key: 'serverCpu', label: `server CPU µs/${one}`, better: 'lower', value: (r) => (units(w, r) > 0 ? (r.serverCpuSeconds / units(w, r)) * 1e6 : undefined) });
+  out.push({
+    key: 'serverCpu',
+    label: `server CPU µs/${one}`,
+    better: 'lower',
+    value: (r) => (units(w, r) > 0 ? (r.serverCpuSeconds / units(w, r)) * 1e6 : undefined),
+  });
   out.push({ key: 'serverCores', label: 'server CPU cores busy', better: 'none', value: (r) => r.serverCpuSeconds / r.seconds });
-  out.push({ key: 'clientCpu', label: `client CPU µs/${one}`, better: 'none', value: (r) => (units(w, r) > 0 ? (r.clientCpuSeconds / units(w, r)) * 1e6 : undefined) });
+  out.push({
+    key: 'clientCpu',
+    label: `client CPU µs/${one}`,
+    better: 'none',
+    value: (r) => (units(w, r) > 0 ? (r.clientCpuSeconds / units(w, r)) * 1e6 : undefined),
+  });
   if (w.freshServer) {
-    out.push({ key: 'rssPerGiB', label: 'GiB RSS per GiB loaded', better: 'lower', value: (r) => (r.bytes > 0 ? r.serverRssBytes / r.bytes : undefined) });
+    out.push({
+      key: 'rssPerGiB',
+      label: 'GiB RSS per GiB loaded',
+      better: 'lower',
+      value: (r) => (r.bytes > 0 ? r.serverRssBytes / r.bytes : undefined),
+    });
     out.push({
       key: 'rssGrowthPerGiB',
       label: 'GiB RSS growth per GiB loaded',
       better: 'lower',
       value: (r) => (r.bytes > 0 && r.rssBeforeBytes !== undefined ? (r.serverRssBytes - r.rssBeforeBytes) / r.bytes : undefined),
     });
-    out.push({ key: 'diskPerGiB', label: 'GiB on disk per GiB loaded', better: 'lower', value: (r) => (r.bytes > 0 && r.serverDiskBytes !== undefined ? r.serverDiskBytes / r.bytes : undefined) });
+    out.push({
+      key: 'diskPerGiB',
+      label: 'GiB on disk per GiB loaded',
+      better: 'lower',
+      value: (r) => (r.bytes > 0 && r.serverDiskBytes !== undefined ? r.serverDiskBytes / r.bytes : undefined),
+    });
   }
   return out;
 }
@@ -80,10 +110,25 @@ function startupFigures(w: StartupWorkload): Figure[] {
     { key: 'readyMs', label: 'ms until listening', better: 'lower', value: (r) => r.startup?.raw.readyMs },
     { key: 'firstCallMs', label: 'ms to first call (raw CreateTable)', better: 'lower', value: (r) => r.startup?.raw.firstCallMs },
     { key: 'firstReadMs', label: 'ms to first read (raw ReadRows after it)', better: 'lower', value: (r) => r.startup?.raw.firstReadMs },
-    { key: 'clientReadMs', label: 'ms to first read, Node client (createTable, getRows)', better: 'lower', value: (r) => r.startup?.node.firstReadMs },
+    {
+      key: 'clientReadMs',
+      label: 'ms to first read, Node client (createTable, getRows)',
+      better: 'lower',
+      value: (r) => r.startup?.node.firstReadMs,
+    },
     { key: 'startCpuMs', label: 'server CPU ms to first read (raw)', better: 'lower', value: (r) => r.startup?.raw.cpuMs },
-    { key: 'readyRssMiB', label: `${rss} when listening`, better: 'lower', value: (r) => (r.startup === undefined ? undefined : r.startup.raw.rssReadyBytes / MiB) },
-    { key: 'idleRssMiB', label: `${rss}, idle after first read`, better: 'lower', value: (r) => (r.startup === undefined ? undefined : r.startup.raw.rssIdleBytes / MiB) },
+    {
+      key: 'readyRssMiB',
+      label: `${rss} when listening`,
+      better: 'lower',
+      value: (r) => (r.startup === undefined ? undefined : r.startup.raw.rssReadyBytes / MiB),
+    },
+    {
+      key: 'idleRssMiB',
+      label: `${rss}, idle after first read`,
+      better: 'lower',
+      value: (r) => (r.startup === undefined ? undefined : r.startup.raw.rssIdleBytes / MiB),
+    },
   ];
 }
 

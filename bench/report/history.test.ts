@@ -37,7 +37,11 @@ describe('bench history', () => {
     expect(run('2026-11-26-startup-1', 'startup')).toEqual([]);
     expect(run('2026-11-26-full-2', 'partial')).toEqual([]);
     // A full run replaces the earlier full run only (a label that is a prefix of another's is not taken for it).
-    expect(run('2026-11-27-full-26', 'full', true)).toEqual(['2026-11-26-full-25.md', '2026-11-26-full-25.svg', '2026-11-26-full-25-load-large-rss.svg']);
+    expect(run('2026-11-27-full-26', 'full', true)).toEqual([
+      '2026-11-26-full-25.md',
+      '2026-11-26-full-25.svg',
+      '2026-11-26-full-25-load-large-rss.svg',
+    ]);
     expect(run('2026-11-27-startup-2', 'startup')).toEqual(['2026-11-26-startup-1.md', '2026-11-26-startup-1.svg']);
     writeFileSync(path.join(dir, 'latest.md'), 'latest');
     expect(readdirSync(dir).sort()).toEqual([

@@ -30,7 +30,10 @@ export function markdownReport(input: ReportInput): string {
   out.push(`# ${input.title}`, '');
   out.push(`Command: \`${input.command}\``, '');
   const startups = options.workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
-  out.push(`Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator.`, '');
+  out.push(
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator.`,
+    '',
+  );
   if (results.warnings.length > 0) {
     out.push('**Warnings**', '');
     for (const w of results.warnings) out.push(`- ${w}`);
@@ -44,12 +47,28 @@ export function markdownReport(input: ReportInput): string {
   out.push('## Details', '');
   for (const w of options.workloads) out.push(...workloadSection(w, options, results.records, input.rssCharts), '');
   out.push(...setupSection(input), '');
-  out.push(...methodSection(input.machine.cores, options.workloads.some((w) => w.kind === 'startup')));
+  out.push(
+    ...methodSection(
+      input.machine.cores,
+      options.workloads.some((w) => w.kind === 'startup'),
+    ),
+  );
   return out.join('\n') + '\n';
 }
 
 /** The figures the summary shows; the details show all. */
-const SUMMARY_FIGURES: ReadonlySet<FigureKey> = new Set<FigureKey>(['throughput', 'mbps', 'p99', 'serverCpu', 'rssPerGiB', 'rssGrowthPerGiB', 'diskPerGiB', 'firstCallMs', 'clientReadMs', 'idleRssMiB']);
+const SUMMARY_FIGURES: ReadonlySet<FigureKey> = new Set<FigureKey>([
+  'throughput',
+  'mbps',
+  'p99',
+  'serverCpu',
+  'rssPerGiB',
+  'rssGrowthPerGiB',
+  'diskPerGiB',
+  'firstCallMs',
+  'clientReadMs',
+  'idleRssMiB',
+]);
 
 function summaryTable(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
   const both = targets.length === 2;
@@ -59,10 +78,16 @@ function summaryTable(workloads: readonly Workload[], targets: readonly TargetKi
     for (const f of figures(w).filter((x) => SUMMARY_FIGURES.has(x.key))) {
       const s = targets.map((k) => figureSpread(records, w, k, f));
       if (s.every((x) => x === undefined)) continue;
-      rows.push([w.name, betterLabel(f), ...s.map((x, i) => (x === undefined ? failedOrMissing(records, w, targets[i]) : num(x.median))), ...(both ? [ratioText(ratio(s[0]?.median, s[1]?.median))] : [])]);
+      rows.push([
+        w.name,
+        betterLabel(f),
+        ...s.map((x, i) => (x === undefined ? failedOrMissing(records, w, targets[i]) : num(x.median))),
+        ...(both ? [ratioText(ratio(s[0]?.median, s[1]?.median))] : []),
+      ]);
     }
     const errs = records.filter((r) => r.workload === w.name && r.error !== undefined);
-    if (errs.length > 0 && rows.every((r) => r[0] !== w.name)) rows.push([w.name, 'failed', ...targets.map((k) => failedOrMissing(records, w, k)), ...(both ? ['–'] : [])]);
+    if (errs.length > 0 && rows.every((r) => r[0] !== w.name))
+      rows.push([w.name, 'failed', ...targets.map((k) => failedOrMissing(records, w, k)), ...(both ? ['–'] : [])]);
   }
   return table(head, rows);
 }
@@ -78,11 +103,15 @@ function betterLabel(f: Figure): string {
 function loadgenSection(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
   const out = ['## One server process under the load generator, vs Cloud Bigtable', ''];
   out.push(
-    'What one server process sustains under the raw gRPC load generator, next to Google\'s published throughput of one Cloud Bigtable node with SSD storage (rows of 1 KB; https://cloud.google.com/bigtable/docs/performance). ' +
+    "What one server process sustains under the raw gRPC load generator, next to Google's published throughput of one Cloud Bigtable node with SSD storage (rows of 1 KB; https://cloud.google.com/bigtable/docs/performance). " +
       'The load generator runs on the same machine and shares its cores with the server; "load generator busy" near 100% means the client, not the server, was the limit.',
     '',
   );
-  const head = ['workload', 'Cloud Bigtable SSD node', ...targets.flatMap((k) => [k, `${k} ÷ node`, `${k}: server cores busy`, `${k}: load generator busy`])];
+  const head = [
+    'workload',
+    'Cloud Bigtable SSD node',
+    ...targets.flatMap((k) => [k, `${k} ÷ node`, `${k}: server cores busy`, `${k}: load generator busy`]),
+  ];
   const rows: string[][] = [];
   for (const w of workloads) {
     const ref = w.reference;
@@ -95,7 +124,12 @@ function loadgenSection(workloads: readonly Workload[], targets: readonly Target
       const s = figureSpread(records, w, k, f);
       const c = cores === undefined ? undefined : figureSpread(records, w, k, cores);
       const busy = spread(runsOf(records, w, k).map((r) => r.clientCpuSeconds / (r.seconds * r.clientProcesses)));
-      row.push(s === undefined ? failedOrMissing(records, w, k) : `${num(s.median)} ${f.label}`, ratioText(ratio(s?.median, ref.value)), c === undefined ? '–' : num(c.median), busy === undefined ? '–' : `${Math.round(busy.median * 100)}%`);
+      row.push(
+        s === undefined ? failedOrMissing(records, w, k) : `${num(s.median)} ${f.label}`,
+        ratioText(ratio(s?.median, ref.value)),
+        c === undefined ? '–' : num(c.median),
+        busy === undefined ? '–' : `${Math.round(busy.median * 100)}%`,
+      );
     }
     rows.push(row);
   }
@@ -109,7 +143,12 @@ function runsOf(records: readonly RunRecord[], w: Workload, kind: TargetKind): N
   return out;
 }
 
-function workloadSection(w: Workload, options: Options, records: readonly RunRecord[], rssCharts: Readonly<Record<string, string>>): string[] {
+function workloadSection(
+  w: Workload,
+  options: Options,
+  records: readonly RunRecord[],
+  rssCharts: Readonly<Record<string, string>>,
+): string[] {
   const { targets } = options;
   const both = targets.length === 2;
   const out = [`### ${w.name}: ${w.title}`, '', w.describe(options.settings) + '.', ''];
@@ -127,7 +166,8 @@ function workloadSection(w: Workload, options: Options, records: readonly RunRec
     if (chart !== undefined) out.push('', `![RSS while loading](${chart})`);
   }
   for (const r of records) {
-    if (r.workload === w.name && r.error !== undefined) out.push('', `- **${r.target} ${r.run === 0 ? 'warm-up' : `run ${r.run}`} failed:** ${cell(r.error.split('\n')[0] ?? '')}`);
+    if (r.workload === w.name && r.error !== undefined)
+      out.push('', `- **${r.target} ${r.run === 0 ? 'warm-up' : `run ${r.run}`} failed:** ${cell(r.error.split('\n')[0] ?? '')}`);
   }
   return out;
 }
@@ -145,7 +185,10 @@ function setupSection(input: ReportInput): string[] {
   const la = (xs: readonly number[]): string => xs.map((x) => x.toFixed(2)).join(' / ');
   lines.push(`- Load average (1 / 5 / 15 min) at the start: ${la(results.loadAverage.start)}; at the end: ${la(results.loadAverage.end)}`);
   lines.push(`- tabletop: commit ${m.tabletopCommit}; mode asked: ${o.tabletopMode}`);
-  for (const t of results.targets.values()) lines.push(`  - ${t.kind} storage: ${t.storage}${t.kind === 'tabletop' ? (t.durable ? ' (durable: writes fsynced)' : ' (not durable)') : ''}`);
+  for (const t of results.targets.values())
+    lines.push(
+      `  - ${t.kind} storage: ${t.storage}${t.kind === 'tabletop' ? (t.durable ? ' (durable: writes fsynced)' : ' (not durable)') : ''}`,
+    );
   lines.push(`- Emulator: ${m.emulator}`);
   lines.push(`- Clients: ${m.nodeClient}; load generator on ${m.grpcJs}`);
   lines.push(
@@ -157,7 +200,7 @@ function setupSection(input: ReportInput): string[] {
 
 function methodSection(cores: number, startup: boolean): string[] {
   const startupMethod = [
-    '- Start-up workloads start every server afresh in a new Node process of their own (a probe, compiled by tsc and run by plain node, as a test runner\'s worker is), twice per run: the first calls over raw gRPC (node:http2), then, in another start, through a new official Node client, imported before the clock starts. Times run from just before the server is started (for startServer(), before tabletop is imported) to the answers. Server CPU is the server\'s threads\' CPU time (/proc/<pid>/task/*/schedstat; for startServer(), the probe process\'s own CPU since the clock started, its raw client included). RSS is VmRSS when the server listens and once it is idle (under 2% of a core for a second) after the first read; for startServer(), what the start added to the process\'s RSS.',
+    "- Start-up workloads start every server afresh in a new Node process of their own (a probe, compiled by tsc and run by plain node, as a test runner's worker is), twice per run: the first calls over raw gRPC (node:http2), then, in another start, through a new official Node client, imported before the clock starts. Times run from just before the server is started (for startServer(), before tabletop is imported) to the answers. Server CPU is the server's threads' CPU time (/proc/<pid>/task/*/schedstat; for startServer(), the probe process's own CPU since the clock started, its raw client included). RSS is VmRSS when the server listens and once it is idle (under 2% of a core for a second) after the first read; for startServer(), what the start added to the process's RSS.",
   ];
   return [
     '## How these figures are made',
@@ -166,7 +209,7 @@ function methodSection(cores: number, startup: boolean): string[] {
     '- Runs alternate between targets (tabletop, emulator, tabletop, emulator, ...) so that drift of the machine hits both; both targets get the same keys and seeds.',
     '- Server CPU is utime + stime of the server process from /proc/<pid>/stat, read before and after the measured part of each run, divided by the operations (or rows) completed. For bulk loads, "after" is once the server is idle again (under 2% of a core for a second), so that the flushes and compactions a load leaves behind count too; throughput and latency stop at the last acknowledgement. "Cores busy" is that CPU time over the wall time of the measured part.',
     '- RSS is VmRSS from /proc/<pid>/status right after the bulk load; "per GiB loaded" divides by the logical bytes loaded (key + qualifier + value of every row). "Growth" subtracts the RSS of the idle server before the load.',
-    '- Client CPU is this process\'s CPU time (Node-client workloads) or the load-generator processes\' (load-generator workloads), per operation.',
+    "- Client CPU is this process's CPU time (Node-client workloads) or the load-generator processes' (load-generator workloads), per operation.",
     '- Every workload checks its answers: point reads and scans compare each value with the one loaded and count rows; writes count the rows afterwards; increments check the final counter. A run that gets a wrong answer fails.',
     `- The clients and the server share this machine's ${cores} core(s). Node-client throughput is often limited by the client itself; server CPU per operation is the figure least disturbed by that.`,
     ...(startup ? startupMethod : []),

@@ -27,7 +27,9 @@ export interface RssSeries {
 export function rssSeries(w: Workload, targets: readonly TargetKind[], records: readonly RunRecord[]): RssSeries[] {
   const out: RssSeries[] = [];
   for (const target of targets) {
-    const r = records.find((x) => x.workload === w.name && x.target === target && x.result?.rssCurve !== undefined && x.result.rssCurve.length > 0);
+    const r = records.find(
+      (x) => x.workload === w.name && x.target === target && x.result?.rssCurve !== undefined && x.result.rssCurve.length > 0,
+    );
     if (r?.result?.rssCurve !== undefined) out.push({ target, samples: r.result.rssCurve });
   }
   return out;
@@ -41,7 +43,10 @@ export function rssChart(title: string, series: readonly RssSeries[]): string {
   const parts: string[] = [];
   parts.push(text(20, 28, title, 'font-size="16" font-weight="bold"'));
   // Axes and ticks.
-  parts.push(`<line x1="${LEFT}" y1="${py(0)}" x2="${px(maxX)}" y2="${py(0)}" stroke="#333"/>`, `<line x1="${LEFT}" y1="${py(0)}" x2="${LEFT}" y2="${py(maxY)}" stroke="#333"/>`);
+  parts.push(
+    `<line x1="${LEFT}" y1="${py(0)}" x2="${px(maxX)}" y2="${py(0)}" stroke="#333"/>`,
+    `<line x1="${LEFT}" y1="${py(0)}" x2="${LEFT}" y2="${py(maxY)}" stroke="#333"/>`,
+  );
   for (let i = 0; i <= 4; i++) {
     const x = (maxX * i) / 4;
     const y = (maxY * i) / 4;
@@ -58,7 +63,10 @@ export function rssChart(title: string, series: readonly RssSeries[]): string {
     const color = COLORS[i % COLORS.length] as string;
     const points = s.samples.map((p) => `${px(p.loadedBytes / GiB).toFixed(1)},${py(p.rssBytes / GiB).toFixed(1)}`).join(' ');
     parts.push(`<polyline points="${points}" fill="none" stroke="${color}" stroke-width="2"/>`);
-    parts.push(`<rect x="${LEFT + 10 + i * 140}" y="${TOP - 22}" width="12" height="12" fill="${color}"/>`, text(LEFT + 28 + i * 140, TOP - 12, s.target));
+    parts.push(
+      `<rect x="${LEFT + 10 + i * 140}" y="${TOP - 22}" width="12" height="12" fill="${color}"/>`,
+      text(LEFT + 28 + i * 140, TOP - 12, s.target),
+    );
   });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
@@ -73,7 +81,10 @@ export function rssChart(title: string, series: readonly RssSeries[]): string {
 export function rssTable(series: readonly RssSeries[]): string[] {
   if (series.length === 0) return [];
   const n = Math.max(...series.map((s) => s.samples.length));
-  const rows: string[] = [`| GiB loaded | ${series.map((s) => `${s.target}: GiB RSS (per GiB)`).join(' | ')} |`, `| --- | ${series.map(() => '---').join(' | ')} |`];
+  const rows: string[] = [
+    `| GiB loaded | ${series.map((s) => `${s.target}: GiB RSS (per GiB)`).join(' | ')} |`,
+    `| --- | ${series.map(() => '---').join(' | ')} |`,
+  ];
   for (let i = 0; i < n; i++) {
     const at = series.find((s) => s.samples[i] !== undefined)?.samples[i];
     if (at === undefined) continue;

@@ -46,7 +46,14 @@ export function svgChart(title: string, series: readonly string[], panels: reado
   });
   if (series.length === 2) parts.push(text(RATIO_X, y, `${series[0]} ÷ ${series[1]}`, 'text-anchor="end" fill="#555"'));
   y += 18;
-  parts.push(text(20, y, 'Each pair of bars is scaled to its larger value; the numbers carry the units. Medians over runs.', 'font-size="11" fill="#555"'));
+  parts.push(
+    text(
+      20,
+      y,
+      'Each pair of bars is scaled to its larger value; the numbers carry the units. Medians over runs.',
+      'font-size="11" fill="#555"',
+    ),
+  );
   for (const panel of panels) {
     y += 26;
     parts.push(text(20, y, panel.title, 'font-size="14" font-weight="bold"'));
@@ -65,7 +72,10 @@ export function svgChart(title: string, series: readonly string[], panels: reado
         parts.push(`<rect x="${BAR_X}" y="${by}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${color(i)}"/>`);
         parts.push(text(BAR_X + w + 6, by + BAR_H - 3, `${num(v)} ${g.unit}`, 'font-size="11"'));
       });
-      if (series.length === 2) parts.push(text(RATIO_X, y + GROUP_PAD / 2 + h / 2 + 4, ratioText(ratio(g.values[0], g.values[1])), 'text-anchor="end" font-weight="bold"'));
+      if (series.length === 2)
+        parts.push(
+          text(RATIO_X, y + GROUP_PAD / 2 + h / 2 + 4, ratioText(ratio(g.values[0], g.values[1])), 'text-anchor="end" font-weight="bold"'),
+        );
       y += h + GROUP_PAD;
       parts.push(`<line x1="20" x2="${WIDTH - 20}" y1="${y}" y2="${y}" stroke="#eee"/>`);
     }

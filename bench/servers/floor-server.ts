@@ -111,7 +111,10 @@ function mutateRowsResponse(n: number): Buffer {
 }
 
 const cell = Buffer.concat([Buffer.from([0x08, 0x01]), field(2, Buffer.alloc(8))]);
-const rmwResponse = field(1, Buffer.concat([field(1, 'hot'), field(2, Buffer.concat([field(1, 'cf'), field(2, Buffer.concat([field(1, 'c'), field(2, cell)]))]))]));
+const rmwResponse = field(
+  1,
+  Buffer.concat([field(1, 'hot'), field(2, Buffer.concat([field(1, 'cf'), field(2, Buffer.concat([field(1, 'c'), field(2, cell)]))]))]),
+);
 const oneEntry = mutateRowsResponse(1);
 
 function framed(payload: Buffer): Buffer {

@@ -46,7 +46,12 @@ export interface ServerProcess {
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 
-export async function spawnServer(name: string, command: string, args: readonly string[], options: { cwd?: string } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  name: string,
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string } = {},
+): Promise<ServerProcess> {
   const child: Child = spawn('/bin/sh', ['-c', WATCHDOG, 'bench-watchdog', command, ...args], {
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -77,7 +82,11 @@ export async function spawnServer(name: string, command: string, args: readonly 
           resolve(m);
         } else if (exitedYet) {
           done();
-          reject(new Error(`${name} exited (code ${child.exitCode}, signal ${child.signalCode}) before printing ${pattern}. Its output:\n${out.text()}`));
+          reject(
+            new Error(
+              `${name} exited (code ${child.exitCode}, signal ${child.signalCode}) before printing ${pattern}. Its output:\n${out.text()}`,
+            ),
+          );
         }
       };
       const timer = setTimeout(() => {

@@ -54,7 +54,10 @@ async function startTabletop(options: StartOptions): Promise<Target> {
   const data = options.tabletopMode === 'durable' ? tempDir('data') : undefined;
   const storageArgs = data === undefined ? ['--in-memory'] : ['--data-dir', data.dir];
   // TABLETOP_NODE_FLAGS (space-separated, may be empty) replaces the V8 options the executable passes, for experiments.
-  const nodeFlags = process.env['TABLETOP_NODE_FLAGS'] !== undefined ? process.env['TABLETOP_NODE_FLAGS'].split(' ').filter((f) => f !== '') : SERVER_NODE_FLAGS;
+  const nodeFlags =
+    process.env['TABLETOP_NODE_FLAGS'] !== undefined
+      ? process.env['TABLETOP_NODE_FLAGS'].split(' ').filter((f) => f !== '')
+      : SERVER_NODE_FLAGS;
   // TABLETOP_SERVER_ARGS (space-separated): more `serve` options, for experiments (e.g. "--total-memtable-size 32MiB").
   const extra = (process.env['TABLETOP_SERVER_ARGS'] ?? '').split(' ').filter((f) => f !== '');
   const args = [...nodeFlags, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs, ...extra];
@@ -74,7 +77,9 @@ async function startTabletop(options: StartOptions): Promise<Target> {
     const inMemoryOnly = data !== undefined && /\bin[ -]memory\b/i.test(storageLine);
     if (inMemoryOnly && !warnedInMemoryOnly) {
       warnedInMemoryOnly = true;
-      options.warn(`--tabletop-mode durable: the server says it keeps data in memory only ("${storageLine}"); benchmarking tabletop in memory.`);
+      options.warn(
+        `--tabletop-mode durable: the server says it keeps data in memory only ("${storageLine}"); benchmarking tabletop in memory.`,
+      );
     }
     const durable = data !== undefined && !inMemoryOnly;
     return {
@@ -98,7 +103,9 @@ async function startTabletop(options: StartOptions): Promise<Target> {
 
 async function startEmulator(): Promise<Target> {
   if (!existsSync(EMULATOR_BIN)) {
-    throw new Error(`Google's Bigtable emulator is not installed at ${EMULATOR_BIN} (apt-get install google-cloud-cli-bigtable-emulator, or set CBTEMULATOR)`);
+    throw new Error(
+      `Google's Bigtable emulator is not installed at ${EMULATOR_BIN} (apt-get install google-cloud-cli-bigtable-emulator, or set CBTEMULATOR)`,
+    );
   }
   let lastError: unknown;
   // The port is picked before the emulator binds it: retry if another process took it meanwhile.

@@ -31,7 +31,7 @@ const { values } = parseArgs({
     'node-client': { type: 'boolean', default: false },
   },
 });
-if (values.build === undefined) throw new Error('--build DIR (another build\'s dist directory) is required');
+if (values.build === undefined) throw new Error("--build DIR (another build's dist directory) is required");
 const builds = [
   { name: 'dist', dir: path.join(REPO_ROOT, 'dist') },
   { name: values.build, dir: path.resolve(values.build) },
@@ -53,7 +53,9 @@ try {
         const r = await prober.run(variant, client, build.dir);
         const key = `${variant}\t${build.name}`;
         results.set(key, [...(results.get(key) ?? []), r]);
-        process.stdout.write(`run ${run}/${runs} ${variant} ${build.name}: first call ${num(r.firstCallMs)} ms, idle RSS ${num(r.rssIdleBytes / 2 ** 20)} MiB\n`);
+        process.stdout.write(
+          `run ${run}/${runs} ${variant} ${build.name}: first call ${num(r.firstCallMs)} ms, idle RSS ${num(r.rssIdleBytes / 2 ** 20)} MiB\n`,
+        );
       }
     }
   }

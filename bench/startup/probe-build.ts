@@ -25,6 +25,7 @@ export function buildProbe(repoRoot: string): string {
   const tsc = path.join(repoRoot, 'node_modules', '.bin', 'tsc');
   const r = spawnSync(tsc, ['-p', configFile], { cwd: repoRoot, encoding: 'utf8' });
   if (r.error !== undefined) throw new Error(`could not run ${tsc}: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`compiling the start-up probe failed:\n${`${r.stdout}${r.stderr}`.trim().split('\n').slice(0, 10).join('\n')}`);
+  if (r.status !== 0)
+    throw new Error(`compiling the start-up probe failed:\n${`${r.stdout}${r.stderr}`.trim().split('\n').slice(0, 10).join('\n')}`);
   return path.join(out, 'bench', 'startup', 'probe.js');
 }

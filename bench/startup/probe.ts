@@ -102,7 +102,13 @@ async function start(variant: StartupVariant, cpu0: NodeJS.CpuUsage): Promise<St
   if (variant === 'in-process') {
     const tabletop = (await import(pathToFileURL(path.join(request.dist, 'index.js')).href)) as TabletopModule;
     const server = await tabletop.startServer({ host: '127.0.0.1' });
-    return { address: server.address, pid: process.pid, storage: server.storage, cpuSeconds: () => cpuSecondsSince(cpu0), stop: () => server.stop() };
+    return {
+      address: server.address,
+      pid: process.pid,
+      storage: server.storage,
+      cpuSeconds: () => cpuSecondsSince(cpu0),
+      stop: () => server.stop(),
+    };
   }
   const target: Target = await startTarget(variant === 'emulator' ? 'emulator' : 'tabletop', {
     repoRoot: request.repoRoot,
@@ -110,7 +116,13 @@ async function start(variant: StartupVariant, cpu0: NodeJS.CpuUsage): Promise<St
     tabletopMode: variant === 'serve-durable' ? 'durable' : 'memory',
     warn: (m) => warnings.push(m),
   });
-  return { address: target.address, pid: target.process.pid, storage: target.storage, cpuSeconds: () => threadCpuSeconds(target.process.pid), stop: () => target.stop() };
+  return {
+    address: target.address,
+    pid: target.process.pid,
+    storage: target.storage,
+    cpuSeconds: () => threadCpuSeconds(target.process.pid),
+    stop: () => target.stop(),
+  };
 }
 
 function cpuSecondsSince(start: NodeJS.CpuUsage): number {
@@ -147,7 +159,8 @@ function rawCall(address: string, path: string, messageBase64: string): Promise<
     stream.on('error', reject);
     stream.on('end', () => {
       session.close();
-      if (status !== '0') return reject(new Error(`${path}: ${status === undefined ? 'no grpc-status' : `grpc-status ${status} ${details}`}`));
+      if (status !== '0')
+        return reject(new Error(`${path}: ${status === undefined ? 'no grpc-status' : `grpc-status ${status} ${details}`}`));
       resolve(messages(Buffer.concat(chunks)));
     });
     stream.end(framed);
@@ -157,7 +170,7 @@ function rawCall(address: string, path: string, messageBase64: string): Promise<
 /** The messages of a gRPC response body (each after its 5-byte header). */
 function messages(body: Buffer): Buffer[] {
   const out: Buffer[] = [];
-  for (let i = 0; i + 5 <= body.length; ) {
+  for (let i = 0; i + 5 <= body.length;) {
     const n = body.readUInt32BE(i + 1);
     out.push(body.subarray(i + 5, i + 5 + n));
     i += 5 + n;

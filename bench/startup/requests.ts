@@ -13,13 +13,19 @@ import { INSTANCE, PROJECT, fullTableName } from '../workloads/node-client.js';
 export function firstCallRequests(table: string): { readonly createTable: string; readonly readRows: string } {
   const require = createRequire(import.meta.url);
   const root = path.dirname(require.resolve('google-proto-files/package.json'));
-  const def = protoLoader.loadSync(['google/bigtable/v2/bigtable.proto', 'google/bigtable/admin/v2/bigtable_table_admin.proto'], { keepCase: false, includeDirs: [root] });
+  const def = protoLoader.loadSync(['google/bigtable/v2/bigtable.proto', 'google/bigtable/admin/v2/bigtable_table_admin.proto'], {
+    keepCase: false,
+    includeDirs: [root],
+  });
   const serializer = (service: string, method: string): ((v: object) => Buffer) => {
     const m = (def[service] as Record<string, { requestSerialize: (v: object) => Buffer }> | undefined)?.[method];
     if (m === undefined) throw new Error(`${service} ${method} is missing from google-proto-files`);
     return m.requestSerialize;
   };
-  const createTable = serializer('google.bigtable.admin.v2.BigtableTableAdmin', 'CreateTable')({
+  const createTable = serializer(
+    'google.bigtable.admin.v2.BigtableTableAdmin',
+    'CreateTable',
+  )({
     parent: `projects/${PROJECT}/instances/${INSTANCE}`,
     tableId: table,
     table: { columnFamilies: { [FAMILY]: {} } },

@@ -86,8 +86,16 @@ interface Variant {
 async function forkTabletop(transport: 'h2' | 'grpc-js' | 'floor', v: Variant = {}): Promise<Target> {
   const script = transport === 'floor' ? '../servers/floor-server.ts' : 'cpu-bench-server.ts';
   const nodeFlags = v.nodeFlags ?? [];
-  const env = { ...process.env, ...(v.dist === undefined ? {} : { TABLETOP_DIST: v.dist }), ...(v.tuning === undefined ? {} : { TABLETOP_TUNING: v.tuning }) };
-  const child = fork(path.join(HERE, script), [transport === 'floor' ? '--ipc' : transport], { env, execArgv: ['--import', 'tsx', ...nodeFlags], stdio: 'inherit' });
+  const env = {
+    ...process.env,
+    ...(v.dist === undefined ? {} : { TABLETOP_DIST: v.dist }),
+    ...(v.tuning === undefined ? {} : { TABLETOP_TUNING: v.tuning }),
+  };
+  const child = fork(path.join(HERE, script), [transport === 'floor' ? '--ipc' : transport], {
+    env,
+    execArgv: ['--import', 'tsx', ...nodeFlags],
+    stdio: 'inherit',
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
@@ -102,7 +110,13 @@ async function forkTabletop(transport: 'h2' | 'grpc-js' | 'floor', v: Variant = 
       child.send('cpu');
     });
   const variant = [v.dist === undefined ? '' : path.basename(v.dist), ...nodeFlags, v.tuning ?? ''].filter(Boolean).join(' ');
-  return { name: transport === 'floor' ? FLOOR : `tabletop ${transport}${variant === '' ? '' : ` (${variant})`}`, address: `127.0.0.1:${port}`, cpuMicros: ask, gcMicros: () => gc, stop: () => stopChild(child, 'stop') };
+  return {
+    name: transport === 'floor' ? FLOOR : `tabletop ${transport}${variant === '' ? '' : ` (${variant})`}`,
+    address: `127.0.0.1:${port}`,
+    cpuMicros: ask,
+    gcMicros: () => gc,
+    stop: () => stopChild(child, 'stop'),
+  };
 }
 
 async function startEmulator(): Promise<Target> {
@@ -126,7 +140,10 @@ function stopChild(child: ChildProcess, message?: string): Promise<void> {
 }
 
 function client(address: string): grpc.Client {
-  return new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 });
+  return new grpc.Client(address, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': -1,
+    'grpc.max_send_message_length': -1,
+  });
 }
 
 function unaryOnce(c: grpc.Client, path: string, req: Buffer): Promise<void> {
@@ -154,7 +171,11 @@ async function drive(n: number, call: (i: number) => Promise<unknown>): Promise<
 
 async function setUp(address: string): Promise<void> {
   const c = client(address);
-  await unaryOnce(c, `/${ADMIN}/CreateTable`, encode(ADMIN, 'CreateTable', { parent: INSTANCE, tableId: 't', table: { columnFamilies: { cf: {} } } }));
+  await unaryOnce(
+    c,
+    `/${ADMIN}/CreateTable`,
+    encode(ADMIN, 'CreateTable', { parent: INSTANCE, tableId: 't', table: { columnFamilies: { cf: {} } } }),
+  );
   const value = Buffer.alloc(100, 'v');
   const entries = Array.from({ length: SCAN_ROWS }, (_, i) => ({
     rowKey: Buffer.from(`scan${String(i).padStart(6, '0')}`),
@@ -180,9 +201,14 @@ const mutateRow = (round: number, i: number): Buffer =>
   encode(DATA, 'MutateRow', {
     tableName: TABLE,
     rowKey: Buffer.from(`w${String(round).padStart(4, '0')}${String(i).padStart(7, '0')}`),
-    mutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.from('q'), timestampMicros: '-1', value: Buffer.from('small value') } }],
+    mutations: [
+      { setCell: { familyName: 'cf', columnQualifier: Buffer.from('q'), timestampMicros: '-1', value: Buffer.from('small value') } },
+    ],
   });
-const scan = encode(DATA, 'ReadRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: Buffer.from('scan'), endKeyOpen: Buffer.from('scan~') }] } });
+const scan = encode(DATA, 'ReadRows', {
+  tableName: TABLE,
+  rows: { rowRanges: [{ startKeyClosed: Buffer.from('scan'), endKeyOpen: Buffer.from('scan~') }] },
+});
 
 const WORKLOADS: Workload[] = [
   {
@@ -216,7 +242,12 @@ const WORKLOADS: Workload[] = [
 ];
 
 /** CPU and wall time per unit of one measurement (requests are prepared before the clock starts). */
-async function measure(target: Target, c: grpc.Client, w: Workload, round: number): Promise<{ cpuPerUnit: number; gcPerUnit: number; wallPerUnit: number }> {
+async function measure(
+  target: Target,
+  c: grpc.Client,
+  w: Workload,
+  round: number,
+): Promise<{ cpuPerUnit: number; gcPerUnit: number; wallPerUnit: number }> {
   const cpu0 = await target.cpuMicros();
   const gc0 = target.gcMicros();
   const t0 = performance.now();
@@ -248,7 +279,9 @@ async function main(): Promise<void> {
       if (t.name !== FLOOR) await setUp(t.address);
       clients.set(t, client(t.address));
     }
-    console.log(`server CPU per unit: median (min) of ${ROUNDS} alternating rounds; ${CONCURRENCY} calls in flight, ${CALLS} calls or ${SCANS} scans per round\n`);
+    console.log(
+      `server CPU per unit: median (min) of ${ROUNDS} alternating rounds; ${CONCURRENCY} calls in flight, ${CALLS} calls or ${SCANS} scans per round\n`,
+    );
     for (const w of WORKLOADS) {
       if (only !== undefined && !w.name.startsWith(only)) continue;
       const active = targets.filter((t) => !(w.needsData && t.name === FLOOR));

@@ -48,7 +48,10 @@ const MiB = 1024 * 1024;
 
 if (process.argv[2] === '--serve') {
   const [stream, connection] = [Number(process.argv[3]), Number(process.argv[4])];
-  const s = await startEchoServer({ unary: (req) => Buffer.from(String(req.length)) }, { streamWindowBytes: stream, connectionWindowBytes: connection, maxMessageBytes: 300 * MiB });
+  const s = await startEchoServer(
+    { unary: (req) => Buffer.from(String(req.length)) },
+    { streamWindowBytes: stream, connectionWindowBytes: connection, maxMessageBytes: 300 * MiB },
+  );
   process.send?.(s.address);
   process.on('message', () => void s.stop().then(() => process.exit(0)));
 } else {
@@ -63,7 +66,9 @@ if (process.argv[2] === '--serve') {
   const big = Buffer.alloc(size, 1);
   for (let round = 0; round < 3; round++) {
     for (const [name, stream, connection] of settings) {
-      const child = fork(fileURLToPath(import.meta.url), ['--serve', String(stream), String(connection)], { execArgv: ['--import', 'tsx'] });
+      const child = fork(fileURLToPath(import.meta.url), ['--serve', String(stream), String(connection)], {
+        execArgv: ['--import', 'tsx'],
+      });
       const direct = await new Promise<string>((resolve) => child.once('message', (m) => resolve(m as string)));
       const proxy = delay > 0 ? await delayProxy(direct, delay) : undefined;
       const address = proxy?.address ?? direct;
@@ -73,7 +78,9 @@ if (process.argv[2] === '--serve') {
       const r = await callUnary(client, big);
       const ms = performance.now() - t0;
       if (r.response?.toString() !== String(size)) throw new Error(`bad response ${JSON.stringify(r)}`);
-      console.log(`${name.padEnd(34)} ${delay} ms delay: ${(size / MiB).toFixed(0)} MiB in ${ms.toFixed(0).padStart(5)} ms (${((size / MiB / ms) * 1000).toFixed(0)} MiB/s)`);
+      console.log(
+        `${name.padEnd(34)} ${delay} ms delay: ${(size / MiB).toFixed(0)} MiB in ${ms.toFixed(0).padStart(5)} ms (${((size / MiB / ms) * 1000).toFixed(0)} MiB/s)`,
+      );
       client.close();
       proxy?.close();
       child.send('stop');

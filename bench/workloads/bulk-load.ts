@@ -64,7 +64,9 @@ function loadWorkload(shape: LoadShape): Workload {
     describe: (s) =>
       `${rowsOf(s).toLocaleString('en-US')} rows (10-byte keys, one ${valueSize}-byte random value each; ${((rowsOf(s) * logicalRowBytes(valueSize)) / GiB).toFixed(2)} GiB) in shuffled order into an empty table on a fresh server; ` +
       `Table.insert of ${s.loadBatchRows.toLocaleString('en-US')} rows per MutateRows, ${s.loadInFlight} requests in flight; latency is per request` +
-      (s.warmupSeconds > 0 ? `; unmeasured warm-up first: ${warmRows(s).toLocaleString('en-US')} rows into another table, then deleted (the server's JIT compilation is not per-row cost)` : '') +
+      (s.warmupSeconds > 0
+        ? `; unmeasured warm-up first: ${warmRows(s).toLocaleString('en-US')} rows into another table, then deleted (the server's JIT compilation is not per-row cost)`
+        : '') +
       (shape.maxRuns === undefined ? '' : `; ${shape.maxRuns} run per target`),
     // A load of a fifth of the data-set rows into another table, which is then deleted.
     async warmUp(ctx) {

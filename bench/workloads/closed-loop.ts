@@ -63,6 +63,9 @@ export async function closedLoop(o: ClosedLoopOptions): Promise<Counts> {
 }
 
 /** A timed workload's measured part: a closed loop that lasts the run's time and reports its progress. */
-export function measureClosedLoop(ctx: RunContext, o: Pick<ClosedLoopOptions, 'concurrency' | 'tickPer' | 'latency' | 'op'>): Promise<Measured> {
+export function measureClosedLoop(
+  ctx: RunContext,
+  o: Pick<ClosedLoopOptions, 'concurrency' | 'tickPer' | 'latency' | 'op'>,
+): Promise<Measured> {
   return ctx.measure(() => closedLoop({ ...o, seconds: ctx.seconds, tick: ctx.tick }));
 }

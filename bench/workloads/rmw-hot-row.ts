@@ -33,7 +33,8 @@ export function hotRowIncrements(name: string, concurrency: number): Workload {
     latency: true,
     freshServer: false,
     writes: true,
-    describe: (s) => `Row.increment('${FAMILY}:n', 1) (ReadModifyWriteRow) on a single row, ${concurrency} in flight, for ${s.seconds} s; the final count is checked`,
+    describe: (s) =>
+      `Row.increment('${FAMILY}:n', 1) (ReadModifyWriteRow) on a single row, ${concurrency} in flight, for ${s.seconds} s; the final count is checked`,
     async run(ctx) {
       const row = benchTable(ctx.client, ctx.dataset.countersTable).row(`hot-${ctx.runId}`);
       const column = `${FAMILY}:n`;

@@ -27,7 +27,8 @@ const FULL: ScanShape = {
   title: 'Full table scan',
   concurrency: 1,
   latency: false,
-  describe: (rows, secs) => `createReadStream over the whole ${rows.toLocaleString('en-US')}-row table, one scan at a time, repeated for ${secs} s`,
+  describe: (rows, secs) =>
+    `createReadStream over the whole ${rows.toLocaleString('en-US')}-row table, one scan at a time, repeated for ${secs} s`,
   request: (_random, rows) => ({ options: {}, expectRows: rows }),
 };
 
@@ -38,8 +39,12 @@ const PREFIX: ScanShape = {
   title: '100-row prefix scans',
   concurrency: SCAN_CONCURRENCY,
   latency: true,
-  describe: (_rows, secs) => `createReadStream({ prefix }) with a random 8-byte prefix that matches exactly ${GROUP_ROWS} rows, ${SCAN_CONCURRENCY} in flight, for ${secs} s`,
-  request: (random, rows) => ({ options: { prefix: groupPrefix(randomBelow(random, Math.floor(rows / GROUP_ROWS))) }, expectRows: GROUP_ROWS }),
+  describe: (_rows, secs) =>
+    `createReadStream({ prefix }) with a random 8-byte prefix that matches exactly ${GROUP_ROWS} rows, ${SCAN_CONCURRENCY} in flight, for ${secs} s`,
+  request: (random, rows) => ({
+    options: { prefix: groupPrefix(randomBelow(random, Math.floor(rows / GROUP_ROWS))) },
+    expectRows: GROUP_ROWS,
+  }),
 };
 
 const RANGE: ScanShape = {
@@ -47,7 +52,8 @@ const RANGE: ScanShape = {
   title: '100-row range scans',
   concurrency: SCAN_CONCURRENCY,
   latency: true,
-  describe: (_rows, secs) => `createReadStream({ ranges: [[start, end)] }) over ${GROUP_ROWS} consecutive rows from a random start, ${SCAN_CONCURRENCY} in flight, for ${secs} s`,
+  describe: (_rows, secs) =>
+    `createReadStream({ ranges: [[start, end)] }) over ${GROUP_ROWS} consecutive rows from a random start, ${SCAN_CONCURRENCY} in flight, for ${secs} s`,
   request: (random, rows) => {
     const start = randomBelow(random, rows - GROUP_ROWS + 1);
     const range = { start: { value: rowKey(start), inclusive: true }, end: { value: rowKey(start + GROUP_ROWS), inclusive: false } };
@@ -84,7 +90,8 @@ function scanWorkload(shape: ScanShape): Workload {
           const { options, expectRows } = shape.request(random(lane), ctx.dataset.rows);
           const r = await scan(table, options, pool, (n) => ctx.tick(rowsSoFar + n));
           rowsSoFar += r.rows;
-          if (r.rows !== expectRows) throw new Error(`${shape.name}: a scan returned ${r.rows} rows, expected ${expectRows} (${JSON.stringify(options)})`);
+          if (r.rows !== expectRows)
+            throw new Error(`${shape.name}: a scan returned ${r.rows} rows, expected ${expectRows} (${JSON.stringify(options)})`);
           return r;
         },
       });

@@ -19,7 +19,8 @@ export function singleRowWrites(name: string, concurrency: number, valueSize: nu
     latency: true,
     freshServer: false,
     writes: true,
-    describe: (s) => `Table.insert of one row (${valueSize}-byte value) under a random new key, ${concurrency} in flight, for ${s.seconds} s`,
+    describe: (s) =>
+      `Table.insert of one row (${valueSize}-byte value) under a random new key, ${concurrency} in flight, for ${s.seconds} s`,
     async run(ctx) {
       const table = benchTable(ctx.client, ctx.dataset.writesTable);
       const pool = new ValuePool(valueSize);
@@ -40,7 +41,8 @@ export function singleRowWrites(name: string, concurrency: number, valueSize: nu
         },
       });
       const after = await countRows(table);
-      if (after - before !== written.size) throw new Error(`${written.size} distinct rows were written but the table grew by ${after - before} rows`);
+      if (after - before !== written.size)
+        throw new Error(`${written.size} distinct rows were written but the table grew by ${after - before} rows`);
       return m;
     },
   };

@@ -7,7 +7,15 @@ import { environmentLayer, readConfigFile } from './config-file.js';
 import { createLogOutput } from './log-output.js';
 import { checkRe2Addon } from '../model/filter/index.js';
 import { missingServerFlags } from './node-flags.js';
-import { CONFIG_ENV, type Layer, type RawValue, SERVE_SETTINGS, type ServeSettings, envName, resolveServeSettings } from './serve-settings.js';
+import {
+  CONFIG_ENV,
+  type Layer,
+  type RawValue,
+  SERVE_SETTINGS,
+  type ServeSettings,
+  envName,
+  resolveServeSettings,
+} from './serve-settings.js';
 import type { CliIo } from './cli-io.js';
 import { tabletsCommand } from './tablets-command.js';
 
@@ -71,12 +79,20 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .usage('[options]');
   const flags = new Map<string, Option>();
   for (const s of SERVE_SETTINGS) {
-    const option = new Option(s.arg === undefined ? `--${s.name}` : `--${s.name} <${s.arg}>`, `${s.help} (${s.defaultText === undefined ? '' : `default ${s.defaultText}; `}env ${envName(s.name)})`).helpGroup(`${s.group}:`);
+    const option = new Option(
+      s.arg === undefined ? `--${s.name}` : `--${s.name} <${s.arg}>`,
+      `${s.help} (${s.defaultText === undefined ? '' : `default ${s.defaultText}; `}env ${envName(s.name)})`,
+    ).helpGroup(`${s.group}:`);
     serve.addOption(option);
     flags.set(s.name, option);
   }
   serve
-    .addOption(new Option('--config <file>', `read settings from a TOML or JSON file: its keys are these flags without "--" (env ${CONFIG_ENV})`).helpGroup('Server:'))
+    .addOption(
+      new Option(
+        '--config <file>',
+        `read settings from a TOML or JSON file: its keys are these flags without "--" (env ${CONFIG_ENV})`,
+      ).helpGroup('Server:'),
+    )
     .addHelpText(
       'after',
       [
@@ -101,7 +117,9 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     });
 
   configure(program.command('tablets'))
-    .description("Print the tablets of a table (key range, size, rows, node, recent load) from a running server's HTTP API, and flag single-row hotspots.")
+    .description(
+      "Print the tablets of a table (key range, size, rows, node, recent load) from a running server's HTTP API, and flag single-row hotspots.",
+    )
     .usage('<table> --project <project> --instance <instance> [--server <host:port>]')
     .argument('<table>', 'table id, or its full name projects/P/instances/I/tables/T (which gives the project and instance)')
     .option('--project <project>', 'project of the table (required unless <table> is a full name)')
@@ -158,15 +176,18 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
   io.stdout(`gRPC: ${server.address}`);
   io.stdout(`HTTP: ${httpUrl}`);
   io.stdout(`export BIGTABLE_EMULATOR_HOST=${server.address}`);
-  logger.info(`tabletop ${VERSION} serving gRPC on ${server.address} and HTTP on ${httpUrl}, ${settings.inMemory ? 'in memory' : `data in ${settings.dataDir}`}; started in ${formatMillis(performance.now() - began)}`, {
-    event: 'started',
-    version: VERSION,
-    grpc: server.address,
-    http: httpUrl,
-    storage: settings.inMemory ? 'memory' : 'disk',
-    ...(settings.inMemory ? {} : { dataDir: settings.dataDir }),
-    millis: Math.round(performance.now() - began),
-  });
+  logger.info(
+    `tabletop ${VERSION} serving gRPC on ${server.address} and HTTP on ${httpUrl}, ${settings.inMemory ? 'in memory' : `data in ${settings.dataDir}`}; started in ${formatMillis(performance.now() - began)}`,
+    {
+      event: 'started',
+      version: VERSION,
+      grpc: server.address,
+      http: httpUrl,
+      storage: settings.inMemory ? 'memory' : 'disk',
+      ...(settings.inMemory ? {} : { dataDir: settings.dataDir }),
+      millis: Math.round(performance.now() - began),
+    },
+  );
   noteMissingNodeFlags(settings, io, logger);
 
   const signal = await new Promise<string>((resolve) => {
@@ -195,7 +216,8 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
 /** Why the server did not start, in words that name the real cause. */
 function startFailure(e: unknown, settings: ServeSettings): string {
   const message = e instanceof Error ? e.message : String(e);
-  if (isTabletopError(e, 'DataLoss')) return `the data in ${settings.dataDir} is damaged, so the server did not start (nothing was changed): ${message}`;
+  if (isTabletopError(e, 'DataLoss'))
+    return `the data in ${settings.dataDir} is damaged, so the server did not start (nothing was changed): ${message}`;
   // A bad data directory (a file, no permission, ...) or one in use by another server.
   if (isTabletopError(e, 'FailedPrecondition') || isTabletopError(e, 'InvalidArgument')) return `the server did not start: ${message}`;
   return `could not start on ${settings.host} (gRPC port ${settings.port}, HTTP port ${settings.httpPort}): ${message}`;

@@ -40,9 +40,12 @@ export function readConfigFile(path: string): Layer {
   for (const [key, value] of Object.entries(parsed)) {
     if (!SETTING_BY_NAME.has(key)) {
       const near = closest(key, SETTING_BY_NAME.keys());
-      throw new Error(`config file ${path}: unknown setting "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; settings are the flags of tabletop serve without their dashes`);
+      throw new Error(
+        `config file ${path}: unknown setting "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; settings are the flags of tabletop serve without their dashes`,
+      );
     }
-    if (typeof value === 'object' && value !== null) throw new Error(`config file ${path}: ${key} must be a single value, not a table or list`);
+    if (typeof value === 'object' && value !== null)
+      throw new Error(`config file ${path}: ${key} must be a single value, not a table or list`);
     values.set(key, value);
   }
   return { describe: (name) => `${name} in ${path}`, values };

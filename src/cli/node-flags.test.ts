@@ -20,10 +20,13 @@ describe('the server process starts with SERVER_NODE_FLAGS', () => {
     expect(missingServerFlags(['--max-old-space-size=64', '--cpu-prof'])).toEqual(['--initial-old-space-size=128']);
   });
 
-  it('the executable\'s first line and `npm start` pass exactly those flags', () => {
+  it("the executable's first line and `npm start` pass exactly those flags", () => {
     const want = `#!/usr/bin/env -S node ${SERVER_NODE_FLAGS.join(' ')}`;
     expect(readFileSync(join(REPO, 'src', 'cli', 'main.ts'), 'utf8').split('\n')[0]).toBe(want);
-    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
     expect(pkg.scripts['start']).toBe(`node ${SERVER_NODE_FLAGS.join(' ')} ${pkg.bin['tabletop']} serve`);
   });
 
@@ -31,14 +34,17 @@ describe('the server process starts with SERVER_NODE_FLAGS', () => {
     if (!existsSync(BUILT_MAIN)) throw new Error(`tabletop is not built: ${BUILT_MAIN} does not exist (run \`npm run build\`)`);
     const dataDir = mkdtempSync(join(tmpdir(), 'tabletop-flags-'));
     try {
-      const child = spawn(BUILT_MAIN, ['serve', '--port', '0', '--http-port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(BUILT_MAIN, ['serve', '--port', '0', '--http-port', '0', '--data-dir', dataDir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const deadline = Date.now() + 20_000;
-      while (!out.includes('export BIGTABLE_EMULATOR_HOST=') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+      while (!out.includes('export BIGTABLE_EMULATOR_HOST=') && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 20));
       expect(out).toContain('export BIGTABLE_EMULATOR_HOST=');
       const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
       for (const f of SERVER_NODE_FLAGS) expect(cmdline).toContain(f);

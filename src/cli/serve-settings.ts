@@ -112,7 +112,13 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
     apply: (d, v) => (d.config.commitDelayMillis = wholeNumber(v, 0, 100, 'a whole number of milliseconds')),
   },
   // ---- tablets and nodes ----
-  size('split-size', 'tabletSplitBytes', 'tablet size at which it splits at its median key (1MiB shows tablet behaviour on small local datasets)', '64MiB', 'Tablets and nodes'),
+  size(
+    'split-size',
+    'tabletSplitBytes',
+    'tablet size at which it splits at its median key (1MiB shows tablet behaviour on small local datasets)',
+    '64MiB',
+    'Tablets and nodes',
+  ),
   {
     name: 'nodes',
     arg: 'n',
@@ -242,7 +248,9 @@ export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
   for (const layer of layers) {
     const inMemory = layer.values.get('in-memory');
     if (layer.values.has('data-dir') && inMemory !== undefined && inMemory !== false && inMemory !== 'false' && inMemory !== '0') {
-      throw new Error(`${layer.describe('in-memory')} and ${layer.describe('data-dir')} contradict each other: keep data in memory, or in a directory`);
+      throw new Error(
+        `${layer.describe('in-memory')} and ${layer.describe('data-dir')} contradict each other: keep data in memory, or in a directory`,
+      );
     }
     for (const [name, value] of layer.values) {
       const setting = SETTING_BY_NAME.get(name);
@@ -287,7 +295,8 @@ function nonNegative(v: RawValue): number {
 
 function wholeNumber(v: RawValue, min: number, max: number, what: string): number {
   const s = typeof v === 'number' ? String(v) : text(v);
-  if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) throw new Error(`must be ${what} from ${min} to ${max} (got ${JSON.stringify(v)})`);
+  if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max)
+    throw new Error(`must be ${what} from ${min} to ${max} (got ${JSON.stringify(v)})`);
   return Number(s);
 }
 
@@ -321,7 +330,13 @@ function duration(v: RawValue): number {
   return parseDuration(v);
 }
 
-function size(name: string, key: 'memtableBytes' | 'blockCacheBytes' | 'totalMemtableBytes' | 'walFileBytes' | 'tabletSplitBytes', help: string, defaultText: string, group: ServeSetting['group'] = 'Storage'): ServeSetting {
+function size(
+  name: string,
+  key: 'memtableBytes' | 'blockCacheBytes' | 'totalMemtableBytes' | 'walFileBytes' | 'tabletSplitBytes',
+  help: string,
+  defaultText: string,
+  group: ServeSetting['group'] = 'Storage',
+): ServeSetting {
   return {
     name,
     arg: 'size',

@@ -19,7 +19,19 @@ const tablet = (over: Partial<Parameters<typeof renderTablets>[0][number]> = {})
 describe('tabletop tablets output', () => {
   it('shows stored and logical bytes, the node, and serving time as a percent of a node, with a legend', () => {
     const lines = renderTablets([tablet()]).split('\n');
-    expect(lines[0]!.split(/\s{2,}/)).toEqual(['TABLET', 'START KEY', 'END KEY', 'STORED', 'LOGICAL', 'ROWS', 'NODE', 'REQ/S', 'ROWS READ/S', 'ROWS WRITTEN/S', 'SERVING']);
+    expect(lines[0]!.split(/\s{2,}/)).toEqual([
+      'TABLET',
+      'START KEY',
+      'END KEY',
+      'STORED',
+      'LOGICAL',
+      'ROWS',
+      'NODE',
+      'REQ/S',
+      'ROWS READ/S',
+      'ROWS WRITTEN/S',
+      'SERVING',
+    ]);
     expect(lines[1]!.split(/\s{2,}/)).toEqual(['t1.a', '(start)', 'm', '2.0 KiB', '10.0 KiB', '120', '2', '12.5', '3.0', '250', '12.3%']);
     expect(lines.slice(2)).toEqual([
       '',
@@ -31,7 +43,14 @@ describe('tabletop tablets output', () => {
   it('marks estimates with ~ and says what they are; names the node of each cluster when there are several', () => {
     const out = renderTablets([
       tablet({ estimates: ['rowCount'], endKey: null }),
-      tablet({ tabletId: 't1.b', estimates: ['storedBytes', 'logicalBytes', 'rowCount'], nodes: [{ clusterId: 'east', node: 0 }, { clusterId: 'west', node: 4 }] }),
+      tablet({
+        tabletId: 't1.b',
+        estimates: ['storedBytes', 'logicalBytes', 'rowCount'],
+        nodes: [
+          { clusterId: 'east', node: 0 },
+          { clusterId: 'west', node: 4 },
+        ],
+      }),
     ]).split('\n');
     expect(out[1]!.split(/\s{2,}/).slice(2, 7)).toEqual(['(end)', '2.0 KiB', '10.0 KiB', '~120', '2']);
     expect(out[2]!.split(/\s{2,}/).slice(3, 7)).toEqual(['~2.0 KiB', '~10.0 KiB', '~120', 'east:0 west:4']);

@@ -61,7 +61,9 @@ export async function tabletsCommand(
       return 1;
     }
   } catch (e) {
-    io.stderr(`tabletop tablets: cannot reach the tabletop HTTP server at ${server} (${e instanceof Error ? e.message : String(e)}); is \`tabletop serve\` running, and is --server its HTTP address?`);
+    io.stderr(
+      `tabletop tablets: cannot reach the tabletop HTTP server at ${server} (${e instanceof Error ? e.message : String(e)}); is \`tabletop serve\` running, and is --server its HTTP address?`,
+    );
     return 1;
   }
   const tablets = body.tablets ?? [];
@@ -82,7 +84,19 @@ export async function tabletsCommand(
  * one node's capacity.
  */
 export function renderTablets(tablets: readonly TabletJson[]): string {
-  const header = ['TABLET', 'START KEY', 'END KEY', 'STORED', 'LOGICAL', 'ROWS', 'NODE', 'REQ/S', 'ROWS READ/S', 'ROWS WRITTEN/S', 'SERVING'];
+  const header = [
+    'TABLET',
+    'START KEY',
+    'END KEY',
+    'STORED',
+    'LOGICAL',
+    'ROWS',
+    'NODE',
+    'REQ/S',
+    'ROWS READ/S',
+    'ROWS WRITTEN/S',
+    'SERVING',
+  ];
   const estimated = (t: TabletJson, field: string): string => (t.estimates.includes(field) ? '~' : '');
   const rows = tablets.map((t) => [
     t.tabletId,
@@ -99,14 +113,21 @@ export function renderTablets(tablets: readonly TabletJson[]): string {
   ]);
   const all = [header, ...rows].map((r) => r.map((c) => (c.length > 40 ? `${c.slice(0, 37)}...` : c)));
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const table = all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  const table = all.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
   const window = tablets[0]?.windowSeconds ?? 10;
   const legend = [
     `STORED: bytes in storage (compressed SSTables and memtables); LOGICAL: uncompressed keys and cells; rates over the last ${window} s.`,
-    'SERVING: serving time as a percent of one node (the node model\'s CPU: time spent in the tablet\'s reads and writes).',
+    "SERVING: serving time as a percent of one node (the node model's CPU: time spent in the tablet's reads and writes).",
   ];
   if (tablets.some((t) => t.estimates.length > 0)) {
-    legend.push('~ estimate: the durable engine counts a row once per SSTable and memtable holding it until compaction; split tablets estimate their share of shared files.');
+    legend.push(
+      '~ estimate: the durable engine counts a row once per SSTable and memtable holding it until compaction; split tablets estimate their share of shared files.',
+    );
   }
   return [...table, '', ...legend].join('\n');
 }

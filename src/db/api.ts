@@ -63,7 +63,10 @@ export interface DatabaseCore {
   deleteTable(name: TableName): MaybePromise<void>;
   /** Applies all modifications atomically: either every one or none. */
   modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], ignoreWarnings: boolean): MaybePromise<TableInfo>;
-  dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void>;
+  dropRowRange(
+    name: TableName,
+    target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' },
+  ): MaybePromise<void>;
   generateConsistencyToken(name: TableName): MaybePromise<string>;
   /** True when every write before the token was issued is visible (always, on one node). */
   checkConsistency(name: TableName, token: string): boolean;

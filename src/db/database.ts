@@ -84,7 +84,9 @@ export class LocalDatabase implements DatabaseCore {
     this.catalog = new Catalog(parts.catalog);
     this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => this.tables.dropTables(tables));
     const logger = parts.logger;
-    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock, (m, f) => (logger === undefined ? console.warn(m) : logger.warn(m, f)));
+    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock, (m, f) =>
+      logger === undefined ? console.warn(m) : logger.warn(m, f),
+    );
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
     this.tabletManager = new TabletManager({
       tables: this.tables,
@@ -94,7 +96,8 @@ export class LocalDatabase implements DatabaseCore {
       config: parts.config,
       catalogJson: () => JSON.stringify(this.catalog.toState()),
       catalogKey: CATALOG_META_KEY,
-      setServeNodes: (instance, clusterId, serveNodes) => andThen(this.persisted(this.instances.setServeNodes(instance, clusterId, serveNodes)), () => undefined),
+      setServeNodes: (instance, clusterId, serveNodes) =>
+        andThen(this.persisted(this.instances.setServeNodes(instance, clusterId, serveNodes)), () => undefined),
       log: (m, f) => logger?.info(m, f),
       onError: parts.onBackgroundError,
     });
@@ -113,7 +116,7 @@ export class LocalDatabase implements DatabaseCore {
 
   // ---- instance admin ----
 
-    createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): MaybePromise<InstanceInfo> {
+  createInstance(name: InstanceName, spec: InstanceSpec, clusters: ReadonlyMap<string, ClusterSpec>): MaybePromise<InstanceInfo> {
     return this.persisted(this.instances.createInstance(name, spec, clusters));
   }
   getInstance(name: InstanceName): InstanceInfo {
@@ -122,10 +125,10 @@ export class LocalDatabase implements DatabaseCore {
   listInstances(project: string): InstanceInfo[] {
     return this.instances.listInstances(project);
   }
-    updateInstance(name: InstanceName, update: Partial<InstanceSpec>): MaybePromise<InstanceInfo> {
+  updateInstance(name: InstanceName, update: Partial<InstanceSpec>): MaybePromise<InstanceInfo> {
     return this.persisted(this.instances.updateInstance(name, update));
   }
-    deleteInstance(name: InstanceName): MaybePromise<void> {
+  deleteInstance(name: InstanceName): MaybePromise<void> {
     return this.persisted(this.instances.deleteInstance(name));
   }
   createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): MaybePromise<ClusterInfo> {
@@ -144,14 +147,17 @@ export class LocalDatabase implements DatabaseCore {
     const before = this.instances.getCluster(instance, clusterId);
     const after = this.instances.updateCluster(instance, clusterId, update);
     const a = after.autoscaling;
-    const cause = a === undefined ? 'serve_nodes set by an admin request' : `autoscaling limits ${a.minServeNodes}-${a.maxServeNodes} nodes set by an admin request`;
+    const cause =
+      a === undefined
+        ? 'serve_nodes set by an admin request'
+        : `autoscaling limits ${a.minServeNodes}-${a.maxServeNodes} nodes set by an admin request`;
     this.tabletManager.clusterChanged(instance, clusterId, before.serveNodes, cause);
     return this.persisted(after);
   }
-    deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void> {
+  deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void> {
     return this.persisted(this.instances.deleteCluster(instance, clusterId));
   }
-    createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo> {
+  createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo> {
     return this.persisted(this.instances.createAppProfile(instance, profileId, spec));
   }
   getAppProfile(instance: InstanceName, profileId: string): AppProfileInfo {
@@ -160,16 +166,16 @@ export class LocalDatabase implements DatabaseCore {
   listAppProfiles(instance: InstanceName): AppProfileInfo[] {
     return this.instances.listAppProfiles(instance);
   }
-    updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): MaybePromise<AppProfileInfo> {
+  updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): MaybePromise<AppProfileInfo> {
     return this.persisted(this.instances.updateAppProfile(instance, profileId, update));
   }
-    deleteAppProfile(instance: InstanceName, profileId: string): MaybePromise<void> {
+  deleteAppProfile(instance: InstanceName, profileId: string): MaybePromise<void> {
     return this.persisted(this.instances.deleteAppProfile(instance, profileId));
   }
 
   // ---- table admin ----
 
-    createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
+  createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
     return this.persisted(this.tables.createTable(name, spec));
   }
   getTable(name: TableName): TableInfo {
@@ -178,19 +184,22 @@ export class LocalDatabase implements DatabaseCore {
   listTables(instance: InstanceName): TableInfo[] {
     return this.tables.listTables(instance);
   }
-    updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): MaybePromise<TableInfo> {
+  updateTable(name: TableName, update: { readonly deletionProtection?: boolean }): MaybePromise<TableInfo> {
     return this.persisted(this.tables.updateTable(name, update));
   }
-    deleteTable(name: TableName): MaybePromise<void> {
+  deleteTable(name: TableName): MaybePromise<void> {
     return this.persisted(this.tables.deleteTable(name));
   }
-    modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
+  modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
     return this.persisted(this.tables.modifyColumnFamilies(name, modifications));
   }
-  dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void> {
+  dropRowRange(
+    name: TableName,
+    target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' },
+  ): MaybePromise<void> {
     return this.tables.dropRowRange(name, target);
   }
-    generateConsistencyToken(name: TableName): MaybePromise<string> {
+  generateConsistencyToken(name: TableName): MaybePromise<string> {
     return this.persisted(this.tables.generateConsistencyToken(name));
   }
   checkConsistency(name: TableName, token: string): boolean {

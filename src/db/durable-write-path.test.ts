@@ -25,7 +25,9 @@ describe('the write path on the durable engine', () => {
     const before = syncs();
     const n = 60;
     const results = await Promise.all(
-      Array.from({ length: n }, () => f.db.readModifyWriteRow(name, 'hot', [{ kind: 'increment', family: 'cf', qualifier: 'c', amount: 1n }])),
+      Array.from({ length: n }, () =>
+        f.db.readModifyWriteRow(name, 'hot', [{ kind: 'increment', family: 'cf', qualifier: 'c', amount: 1n }]),
+      ),
     );
     const values = results.map((r) => Buffer.from(r.cells[0]!.value).readBigInt64BE()).sort((a, b) => Number(a - b));
     expect(values).toEqual(Array.from({ length: n }, (_, i) => BigInt(i + 1)));
@@ -51,18 +53,36 @@ describe('the write path on the durable engine', () => {
 
   it('a failed commit-log sync fails every call that waited for it: one row, one tablet, two tablets', async () => {
     let failSyncs = false;
-    const fs = createFaultFileSystem(new MemoryFileSystem(), (op, path) => (failSyncs && op === 'sync' && path.includes('wal/') ? 'error' : undefined));
+    const fs = createFaultFileSystem(new MemoryFileSystem(), (op, path) =>
+      failSyncs && op === 'sync' && path.includes('wal/') ? 'error' : undefined,
+    );
     const engine = await openDiskEngine({ fs, dir: 'db' });
     const f = await openDb({ engine });
     const name = await createTable(f, [family('cf')], { splits: ['m'] });
     // The same three shapes succeed while syncs work.
     await f.db.mutateRow(name, 'a0', [set('cf', 'q', 1000, 'x')]);
-    expect(await f.db.mutateRows(name, [{ key: 'b0', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'c0', mutations: [set('cf', 'q', 1000, 'x')] }])).toEqual([undefined, undefined]);
-    expect(await f.db.mutateRows(name, [{ key: 'd0', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'x0', mutations: [set('cf', 'q', 1000, 'x')] }])).toEqual([undefined, undefined]);
+    expect(
+      await f.db.mutateRows(name, [
+        { key: 'b0', mutations: [set('cf', 'q', 1000, 'x')] },
+        { key: 'c0', mutations: [set('cf', 'q', 1000, 'x')] },
+      ]),
+    ).toEqual([undefined, undefined]);
+    expect(
+      await f.db.mutateRows(name, [
+        { key: 'd0', mutations: [set('cf', 'q', 1000, 'x')] },
+        { key: 'x0', mutations: [set('cf', 'q', 1000, 'x')] },
+      ]),
+    ).toEqual([undefined, undefined]);
     failSyncs = true;
     const one = f.db.mutateRow(name, 'a', [set('cf', 'q', 1000, 'x')]);
-    const oneTablet = f.db.mutateRows(name, [{ key: 'b', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'c', mutations: [set('cf', 'q', 1000, 'x')] }]);
-    const twoTablets = f.db.mutateRows(name, [{ key: 'd', mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'x', mutations: [set('cf', 'q', 1000, 'x')] }]);
+    const oneTablet = f.db.mutateRows(name, [
+      { key: 'b', mutations: [set('cf', 'q', 1000, 'x')] },
+      { key: 'c', mutations: [set('cf', 'q', 1000, 'x')] },
+    ]);
+    const twoTablets = f.db.mutateRows(name, [
+      { key: 'd', mutations: [set('cf', 'q', 1000, 'x')] },
+      { key: 'x', mutations: [set('cf', 'q', 1000, 'x')] },
+    ]);
     await expect(one).rejects.toMatchObject({ message: expect.stringMatching(/injected I\/O error: sync/) });
     for (const results of [await oneTablet, await twoTablets]) {
       expect(results).toHaveLength(2);

@@ -9,22 +9,33 @@ import { formatBytes, formatCount, formatMillis } from '../units.js';
  *   flushed tablet 1.5 of projects/p/instances/i/tables/t (memtable full): 32.0 MiB in memory -> 12.3 MiB SSTable, 123,456 entries, in 240 ms
  *   compacted tablet 1.5 of ... (major): 4 SSTables, 48.2 MiB -> 40.1 MiB, 300,000 entries, in 1.2 s
  */
-export function logEngineEvent(logger: Logger, event: EngineEvent, where: { readonly dataDir: string; readonly tabletOf: (storeId: string) => string }): void {
+export function logEngineEvent(
+  logger: Logger,
+  event: EngineEvent,
+  where: { readonly dataDir: string; readonly tabletOf: (storeId: string) => string },
+): void {
   switch (event.kind) {
     case 'recovered': {
       if (event.stores === 0 && event.sstables === 0 && event.records === 0) {
-        logger.info(`opened ${where.dataDir} in ${formatMillis(event.millis)}: no tables yet`, { event: 'recovered', dataDir: where.dataDir, ...figures(event) });
+        logger.info(`opened ${where.dataDir} in ${formatMillis(event.millis)}: no tables yet`, {
+          event: 'recovered',
+          dataDir: where.dataDir,
+          ...figures(event),
+        });
         return;
       }
       const replayed =
         event.records === 0
           ? 'nothing to replay from the commit log'
           : `replayed ${plural(event.logFiles, 'commit-log file')} (${formatBytes(event.logBytes)}, ${plural(event.records, 'record')}: ${plural(event.rowsReplayed, 'row')} not yet in SSTables${event.dropsReplayed > 0 ? `, ${plural(event.dropsReplayed, 'drop')}` : ''})${event.storesFlushed > 0 ? `, then flushed ${plural(event.storesFlushed, 'tablet')}` : ''}`;
-      logger.info(`recovered ${where.dataDir} in ${formatMillis(event.millis)}: ${plural(event.stores, 'tablet')}, ${plural(event.sstables, 'SSTable')} (${formatBytes(event.sstableBytes)}); ${replayed}`, {
-        event: 'recovered',
-        dataDir: where.dataDir,
-        ...figures(event),
-      });
+      logger.info(
+        `recovered ${where.dataDir} in ${formatMillis(event.millis)}: ${plural(event.stores, 'tablet')}, ${plural(event.sstables, 'SSTable')} (${formatBytes(event.sstableBytes)}); ${replayed}`,
+        {
+          event: 'recovered',
+          dataDir: where.dataDir,
+          ...figures(event),
+        },
+      );
       return;
     }
     case 'flushed':

@@ -24,12 +24,16 @@ describe('GcSweeper', () => {
   it('runOnce rejects with the failure; concurrent calls join one sweep; stop waits for it', async () => {
     let release!: () => void;
     let runs = 0;
-    const sweeper = new GcSweeper(0, () => {
-      runs++;
-      return new Promise<void>((resolve) => (release = resolve));
-    }, () => {
-      throw new Error('not expected');
-    });
+    const sweeper = new GcSweeper(
+      0,
+      () => {
+        runs++;
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+      () => {
+        throw new Error('not expected');
+      },
+    );
     const a = sweeper.runOnce();
     const b = sweeper.runOnce();
     expect(a).toBe(b);
@@ -40,7 +44,11 @@ describe('GcSweeper', () => {
     release();
     await stopping;
     expect(runs).toBe(1);
-    const failing = new GcSweeper(0, async () => Promise.reject(new Error('boom')), () => undefined);
+    const failing = new GcSweeper(
+      0,
+      async () => Promise.reject(new Error('boom')),
+      () => undefined,
+    );
     await expect(failing.runOnce()).rejects.toThrow('boom');
   });
 });

@@ -53,12 +53,18 @@ const disks = DISK_CONFIGS.map((spec) => () => openDiskSystem(spec));
 describe('metamorphic: the disk engine answers exactly as the memory engine', () => {
   for (const physicalGc of [false, true]) {
     const what = physicalGc ? 'with GC sweeps (physical collection)' : 'with GC-rule updates and any deletes (no physical collection)';
-    it(`random op logs ${what}`, async () => {
-      await fc.assert(
-        fc.asyncProperty(opLog({ physicalGc, maxOps: MAX_OPS, exclude: EXCLUDE }), (log) => checkLog(log, () => openMemorySystem(), disks)),
-        { seed: SEED, numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) },
-      );
-    }, TIMEOUT);
+    it(
+      `random op logs ${what}`,
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(opLog({ physicalGc, maxOps: MAX_OPS, exclude: EXCLUDE }), (log) =>
+            checkLog(log, () => openMemorySystem(), disks),
+          ),
+          { seed: SEED, numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) },
+        );
+      },
+      TIMEOUT,
+    );
   }
 });
 

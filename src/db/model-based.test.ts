@@ -27,12 +27,40 @@ const arbTs = fc.constantFrom(1000, 2000, 3000, 4000);
 const arbFamily = fc.constantFrom<Family>(...FAMILIES);
 const arbQualifier = fc.constantFrom(...QUALIFIERS);
 const arbMutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ family: arbFamily, qualifier: arbQualifier, timestamp: fc.oneof(arbTs, fc.constant(-1)), value: fc.string({ maxLength: 3 }) }).map(
-    (m): Mutation => ({ kind: 'setCell', family: m.family, qualifier: m.qualifier, timestamp: m.timestamp, value: new Uint8Array(Buffer.from(m.value, 'latin1')) }),
-  ) },
-  { weight: 2, arbitrary: fc.record({ family: arbFamily, qualifier: arbQualifier, start: fc.constantFrom(0, 1000, 2000, 3000), span: fc.constantFrom(1000, 2000, undefined) }).map(
-    (m): Mutation => ({ kind: 'deleteFromColumn', family: m.family, qualifier: m.qualifier, start: m.start, end: m.span === undefined ? undefined : m.start + m.span }),
-  ) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({
+        family: arbFamily,
+        qualifier: arbQualifier,
+        timestamp: fc.oneof(arbTs, fc.constant(-1)),
+        value: fc.string({ maxLength: 3 }),
+      })
+      .map((m): Mutation => ({
+        kind: 'setCell',
+        family: m.family,
+        qualifier: m.qualifier,
+        timestamp: m.timestamp,
+        value: new Uint8Array(Buffer.from(m.value, 'latin1')),
+      })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        family: arbFamily,
+        qualifier: arbQualifier,
+        start: fc.constantFrom(0, 1000, 2000, 3000),
+        span: fc.constantFrom(1000, 2000, undefined),
+      })
+      .map((m): Mutation => ({
+        kind: 'deleteFromColumn',
+        family: m.family,
+        qualifier: m.qualifier,
+        start: m.start,
+        end: m.span === undefined ? undefined : m.start + m.span,
+      })),
+  },
   { weight: 1, arbitrary: arbFamily.map((f): Mutation => ({ kind: 'deleteFromFamily', family: f })) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'deleteFromRow' }) },
 );
@@ -53,7 +81,12 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .record({ start: fc.constantFrom('', 'k1', 'k3', 'k35', 'k6'), end: fc.constantFrom(undefined, 'k3', 'k30', 'k6', 'k8'), reversed: fc.boolean(), limit: fc.nat(4) })
+      .record({
+        start: fc.constantFrom('', 'k1', 'k3', 'k35', 'k6'),
+        end: fc.constantFrom(undefined, 'k3', 'k30', 'k6', 'k8'),
+        reversed: fc.boolean(),
+        limit: fc.nat(4),
+      })
       .map((r): Op => ({ kind: 'read', ...r })),
   },
 );
@@ -110,7 +143,11 @@ function readModel(model: Model, op: { start: string; end: string | undefined; r
   return out;
 }
 
-async function readDb(f: Fixture, name: TableName, op: { start: string; end: string | undefined; reversed: boolean; limit: number }): Promise<string[]> {
+async function readDb(
+  f: Fixture,
+  name: TableName,
+  op: { start: string; end: string | undefined; reversed: boolean; limit: number },
+): Promise<string[]> {
   const range = {
     start: { kind: 'closed' as const, key: op.start },
     end: op.end === undefined ? { kind: 'unbounded' as const } : { kind: 'open' as const, key: op.end },

@@ -20,10 +20,24 @@ export function needsCurrentRow(mutations: readonly Mutation[]): boolean {
  * `needsCurrentRow(mutations)`; earlier mutations of the list are applied to
  * it as we go, so two AddToCells on one cell both count.
  */
-export function storeOpsFor(schema: Schema, mutations: readonly Mutation[], nowMicros: number, current: readonly Cell[] | undefined): StoreOp[] {
+export function storeOpsFor(
+  schema: Schema,
+  mutations: readonly Mutation[],
+  nowMicros: number,
+  current: readonly Cell[] | undefined,
+): StoreOp[] {
   // The bulk-load case, one SetCell: an array of exactly one (a push into [] allocates room for 17).
   const only = mutations.length === 1 ? mutations[0]! : undefined;
-  if (only?.kind === 'setCell') return [{ kind: 'put', family: only.family, qualifier: only.qualifier, timestamp: only.timestamp === SERVER_TIME ? nowMicros : only.timestamp, value: only.value }];
+  if (only?.kind === 'setCell')
+    return [
+      {
+        kind: 'put',
+        family: only.family,
+        qualifier: only.qualifier,
+        timestamp: only.timestamp === SERVER_TIME ? nowMicros : only.timestamp,
+        value: only.value,
+      },
+    ];
   const ops: StoreOp[] = [];
   let working = current;
   for (const m of mutations) {
@@ -54,7 +68,9 @@ export function storeOpsFor(schema: Schema, mutations: readonly Mutation[], nowM
         if (family === undefined) throw new Error(`storeOpsFor: family ${m.family} was not validated`);
         const existing = findCell(working, m.family, m.qualifier, m.timestamp)?.value;
         const value =
-          m.kind === 'addToCell' ? addToAggregate(family.valueType, existing, m.input) : mergeAggregate(family.valueType, existing, m.input);
+          m.kind === 'addToCell'
+            ? addToAggregate(family.valueType, existing, m.input)
+            : mergeAggregate(family.valueType, existing, m.input);
         if (value === undefined || value === existing) continue;
         op = { kind: 'put', family: m.family, qualifier: m.qualifier, timestamp: m.timestamp, value };
         break;

@@ -120,7 +120,13 @@ export class NodePlacement {
     this.lastResize.set(name, this.deps.clock.nowMicros());
     const cluster = this.clustersOf(instance).find((c) => c.id === clusterId);
     if (cluster === undefined || cluster.serveNodes === from) return;
-    this.deps.log(`cluster ${name} resized from ${from} to ${cluster.serveNodes} nodes: ${cause}`, { event: 'cluster-resized', cluster: name, fromNodes: from, toNodes: cluster.serveNodes, cause });
+    this.deps.log(`cluster ${name} resized from ${from} to ${cluster.serveNodes} nodes: ${cause}`, {
+      event: 'cluster-resized',
+      cluster: name,
+      fromNodes: from,
+      toNodes: cluster.serveNodes,
+      cause,
+    });
     const moves = balance(this.placements(instance, cluster), { nodes: cluster.serveNodes, maxMoves: Number.POSITIVE_INFINITY });
     this.apply(instance, cluster, moves, `cluster resized from ${from} to ${cluster.serveNodes} nodes; `);
   }
@@ -148,7 +154,12 @@ export class NodePlacement {
     const out: TabletPlacement[] = [];
     for (const runtime of this.tablesOf(instance)) {
       for (const t of runtime.tablets.tablets) {
-        out.push({ id: t.id, bytes: t.store.stats().bytes, load: runtime.meter(t.id).rates(now, VIEW_WINDOW_SECONDS).cpuMicrosPerSec, node: nodeOf.get(t.id) });
+        out.push({
+          id: t.id,
+          bytes: t.store.stats().bytes,
+          load: runtime.meter(t.id).rates(now, VIEW_WINDOW_SECONDS).cpuMicrosPerSec,
+          node: nodeOf.get(t.id),
+        });
       }
     }
     return out;
@@ -160,14 +171,17 @@ export class NodePlacement {
     for (const m of moves) {
       nodeOf.set(m.id, m.to);
       if (m.from !== undefined) {
-        this.deps.log(`moved tablet ${m.id} of ${childNameString(instance, 'clusters', cluster.id)} from node ${m.from} to node ${m.to}: ${why}${m.reason}`, {
-          event: 'tablet-moved',
-          cluster: childNameString(instance, 'clusters', cluster.id),
-          tablet: m.id,
-          fromNode: m.from,
-          toNode: m.to,
-          reason: `${why}${m.reason}`,
-        });
+        this.deps.log(
+          `moved tablet ${m.id} of ${childNameString(instance, 'clusters', cluster.id)} from node ${m.from} to node ${m.to}: ${why}${m.reason}`,
+          {
+            event: 'tablet-moved',
+            cluster: childNameString(instance, 'clusters', cluster.id),
+            tablet: m.id,
+            fromNode: m.from,
+            toNode: m.to,
+            reason: `${why}${m.reason}`,
+          },
+        );
       }
     }
   }

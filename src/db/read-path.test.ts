@@ -12,7 +12,8 @@ const closed = (start: string, end: string): RowRange => ({ start: { kind: 'clos
 const rows = (keys: string[], ranges: RowRange[] = []): Partial<ReadRequest> => ({ rows: { keys, ranges } });
 
 for (const engine of ['memory', 'async'] as const) {
-  const open = (options: Parameters<typeof openDb>[0] = {}) => openDb(engine === 'async' ? { ...options, engine: createAsyncEngine() } : options);
+  const open = (options: Parameters<typeof openDb>[0] = {}) =>
+    openDb(engine === 'async' ? { ...options, engine: createAsyncEngine() } : options);
 
   async function seeded(splits: string[] = ['c', 'f']) {
     const f = await open();
@@ -38,7 +39,12 @@ for (const engine of ['memory', 'async'] as const) {
       return { f, name };
     }
     const values = async (f: Awaited<ReturnType<typeof open>>, name: Parameters<typeof readAll>[1]) =>
-      (await readAll(f, name)).flatMap((r) => r.split(' ').slice(1).map((c) => c.slice(c.indexOf('=') + 1)));
+      (await readAll(f, name)).flatMap((r) =>
+        r
+          .split(' ')
+          .slice(1)
+          .map((c) => c.slice(c.indexOf('=') + 1)),
+      );
 
     it('max versions keeps the newest n', async () => {
       const { f, name } = await versions({ kind: 'maxVersions', versions: 2 });
@@ -79,7 +85,13 @@ for (const engine of ['memory', 'async'] as const) {
     it('applies per column and follows rule updates', async () => {
       const f = await open();
       const name = await createTable(f, [family('cf', { kind: 'maxVersions', versions: 1 }), family('all')]);
-      await f.db.mutateRow(name, 'r', [set('cf', 'a', 1000, 'a1'), set('cf', 'a', 2000, 'a2'), set('cf', 'b', 1000, 'b1'), set('all', 'x', 1000, 'x1'), set('all', 'x', 2000, 'x2')]);
+      await f.db.mutateRow(name, 'r', [
+        set('cf', 'a', 1000, 'a1'),
+        set('cf', 'a', 2000, 'a2'),
+        set('cf', 'b', 1000, 'b1'),
+        set('all', 'x', 1000, 'x1'),
+        set('all', 'x', 2000, 'x2'),
+      ]);
       expect(await readAll(f, name)).toEqual(['r: cf:a@2=a2 cf:b@1=b1 all:x@2=x2 all:x@1=x1']);
       await f.db.modifyColumnFamilies(name, [{ kind: 'update', family: 'cf', gcRule: undefined, updateGcRule: true }], false);
       expect(await readAll(f, name)).toEqual(['r: cf:a@2=a2 cf:a@1=a1 cf:b@1=b1 all:x@2=x2 all:x@1=x1']);
@@ -133,7 +145,10 @@ for (const engine of ['memory', 'async'] as const) {
 
     it('reads keys and ranges: sorted, each row once, overlapping ranges merged', async () => {
       const { f, name } = await seeded();
-      const request = rows(['g', 'b', 'g', 'zz'], [closed('b', 'd'), closed('c', 'e'), { start: { kind: 'open', key: 'f' }, end: { kind: 'unbounded' } }]);
+      const request = rows(
+        ['g', 'b', 'g', 'zz'],
+        [closed('b', 'd'), closed('c', 'e'), { start: { kind: 'open', key: 'f' }, end: { kind: 'unbounded' } }],
+      );
       expect(keysOf(await readAll(f, name, request))).toEqual(['b', 'c', 'd', 'e', 'g', 'h']);
       expect(keysOf(await readAll(f, name, { ...request, reversed: true }))).toEqual(['h', 'g', 'e', 'd', 'c', 'b']);
       const openEnd: RowRange = { start: { kind: 'unbounded' }, end: { kind: 'open', key: 'c' } };
@@ -180,10 +195,15 @@ for (const engine of ['memory', 'async'] as const) {
     it('rejects an invalid filter and non-millisecond timestamp ranges before reading', async () => {
       const { f, name } = await seeded();
       expect(await codeOf(() => f.db.readRows(name, { ...ALL, filter: { kind: 'rowKeyRegex', pattern: '[' } }))).toBe('InvalidArgument');
-      expect(await codeOf(() => f.db.readRows(name, { ...ALL, filter: { kind: 'timestampRange', start: 0, end: 1500 } }))).toBe('InvalidArgument');
+      expect(await codeOf(() => f.db.readRows(name, { ...ALL, filter: { kind: 'timestampRange', start: 0, end: 1500 } }))).toBe(
+        'InvalidArgument',
+      );
       expect(
         await codeOf(() =>
-          f.db.readRows(name, { ...ALL, filter: { kind: 'chain', filters: [{ kind: 'passAll' }, { kind: 'timestampRange', start: 1, end: undefined }] } }),
+          f.db.readRows(name, {
+            ...ALL,
+            filter: { kind: 'chain', filters: [{ kind: 'passAll' }, { kind: 'timestampRange', start: 1, end: undefined }] },
+          }),
         ),
       ).toBe('InvalidArgument');
       expect(keysOf(await readAll(f, name, { filter: { kind: 'timestampRange', start: 1000, end: 2000 } }))).toHaveLength(8);
@@ -266,7 +286,11 @@ describe('background GC sweep', () => {
   it('physically drops collected cells (reads already hid them)', async () => {
     const f = await openDb();
     const name = await createTable(f, [family('cf', { kind: 'maxVersions', versions: 1 })]);
-    await f.db.mutateRow(name, 'r', Array.from({ length: 10 }, (_, i) => set('cf', 'q', (i + 1) * 1000, 'x'.repeat(1000))));
+    await f.db.mutateRow(
+      name,
+      'r',
+      Array.from({ length: 10 }, (_, i) => set('cf', 'q', (i + 1) * 1000, 'x'.repeat(1000))),
+    );
     const before = (await f.db.sampleRowKeys(name)).at(-1)!.offsetBytes;
     expect(await readAll(f, name)).toHaveLength(1);
     await f.db.runGcSweep();
@@ -309,12 +333,18 @@ describe('scan snapshots', () => {
   it('a range read across tablets sees one point in time while writes continue', async () => {
     const f = await openDb();
     const name = await createTable(f, [family('cf')], { splits: ['m'] });
-    await f.db.mutateRows(name, ['a', 'b', 'n', 'o'].map((key) => ({ key, mutations: [set('cf', 'q', 1000, 'old')] })));
+    await f.db.mutateRows(
+      name,
+      ['a', 'b', 'n', 'o'].map((key) => ({ key, mutations: [set('cf', 'q', 1000, 'old')] })),
+    );
     const reader = f.db.readRows(name, ALL);
     const first = await reader.next();
     expect(first?.key).toBe('a');
     // Writes to both tablets after the read started: in the range, ahead of the reader.
-    await f.db.mutateRows(name, ['c', 'p', 'z'].map((key) => ({ key, mutations: [set('cf', 'q', 1000, 'new')] })));
+    await f.db.mutateRows(
+      name,
+      ['c', 'p', 'z'].map((key) => ({ key, mutations: [set('cf', 'q', 1000, 'new')] })),
+    );
     await f.db.mutateRow(name, 'n', [set('cf', 'q', 2000, 'new')]);
     const rest = await drain(reader);
     expect(rest.map(showRow)).toEqual(['b: cf:q@1=old', 'n: cf:q@1=old', 'o: cf:q@1=old']);

@@ -171,7 +171,9 @@ export class TableRowReader implements RowPuller, RowReader {
     if (visible.length === 0) return SKIP;
     let cells = visible;
     if (filter !== undefined && !filter.passesAll) {
-      cells = filter.keyMayMatch(raw.key) ? filter.apply(visible === raw.cells ? raw : { key: raw.key, cells: visible }, schema.compare) : [];
+      cells = filter.keyMayMatch(raw.key)
+        ? filter.apply(visible === raw.cells ? raw : { key: raw.key, cells: visible }, schema.compare)
+        : [];
       if (cells.length === 0) return SKIP;
     }
     this.stats.rowsReturned++;
@@ -249,4 +251,3 @@ export class TableRowReader implements RowPuller, RowReader {
 function isPoint(r: KeyRange): boolean {
   return r.end !== undefined && r.end.length === r.start.length + 1 && r.end.charCodeAt(r.start.length) === 0 && r.end.startsWith(r.start);
 }
-

@@ -44,9 +44,9 @@ describe('createTable / getTable / listTables', () => {
   it('rejects invalid table ids and duplicates', async () => {
     const f = await openDb();
     for (const id of ['', '-starts-with-dash', 'has space', 'a'.repeat(51), 'slash/no']) {
-      expect(await codeOf(() => f.db.createTable({ ...INSTANCE, table: id }, { families: [], initialSplits: [], deletionProtection: false }))).toBe(
-        'InvalidArgument',
-      );
+      expect(
+        await codeOf(() => f.db.createTable({ ...INSTANCE, table: id }, { families: [], initialSplits: [], deletionProtection: false })),
+      ).toBe('InvalidArgument');
     }
     const name = await createTable(f, []);
     expect(await codeOf(() => createTable(f, [], { name }))).toBe('AlreadyExists');
@@ -66,9 +66,9 @@ describe('createTable / getTable / listTables', () => {
     const many = Array.from({ length: LIMITS.maxFamiliesPerTable + 1 }, (_, i) => family(`f${i}`));
     expect(await codeOf(() => createTable(f, many))).toBe('InvalidArgument');
     expect(await codeOf(() => createTable(f, many.slice(1)))).toBe('none');
-    expect(
-      await codeOf(() => createTable(f, [family('s', undefined, { kind: 'aggregate', aggregator: 'sum', input: 'bytes' })])),
-    ).toBe('InvalidArgument');
+    expect(await codeOf(() => createTable(f, [family('s', undefined, { kind: 'aggregate', aggregator: 'sum', input: 'bytes' })]))).toBe(
+      'InvalidArgument',
+    );
   });
 
   it('rejects an empty initial split', async () => {
@@ -103,9 +103,9 @@ describe('createTable / getTable / listTables', () => {
     expect(await codeOf(() => f.db.mutateRow(name, 'r', [set('f', 'q', 1000, 'v')]))).toBe('NotFound');
     expect(await codeOf(() => f.db.mutateRows(name, [{ key: 'r', mutations: [set('f', 'q', 1000, 'v')] }]))).toBe('NotFound');
     expect(await codeOf(() => f.db.checkAndMutateRow(name, 'r', undefined, [set('f', 'q', 1000, 'v')], []))).toBe('NotFound');
-    expect(await codeOf(() => f.db.readModifyWriteRow(name, 'r', [{ kind: 'append', family: 'f', qualifier: 'q', value: new Uint8Array([1]) }]))).toBe(
-      'NotFound',
-    );
+    expect(
+      await codeOf(() => f.db.readModifyWriteRow(name, 'r', [{ kind: 'append', family: 'f', qualifier: 'q', value: new Uint8Array([1]) }])),
+    ).toBe('NotFound');
   });
 });
 
@@ -184,17 +184,28 @@ describe('modifyColumnFamilies', () => {
     expect(await codeOf(() => f.db.modifyColumnFamilies(name, [create('new'), create('a')], false))).toBe('AlreadyExists');
     expect(await codeOf(() => f.db.modifyColumnFamilies(name, [create('new2'), drop('missing')], false))).toBe('NotFound');
     expect(
-      await codeOf(() => f.db.modifyColumnFamilies(name, [create('new3'), { kind: 'update', family: 'missing', gcRule: undefined, updateGcRule: true }], false)),
+      await codeOf(() =>
+        f.db.modifyColumnFamilies(
+          name,
+          [create('new3'), { kind: 'update', family: 'missing', gcRule: undefined, updateGcRule: true }],
+          false,
+        ),
+      ),
     ).toBe('NotFound');
     expect(await codeOf(() => f.db.modifyColumnFamilies(name, [create('new4'), create('bad name')], false))).toBe('InvalidArgument');
-    expect(await codeOf(() => f.db.modifyColumnFamilies(name, [create('new5', { kind: 'maxVersions', versions: -1 })], false))).toBe('InvalidArgument');
+    expect(await codeOf(() => f.db.modifyColumnFamilies(name, [create('new5', { kind: 'maxVersions', versions: -1 })], false))).toBe(
+      'InvalidArgument',
+    );
     expect(await codeOf(() => f.db.modifyColumnFamilies(name, [], false))).toBe('InvalidArgument');
     expect(f.db.getTable(name).families.map((x) => x.name)).toEqual(['a']);
   });
 
   it('limits a table to 100 families', async () => {
     const f = await openDb();
-    const name = await createTable(f, Array.from({ length: 99 }, (_, i) => family(`f${i}`)));
+    const name = await createTable(
+      f,
+      Array.from({ length: 99 }, (_, i) => family(`f${i}`)),
+    );
     expect(await codeOf(() => f.db.modifyColumnFamilies(name, [create('x'), create('y')], false))).toBe('InvalidArgument');
     expect(await codeOf(() => f.db.modifyColumnFamilies(name, [create('x')], false))).toBe('none');
     expect(await codeOf(() => f.db.modifyColumnFamilies(name, [drop('x'), create('y')], false))).toBe('none');
@@ -263,7 +274,10 @@ describe('dropRowRange', () => {
   it('drops a prefix of all-0xff bytes up to the end of the table', async () => {
     const f = await openDb();
     const name = await createTable(f, [family('cf')]);
-    await f.db.mutateRows(name, ['\xfe', '\xff', '\xff\xff', '\xff\xff\x01'].map((key) => ({ key, mutations: [set('cf', 'q', 1000, 'x')] })));
+    await f.db.mutateRows(
+      name,
+      ['\xfe', '\xff', '\xff\xff', '\xff\xff\x01'].map((key) => ({ key, mutations: [set('cf', 'q', 1000, 'x')] })),
+    );
     await f.db.dropRowRange(name, { kind: 'prefix', prefix: '\xff\xff' });
     expect(keysOf(await readAll(f, name))).toEqual(['\xfe', '\xff']);
   });

@@ -48,15 +48,27 @@ export class TableAdmin {
     const dropped = forEachInOrder(orphans, (id) =>
       andThen(this.engine.openStore(id), (store) => {
         if (store.stats().rows === 0) return this.engine.deleteStore(id);
-        this.warn(`storage holds store ${id} with data (about ${store.stats().rows} rows) that no table names; it is kept untouched`, { event: 'orphan-store', store: id, rows: store.stats().rows });
+        this.warn(`storage holds store ${id} with data (about ${store.stats().rows} rows) that no table names; it is kept untouched`, {
+          event: 'orphan-store',
+          store: id,
+          rows: store.stats().rows,
+        });
         return undefined;
       }),
     );
-    return andThen(dropped, () => forEachInOrder(tables, ({ name, table }) =>
-      andThen(TabletMap.open(table.tablets, (id) => this.engine.openStore(id)), (map) => {
-        this.runtimes.set(table.uid, new TableRuntime(name, table.uid, new Schema(table.families, tableNameString(name)), map, () => this.clock.nowMicros()));
-      }),
-    ));
+    return andThen(dropped, () =>
+      forEachInOrder(tables, ({ name, table }) =>
+        andThen(
+          TabletMap.open(table.tablets, (id) => this.engine.openStore(id)),
+          (map) => {
+            this.runtimes.set(
+              table.uid,
+              new TableRuntime(name, table.uid, new Schema(table.families, tableNameString(name)), map, () => this.clock.nowMicros()),
+            );
+          },
+        ),
+      ),
+    );
   }
 
   /** The live table, or NotFound. */
@@ -112,7 +124,10 @@ export class TableAdmin {
       };
       // Creates the instance implicitly when it does not exist (or was deleted while the stores opened).
       this.instances.use(name).tables.set(name.table, record);
-      this.runtimes.set(uid, new TableRuntime(name, uid, new Schema(record.families, tableNameString(name)), map, () => this.clock.nowMicros()));
+      this.runtimes.set(
+        uid,
+        new TableRuntime(name, uid, new Schema(record.families, tableNameString(name)), map, () => this.clock.nowMicros()),
+      );
       return tableInfo(name, record);
     };
     if (opened instanceof Promise) {
@@ -208,11 +223,15 @@ export class TableAdmin {
     });
   }
 
-  dropRowRange(name: TableName, target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' }): MaybePromise<void> {
+  dropRowRange(
+    name: TableName,
+    target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' },
+  ): MaybePromise<void> {
     const runtime = this.runtime(name);
     let range: KeyRange = FULL_RANGE;
     if (target.kind === 'prefix') {
-      if (target.prefix.length === 0) throw invalidArgument('DropRowRange: the row key prefix must not be empty (use delete_all_data_from_table to drop every row)');
+      if (target.prefix.length === 0)
+        throw invalidArgument('DropRowRange: the row key prefix must not be empty (use delete_all_data_from_table to drop every row)');
       range = { start: target.prefix, end: prefixSuccessor(target.prefix) };
     }
     // Exclusive, like a family drop: a split or merge swapping the tablets meanwhile would lose

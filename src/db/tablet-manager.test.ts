@@ -12,7 +12,11 @@ import { ALL, createTable, drain, family, type Fixture, INSTANCE, openDb } from 
 import { raceAtEveryPoint } from './testing/race.js';
 
 /** A logger that keeps the messages of every level in `logs`. */
-const collecting = (logs: string[]): Logger => ({ info: (m) => void logs.push(m), warn: (m) => void logs.push(m), error: (m) => void logs.push(m) });
+const collecting = (logs: string[]): Logger => ({
+  info: (m) => void logs.push(m),
+  warn: (m) => void logs.push(m),
+  error: (m) => void logs.push(m),
+});
 
 /** Incompressible, so sizes on disk match sizes in memory. */
 const value = (n: number): Uint8Array => new Uint8Array(randomBytes(n));
@@ -28,7 +32,13 @@ async function keysOf(f: Fixture, name: Parameters<Fixture['db']['readRows']>[0]
 }
 
 /** Reads each key `times` times, advancing the clock one second per round. */
-async function readLoad(f: Fixture, name: Parameters<Fixture['db']['readRows']>[0], keys: string[], seconds: number, perSecond: number): Promise<void> {
+async function readLoad(
+  f: Fixture,
+  name: Parameters<Fixture['db']['readRows']>[0],
+  keys: string[],
+  seconds: number,
+  perSecond: number,
+): Promise<void> {
   for (let s = 0; s < seconds; s++) {
     for (let i = 0; i < perSecond; i++) {
       const key = keys[i % keys.length]!;
@@ -42,7 +52,11 @@ async function readLoad(f: Fixture, name: Parameters<Fixture['db']['readRows']>[
 describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
   async function open(config: Record<string, number> = {}, logger?: Logger): Promise<Fixture> {
     const engine = await makeEngine();
-    return openDb({ ...(engine === undefined ? {} : { engine }), config: { tabletSplitBytes: 8 * 1024, ...config }, ...(logger === undefined ? {} : { logger }) });
+    return openDb({
+      ...(engine === undefined ? {} : { engine }),
+      config: { tabletSplitBytes: 8 * 1024, ...config },
+      ...(logger === undefined ? {} : { logger }),
+    });
   }
 
   it('splits a tablet that grows past the split size, at its median, and logs why', async () => {
@@ -51,7 +65,10 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
     const f = await open({}, logger);
     const name = await createTable(f, [family('cf')]);
     const keys = Array.from({ length: 200 }, (_, i) => `row${String(i).padStart(4, '0')}`);
-    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(200))] })));
+    await f.db.mutateRows(
+      name,
+      keys.map((key) => ({ key, mutations: [setCell(value(200))] })),
+    );
     for (let i = 0; i < 10; i++) await f.db.runTabletChecks();
     const tablets = f.db.listTablets(name);
     expect(tablets.length).toBeGreaterThan(2);
@@ -77,7 +94,10 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
     const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000 }, logger);
     const name = await createTable(f, [family('cf')]);
     const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
-    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(10))] })));
+    await f.db.mutateRows(
+      name,
+      keys.map((key) => ({ key, mutations: [setCell(value(10))] })),
+    );
     await readLoad(f, name, keys, 6, 100);
     const tablets = f.db.listTablets(name);
     expect(tablets).toHaveLength(2);
@@ -91,16 +111,25 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
     expect(after).toHaveLength(2);
     expect(after[1]!.singleRowHotspot).toMatchObject({ key: hot });
     expect(logs.filter((l) => l.includes('single-row hotspot'))).toHaveLength(1);
-    expect(logger.records.find((r) => r.fields?.event === 'single-row-hotspot')?.fields).toMatchObject({ rowKey: hot, share: expect.any(Number) });
+    expect(logger.records.find((r) => r.fields?.event === 'single-row-hotspot')?.fields).toMatchObject({
+      rowKey: hot,
+      share: expect.any(Number),
+    });
     await f.db.close();
   });
 
   it('merges small cold neighbours, but never removes initial split boundaries', async () => {
     const logger = memoryLogger();
-    const f = await open({ tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000, mergeColdMillis: 10_000 }, logger);
+    const f = await open(
+      { tabletSplitBytes: 1 << 30, loadSplitRequestsPerSec: 50, loadSplitWindowMillis: 3000, mergeColdMillis: 10_000 },
+      logger,
+    );
     const name = await createTable(f, [family('cf')], { splits: ['m'] });
     const keys = Array.from({ length: 60 }, (_, i) => `a${String(i).padStart(3, '0')}`);
-    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(10))] })));
+    await f.db.mutateRows(
+      name,
+      keys.map((key) => ({ key, mutations: [setCell(value(10))] })),
+    );
     await readLoad(f, name, keys, 6, 100);
     expect(f.db.listTablets(name).length).toBe(3);
     // Cold for longer than mergeColdMillis.
@@ -111,7 +140,10 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
     const tablets = f.db.listTablets(name);
     expect(tablets.map((t) => t.start)).toEqual(['', 'm']);
     expect(logger.lines.some((l) => l.startsWith('info: merged tablets'))).toBe(true);
-    expect(logger.records.find((r) => r.fields?.event === 'tablets-merged')?.fields).toMatchObject({ tablets: [expect.any(String), expect.any(String)], bytes: expect.any(Number) });
+    expect(logger.records.find((r) => r.fields?.event === 'tablets-merged')?.fields).toMatchObject({
+      tablets: [expect.any(String), expect.any(String)],
+      bytes: expect.any(Number),
+    });
     expect(await keysOf(f, name)).toEqual(keys);
     await f.db.close();
   });
@@ -216,9 +248,10 @@ function spinningEngine(millis: number): StorageEngine {
   });
 }
 
-describe('the node model: a cluster\'s serve nodes', () => {
+describe("the node model: a cluster's serve nodes", () => {
   const splits = ['1', '2', '3', '4', '5', '6', '7', '8', '9'];
-  const tabletsPerNode = (f: Fixture, instance = INSTANCE): number[][] => f.db.listNodes(instance).map((c) => c.nodes.map((n) => n.tablets));
+  const tabletsPerNode = (f: Fixture, instance = INSTANCE): number[][] =>
+    f.db.listNodes(instance).map((c) => c.nodes.map((n) => n.tablets));
 
   it('are --nodes for an implicit instance, and UpdateCluster rescales them at once: tablets spread onto new nodes and leave removed ones, each move logged', async () => {
     const logs: string[] = [];
@@ -233,12 +266,17 @@ describe('the node model: a cluster\'s serve nodes', () => {
     expect(logs).toContain('cluster projects/p/instances/i/clusters/i-c1 resized from 3 to 5 nodes: serve_nodes set by an admin request');
     const moves = logs.filter((l) => l.startsWith('moved tablet'));
     expect(moves).toHaveLength(4);
-    for (const m of moves) expect(m).toMatch(/^moved tablet \S+ of projects\/p\/instances\/i\/clusters\/i-c1 from node [0-2] to node [34]: cluster resized from 3 to 5 nodes; balance tablet count: /);
+    for (const m of moves)
+      expect(m).toMatch(
+        /^moved tablet \S+ of projects\/p\/instances\/i\/clusters\/i-c1 from node [0-2] to node [34]: cluster resized from 3 to 5 nodes; balance tablet count: /,
+      );
 
     logs.length = 0;
     await f.db.updateCluster(INSTANCE, 'i-c1', { serveNodes: 2 });
     expect(tabletsPerNode(f)).toEqual([[5, 5]]);
-    expect(logs.filter((l) => / from node [234] to node [01]: cluster resized from 5 to 2 nodes; node [234] is gone$/.test(l))).toHaveLength(6);
+    expect(
+      logs.filter((l) => / from node [234] to node [01]: cluster resized from 5 to 2 nodes; node [234] is gone$/.test(l)),
+    ).toHaveLength(6);
     await f.db.close();
   });
 
@@ -246,12 +284,19 @@ describe('the node model: a cluster\'s serve nodes', () => {
     const f = await openDb();
     const instance = { project: 'p', instance: 'replicated' };
     const location = (zone: string) => `projects/p/locations/${zone}`;
-    await f.db.createInstance(instance, { displayName: 'Replicated', type: 'production', labels: {} }, new Map([
-      ['east-cluster', { location: location('us-east1-b'), serveNodes: 2, storageType: 'ssd' as const }],
-      ['west-cluster', { location: location('us-west1-a'), serveNodes: 5, storageType: 'ssd' as const }],
-    ]));
+    await f.db.createInstance(
+      instance,
+      { displayName: 'Replicated', type: 'production', labels: {} },
+      new Map([
+        ['east-cluster', { location: location('us-east1-b'), serveNodes: 2, storageType: 'ssd' as const }],
+        ['west-cluster', { location: location('us-west1-a'), serveNodes: 5, storageType: 'ssd' as const }],
+      ]),
+    );
     const name = await createTable(f, [family('cf')], { splits, name: { ...instance, table: 't' } });
-    expect(tabletsPerNode(f, instance)).toEqual([[5, 5], [2, 2, 2, 2, 2]]);
+    expect(tabletsPerNode(f, instance)).toEqual([
+      [5, 5],
+      [2, 2, 2, 2, 2],
+    ]);
     expect(f.db.listTablets(name)[0]!.placements.map((p) => p.cluster)).toEqual(['east-cluster', 'west-cluster']);
     for (let i = 0; i < 50; i++) await f.db.mutateRow(name, `5-${i}`, [setCell(value(10))]);
     f.clock.advanceMillis(1000);
@@ -264,7 +309,11 @@ describe('the node model: a cluster\'s serve nodes', () => {
 
   it('follow autoscaling: up at once on measured serving time, down after the delay, 10% at a time, each change logged with its figures and kept in the catalog', async () => {
     const logs: string[] = [];
-    const f = await openDb({ engine: spinningEngine(10), config: { nodes: 1, autoscaleDownDelayMillis: 60_000 }, logger: collecting(logs) });
+    const f = await openDb({
+      engine: spinningEngine(10),
+      config: { nodes: 1, autoscaleDownDelayMillis: 60_000 },
+      logger: collecting(logs),
+    });
     const name = await createTable(f, [family('cf')], { splits });
     await f.db.updateCluster(INSTANCE, 'i-c1', { autoscaling: { minServeNodes: 1, maxServeNodes: 4, cpuUtilizationPercent: 10 } });
     // 20 writes of 10 ms per second: 0.2 s of serving per second, twice the 10% target of one node.
@@ -292,7 +341,9 @@ describe('the node model: a cluster\'s serve nodes', () => {
     };
     expect(await nodesAfter(59)).toBe(3);
     expect(await nodesAfter(1)).toBe(2);
-    expect(logs.find((l) => l.includes('resized from 3 to 2'))).toMatch(/autoscaling: CPU .* 1 node would do; scaling down by at most 10% of the nodes once the size has held for 60 s$/);
+    expect(logs.find((l) => l.includes('resized from 3 to 2'))).toMatch(
+      /autoscaling: CPU .* 1 node would do; scaling down by at most 10% of the nodes once the size has held for 60 s$/,
+    );
     expect(await nodesAfter(59)).toBe(2);
     expect(await nodesAfter(1)).toBe(1);
     expect(tabletsPerNode(f)).toEqual([[10]]);
@@ -330,7 +381,10 @@ describe('tablet splits and DropRowRange', () => {
     f = await openDb({ engine, config: { tabletSplitBytes: 8 * 1024 } });
     const name = await createTable(f, [family('cf')]);
     const keys = Array.from({ length: 200 }, (_, i) => `row${String(i).padStart(4, '0')}`);
-    await f.db.mutateRows(name, keys.map((key) => ({ key, mutations: [setCell(value(200))] })));
+    await f.db.mutateRows(
+      name,
+      keys.map((key) => ({ key, mutations: [setCell(value(200))] })),
+    );
     await f.db.runTabletChecks();
     expect(f.db.listTablets(name).length).toBe(2);
     await drop;
@@ -348,8 +402,20 @@ describe('autoscaling against admin calls', () => {
     const f = await openDb({ engine: createAsyncEngine(), config: { autoscaleDownDelayMillis: 0 } });
     const instance = { project: 'p', instance: 'scaled' };
     const autoscaling = { minServeNodes: 1, maxServeNodes: 10, cpuUtilizationPercent: 50 };
-    const cluster = (zone: string) => ({ location: `projects/p/locations/${zone}`, serveNodes: 3, storageType: 'ssd' as const, autoscaling: { ...autoscaling, storageUtilizationGibPerNode: 0 } });
-    await f.db.createInstance(instance, { displayName: 'Scaled', type: 'production', labels: {} }, new Map([['east-1', cluster('us-east1-b')], ['west-1', cluster('us-west1-a')]]));
+    const cluster = (zone: string) => ({
+      location: `projects/p/locations/${zone}`,
+      serveNodes: 3,
+      storageType: 'ssd' as const,
+      autoscaling: { ...autoscaling, storageUtilizationGibPerNode: 0 },
+    });
+    await f.db.createInstance(
+      instance,
+      { displayName: 'Scaled', type: 'production', labels: {} },
+      new Map([
+        ['east-1', cluster('us-east1-b')],
+        ['west-1', cluster('us-west1-a')],
+      ]),
+    );
     const reset = async (): Promise<void> => {
       for (const id of ['east-1', 'west-1']) {
         await f.db.updateCluster(instance, id, { autoscaling: null, serveNodes: 3 });

@@ -146,14 +146,20 @@ export class TabletManager {
         if (samples instanceof Promise) samples = await samples;
         const at = samples.find((s) => s.key > tablet.range.start && (tablet.range.end === undefined || s.key < tablet.range.end))?.key;
         if (at !== undefined) {
-          await this.split(runtime, tablet, at, `size ${formatBytes(bytes)} > split size ${formatBytes(config.tabletSplitBytes)}`, { cause: 'size', bytes, splitBytes: config.tabletSplitBytes });
+          await this.split(runtime, tablet, at, `size ${formatBytes(bytes)} > split size ${formatBytes(config.tabletSplitBytes)}`, {
+            cause: 'size',
+            bytes,
+            splitBytes: config.tabletSplitBytes,
+          });
           return; // The tablet map changed: look again next round.
         }
       }
       // Load: split where the sampled requests divide, once the load has lasted the window.
       const meter = runtime.meter(tablet.id);
       const rates = meter.rates(now, 1);
-      const hot = rates.requestsPerSec > config.loadSplitRequestsPerSec || rates.bytesReadPerSec + rates.bytesWrittenPerSec > config.loadSplitBytesPerSec;
+      const hot =
+        rates.requestsPerSec > config.loadSplitRequestsPerSec ||
+        rates.bytesReadPerSec + rates.bytesWrittenPerSec > config.loadSplitBytesPerSec;
       if (!hot) {
         this.hotSince.delete(tablet.id);
         continue;
@@ -166,13 +172,19 @@ export class TabletManager {
       const load = `${Math.round(sustained.requestsPerSec)} requests/s, ${formatBytes(sustained.bytesReadPerSec + sustained.bytesWrittenPerSec)}/s over ${windowSeconds} s`;
       if (decision.kind === 'split' && (tablet.range.end === undefined || decision.at < tablet.range.end)) {
         this.hotspots.delete(tablet.id);
-        await this.split(runtime, tablet, decision.at, `load ${load}; the split divides sampled requests ${Math.round((1 - decision.balance) * 100)}/${Math.round(decision.balance * 100)}`, {
-          cause: 'load',
-          requestsPerSec: Math.round(sustained.requestsPerSec),
-          bytesPerSec: Math.round(sustained.bytesReadPerSec + sustained.bytesWrittenPerSec),
-          windowSeconds,
-          balance: decision.balance,
-        });
+        await this.split(
+          runtime,
+          tablet,
+          decision.at,
+          `load ${load}; the split divides sampled requests ${Math.round((1 - decision.balance) * 100)}/${Math.round(decision.balance * 100)}`,
+          {
+            cause: 'load',
+            requestsPerSec: Math.round(sustained.requestsPerSec),
+            bytesPerSec: Math.round(sustained.bytesReadPerSec + sustained.bytesWrittenPerSec),
+            windowSeconds,
+            balance: decision.balance,
+          },
+        );
         return;
       }
       if (decision.kind === 'single-row-hotspot' && !this.hotspots.has(tablet.id)) {
@@ -212,7 +224,13 @@ export class TabletManager {
       if (!cold[i] || !cold[i + 1] || keep.has(b.range.start)) continue;
       const bytes = a.store.stats().bytes + b.store.stats().bytes;
       if (bytes >= config.tabletSplitBytes / 4) continue;
-      await this.merge(runtime, a, b, `both cold (< ${config.mergeColdRequestsPerSec} requests/s for ${Math.round(config.mergeColdMillis / 1000)} s) and small together (${formatBytes(bytes)})`, { bytes });
+      await this.merge(
+        runtime,
+        a,
+        b,
+        `both cold (< ${config.mergeColdRequestsPerSec} requests/s for ${Math.round(config.mergeColdMillis / 1000)} s) and small together (${formatBytes(bytes)})`,
+        { bytes },
+      );
       return;
     }
   }

@@ -112,8 +112,16 @@ export class WriteBatch {
       }
       if (this.usage !== undefined) {
         const id = b.tablet.id;
-        this.usage.recordUsage(id, { requests: 1, rowsWritten: b.writes.length, bytesWritten: b.bytes, cpuMicros: (performance.now() - t0) * 1000 });
-        this.usage.sampleKeys(id, b.writes.map((w) => w.key));
+        this.usage.recordUsage(id, {
+          requests: 1,
+          rowsWritten: b.writes.length,
+          bytesWritten: b.bytes,
+          cpuMicros: (performance.now() - t0) * 1000,
+        });
+        this.usage.sampleKeys(
+          id,
+          b.writes.map((w) => w.key),
+        );
       }
     }
   }
@@ -132,7 +140,9 @@ export class WriteBatch {
   private fail(batch: PendingBatch, e: unknown): void {
     const error = isTabletopError(e)
       ? e
-      : new TabletopError('Internal', `Writing to tablet ${batch.tablet.id} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      : new TabletopError('Internal', `Writing to tablet ${batch.tablet.id} failed: ${e instanceof Error ? e.message : String(e)}`, {
+          cause: e,
+        });
     for (const i of batch.entries) this.results[i] = error;
   }
 }

@@ -29,10 +29,22 @@ const int64 = (n: bigint): Uint8Array => {
   b.writeBigInt64BE(n);
   return new Uint8Array(b);
 };
-const add = (n: bigint): Mutation => ({ kind: 'addToCell', family: 'sum', qualifier: 'n', timestamp: 1000, input: { kind: 'int', value: n } });
+const add = (n: bigint): Mutation => ({
+  kind: 'addToCell',
+  family: 'sum',
+  qualifier: 'n',
+  timestamp: 1000,
+  input: { kind: 'int', value: n },
+});
 const increment = (n: bigint) => [{ kind: 'increment' as const, family: 'cf', qualifier: 'n', amount: n }];
 /** Matches a row that has a cf:claimed cell. */
-const CLAIMED: RowFilter = { kind: 'chain', filters: [{ kind: 'familyRegex', pattern: 'cf' }, { kind: 'qualifierRegex', pattern: 'claimed' }] };
+const CLAIMED: RowFilter = {
+  kind: 'chain',
+  filters: [
+    { kind: 'familyRegex', pattern: 'cf' },
+    { kind: 'qualifierRegex', pattern: 'claimed' },
+  ],
+};
 
 interface ReadWriteRace {
   readonly name: string;
@@ -79,7 +91,8 @@ const races: ReadWriteRace[] = [
     setup: (f, t, k) => f.db.mutateRow(t, k, [{ kind: 'setCell', family: 'cf', qualifier: 'n', timestamp: 1000, value: int64(0n) }]),
     first: (f, t, k) => f.db.readModifyWriteRow(t, k, increment(1n)),
     // At server time, the timestamp the increment writes at: the later write replaces the earlier.
-    second: (f, t, k) => f.db.mutateRows(t, [{ key: k, mutations: [{ kind: 'setCell', family: 'cf', qualifier: 'n', timestamp: -1, value: int64(100n) }] }]),
+    second: (f, t, k) =>
+      f.db.mutateRows(t, [{ key: k, mutations: [{ kind: 'setCell', family: 'cf', qualifier: 'n', timestamp: -1, value: int64(100n) }] }]),
     serialOutcomes: [
       ['100', '1'],
       ['101', '101'],
@@ -106,7 +119,9 @@ function counterOf(row: unknown): string {
 
 /** The row's newest cell of each column, "family:qualifier" → value (int64 values as numbers, others as text). */
 async function rowOf(f: Fixture, table: TableName, key: string): Promise<Record<string, string>> {
-  const [row] = await drain(f.db.readRows(table, { ...ALL, rows: { keys: [key], ranges: [] }, filter: { kind: 'cellsPerColumnLimit', limit: 1 } }));
+  const [row] = await drain(
+    f.db.readRows(table, { ...ALL, rows: { keys: [key], ranges: [] }, filter: { kind: 'cellsPerColumnLimit', limit: 1 } }),
+  );
   const out: Record<string, string> = {};
   for (const c of row?.cells ?? []) {
     const b = Buffer.from(c.value);

@@ -104,7 +104,14 @@ for (const engine of ['memory', 'async'] as const) {
         { key: 'c', mutations: [] },
         { key: 'd', mutations: [set('cf', 'q', 1001, 'bad ts')] },
       ]);
-      expect(results.map((r) => r?.code)).toEqual([undefined, 'NotFound', undefined, 'InvalidArgument', 'InvalidArgument', 'InvalidArgument']);
+      expect(results.map((r) => r?.code)).toEqual([
+        undefined,
+        'NotFound',
+        undefined,
+        'InvalidArgument',
+        'InvalidArgument',
+        'InvalidArgument',
+      ]);
       expect(await readAll(f, name)).toEqual(['a: cf:q@1=a', 'z: cf:q@1=z']);
     });
 
@@ -130,7 +137,9 @@ for (const engine of ['memory', 'async'] as const) {
       expect(error).toEqual({ code: 'InvalidArgument', message: 'Too many mutations: 100001 provided; limit 100000' });
       expect(await readAll(f, name)).toEqual([]);
       expect(await codeOf(() => f.db.mutateRows(name, []))).toBe('InvalidArgument');
-      const exactly = [{ key: 'r', mutations: Array.from({ length: LIMITS.maxMutationsPerRequest }, (_, i) => set('cf', `q${i}`, 1000, 'x')) }];
+      const exactly = [
+        { key: 'r', mutations: Array.from({ length: LIMITS.maxMutationsPerRequest }, (_, i) => set('cf', `q${i}`, 1000, 'x')) },
+      ];
       expect((await f.db.mutateRows(name, exactly))[0]).toBeUndefined();
     });
 
@@ -147,8 +156,18 @@ for (const engine of ['memory', 'async'] as const) {
   describe(`aggregates (${engine} engine)`, () => {
     it('AddToCell folds into the cell at the same timestamp (sum, min, max)', async () => {
       const f = await open();
-      const name = await createTable(f, [family('s', undefined, sumType), family('lo', undefined, minType), family('hi', undefined, maxType)]);
-      await f.db.mutateRow(name, 'r', [add('s', 'c', 1000, 5n), add('s', 'c', 1000, 7n), add('s', 'c', 2000, 1n), add('lo', 'c', 1000, 5n), add('hi', 'c', 1000, 5n)]);
+      const name = await createTable(f, [
+        family('s', undefined, sumType),
+        family('lo', undefined, minType),
+        family('hi', undefined, maxType),
+      ]);
+      await f.db.mutateRow(name, 'r', [
+        add('s', 'c', 1000, 5n),
+        add('s', 'c', 1000, 7n),
+        add('s', 'c', 2000, 1n),
+        add('lo', 'c', 1000, 5n),
+        add('hi', 'c', 1000, 5n),
+      ]);
       await f.db.mutateRows(name, [
         { key: 'r', mutations: [add('s', 'c', 1000, -2n), add('lo', 'c', 1000, -3n), add('hi', 'c', 1000, 3n)] },
         { key: 'r', mutations: [add('s', 'c', 1000, 100n), add('hi', 'c', 1000, 9n)] },
@@ -167,7 +186,10 @@ for (const engine of ['memory', 'async'] as const) {
     it('MergeToCell merges a state; SetCell into an aggregate family and AddToCell into a plain one are rejected', async () => {
       const f = await open();
       const name = await createTable(f, [family('s', undefined, sumType), family('plain')]);
-      await f.db.mutateRow(name, 'r', [add('s', 'c', 1000, 5n), { kind: 'mergeToCell', family: 's', qualifier: 'c', timestamp: 1000, input: int64(10n) }]);
+      await f.db.mutateRow(name, 'r', [
+        add('s', 'c', 1000, 5n),
+        { kind: 'mergeToCell', family: 's', qualifier: 'c', timestamp: 1000, input: int64(10n) },
+      ]);
       expect(await codeOf(() => f.db.mutateRow(name, 'r', [set('s', 'c', 1000, 'raw')]))).toBe('InvalidArgument');
       expect(await codeOf(() => f.db.mutateRow(name, 'r', [add('plain', 'c', 1000, 1n)]))).toBe('InvalidArgument');
       const reader = f.db.readRows(name, { rows: { keys: [], ranges: [] }, filter: undefined, limit: undefined, reversed: false });
@@ -180,7 +202,13 @@ for (const engine of ['memory', 'async'] as const) {
       const f = await open();
       const hll: ValueType = { kind: 'aggregate', aggregator: 'hll', input: 'bytes' };
       const name = await createTable(f, [family('u', undefined, hll)]);
-      const visit = (user: string): Mutation => ({ kind: 'addToCell', family: 'u', qualifier: 'visitors', timestamp: 0, input: { kind: 'bytes', value: v(user) } });
+      const visit = (user: string): Mutation => ({
+        kind: 'addToCell',
+        family: 'u',
+        qualifier: 'visitors',
+        timestamp: 0,
+        input: { kind: 'bytes', value: v(user) },
+      });
       await f.db.mutateRows(
         name,
         Array.from({ length: 300 }, (_, i) => ({ key: 'page', mutations: [visit(`user${i % 100}`), visit(`user${i % 100}`)] })),
@@ -194,7 +222,9 @@ for (const engine of ['memory', 'async'] as const) {
       expect(Math.round(hllEstimate(await read('page')))).toBe(100);
       // Merging the state into another row's cell unions the sets.
       await f.db.mutateRow(name, 'other', [visit('user0'), visit('someone-else')]);
-      await f.db.mutateRow(name, 'other', [{ kind: 'mergeToCell', family: 'u', qualifier: 'visitors', timestamp: 0, input: await read('page') }]);
+      await f.db.mutateRow(name, 'other', [
+        { kind: 'mergeToCell', family: 'u', qualifier: 'visitors', timestamp: 0, input: await read('page') },
+      ]);
       expect(Math.round(hllEstimate(await read('other')))).toBe(101);
     });
 
@@ -204,7 +234,10 @@ for (const engine of ['memory', 'async'] as const) {
       const error = await errorOf(() =>
         f.db.mutateRows(name, [
           { key: 'a', mutations: [set('cf', 'q', 1000, 'x')] },
-          { key: 'b', mutations: [{ kind: 'addToCell', family: 's', qualifier: 'c', timestamp: 0, input: { kind: 'bytes', value: v('x') } }] },
+          {
+            key: 'b',
+            mutations: [{ kind: 'addToCell', family: 's', qualifier: 'c', timestamp: 0, input: { kind: 'bytes', value: v('x') } }],
+          },
         ]),
       );
       expect(error.code).toBe('InvalidArgument');
@@ -220,7 +253,10 @@ for (const engine of ['memory', 'async'] as const) {
       await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
           i % 4 === 0
-            ? f.db.mutateRows(name, [{ key: `plain${i}`, mutations: [set('cf', 'q', 1000, 'x')] }, { key: 'hot', mutations: [set('cf', `p${i}`, 1000, 'y')] }])
+            ? f.db.mutateRows(name, [
+                { key: `plain${i}`, mutations: [set('cf', 'q', 1000, 'x')] },
+                { key: 'hot', mutations: [set('cf', `p${i}`, 1000, 'y')] },
+              ])
             : f.db.mutateRow(name, 'hot', [add('sum', 'n', 1000, 1n)]),
         ),
       );
@@ -255,9 +291,13 @@ for (const engine of ['memory', 'async'] as const) {
     it('without a predicate, true means "the row has a cell"', async () => {
       const f = await open();
       const name = await createTable(f, [family('cf')]);
-      expect(await f.db.checkAndMutateRow(name, 'r', undefined, [set('cf', 'q', 1000, 'was there')], [set('cf', 'q', 1000, 'was empty')])).toBe(false);
+      expect(
+        await f.db.checkAndMutateRow(name, 'r', undefined, [set('cf', 'q', 1000, 'was there')], [set('cf', 'q', 1000, 'was empty')]),
+      ).toBe(false);
       expect(await readAll(f, name)).toEqual(['r: cf:q@1=was empty']);
-      expect(await f.db.checkAndMutateRow(name, 'r', undefined, [set('cf', 'q', 1000, 'was there')], [set('cf', 'q', 1000, 'was empty')])).toBe(true);
+      expect(
+        await f.db.checkAndMutateRow(name, 'r', undefined, [set('cf', 'q', 1000, 'was there')], [set('cf', 'q', 1000, 'was empty')]),
+      ).toBe(true);
       expect(await readAll(f, name)).toEqual(['r: cf:q@1=was there']);
     });
 
@@ -267,7 +307,9 @@ for (const engine of ['memory', 'async'] as const) {
       await f.db.mutateRow(name, 'r', [set('cf', 'a', 1000, 'x')]);
       expect(await f.db.checkAndMutateRow(name, 'r', onlyColumn('b'), [set('cf', 't', 1000, 'true')], [])).toBe(false);
       expect(await readAll(f, name)).toEqual(['r: cf:a@1=x']);
-      expect(await f.db.checkAndMutateRow(name, 'r', onlyColumn('a'), [set('cf', 't', 1000, 'true')], [set('cf', 'f', 1000, 'false')])).toBe(true);
+      expect(
+        await f.db.checkAndMutateRow(name, 'r', onlyColumn('a'), [set('cf', 't', 1000, 'true')], [set('cf', 'f', 1000, 'false')]),
+      ).toBe(true);
       expect(await readAll(f, name)).toEqual(['r: cf:a@1=x cf:t@1=true']);
     });
 
@@ -276,7 +318,9 @@ for (const engine of ['memory', 'async'] as const) {
       const name = await createTable(f, [family('cf', { kind: 'maxVersions', versions: 1 })]);
       await f.db.mutateRow(name, 'r', [set('cf', 'q', 1000, 'old'), set('cf', 'q', 2000, 'new')]);
       const isOld: RowFilter = { kind: 'valueRegex', pattern: 'old' };
-      expect(await f.db.checkAndMutateRow(name, 'r', isOld, [set('cf', 'm', 1000, 'saw old')], [set('cf', 'm', 1000, 'saw new')])).toBe(false);
+      expect(await f.db.checkAndMutateRow(name, 'r', isOld, [set('cf', 'm', 1000, 'saw old')], [set('cf', 'm', 1000, 'saw new')])).toBe(
+        false,
+      );
       expect(await readAll(f, name)).toEqual(['r: cf:m@1=saw new cf:q@2=new']);
     });
 
@@ -309,8 +353,18 @@ for (const engine of ['memory', 'async'] as const) {
   });
 
   describe(`ReadModifyWriteRow (${engine} engine)`, () => {
-    const inc = (qualifier: string, amount: bigint, fam = 'cf'): ReadModifyWriteRule => ({ kind: 'increment', family: fam, qualifier, amount });
-    const append = (qualifier: string, value: string, fam = 'cf'): ReadModifyWriteRule => ({ kind: 'append', family: fam, qualifier, value: v(value) });
+    const inc = (qualifier: string, amount: bigint, fam = 'cf'): ReadModifyWriteRule => ({
+      kind: 'increment',
+      family: fam,
+      qualifier,
+      amount,
+    });
+    const append = (qualifier: string, value: string, fam = 'cf'): ReadModifyWriteRule => ({
+      kind: 'append',
+      family: fam,
+      qualifier,
+      value: v(value),
+    });
 
     it('increments from absent (0) and from an 8-byte value, at the current time', async () => {
       const f = await open();
@@ -335,7 +389,11 @@ for (const engine of ['memory', 'async'] as const) {
     it('returns the modified cells with families in creation order', async () => {
       const f = await open();
       const name = await createTable(f, [family('zeta'), family('alpha')]);
-      const out = await f.db.readModifyWriteRow(name, 'r', [append('b', 'x', 'alpha'), append('a', 'y', 'alpha'), append('q', 'z', 'zeta')]);
+      const out = await f.db.readModifyWriteRow(name, 'r', [
+        append('b', 'x', 'alpha'),
+        append('a', 'y', 'alpha'),
+        append('q', 'z', 'zeta'),
+      ]);
       expect(out.cells.map((c) => `${c.family}:${c.qualifier}`)).toEqual(['zeta:q', 'alpha:a', 'alpha:b']);
     });
 
@@ -391,7 +449,9 @@ describe.each(['memory', 'durable'] as const)('row size limit (%s engine)', (kin
     await flushed();
     await f.db.mutateRow(name, 'r', [{ kind: 'setCell', family: 'cf', qualifier: 'b', timestamp: 1000, value: big }]);
     await flushed();
-    const error = await errorOf(() => f.db.mutateRow(name, 'r', [{ kind: 'setCell', family: 'cf', qualifier: 'c', timestamp: 1000, value: big }]));
+    const error = await errorOf(() =>
+      f.db.mutateRow(name, 'r', [{ kind: 'setCell', family: 'cf', qualifier: 'c', timestamp: 1000, value: big }]),
+    );
     expect(error.code).toBe('InvalidArgument');
     expect(error.message).toMatch(/maximum allowed row size/);
     // Replacing a cell does not grow the row.
@@ -401,7 +461,12 @@ describe.each(['memory', 'durable'] as const)('row size limit (%s engine)', (kin
       { key: 's', mutations: [{ kind: 'setCell', family: 'cf', qualifier: 'd', timestamp: 1000, value: big }] },
     ]);
     expect(results.map((r) => r?.code)).toEqual(['InvalidArgument', undefined]);
-    const reader = f.db.readRows(name, { rows: { keys: [], ranges: [] }, filter: { kind: 'stripValue' }, limit: undefined, reversed: false });
+    const reader = f.db.readRows(name, {
+      rows: { keys: [], ranges: [] },
+      filter: { kind: 'stripValue' },
+      limit: undefined,
+      reversed: false,
+    });
     const rows = [];
     for (let r = await reader.next(); r !== undefined; r = await reader.next()) rows.push(showRow(r));
     reader.close();

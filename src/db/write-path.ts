@@ -297,7 +297,13 @@ export function readModifyWrite(
       ops.push(op);
       // Later rules see this one's result (a copy of the row: skipped after the last rule).
       if (r + 1 < rules.length) working = applyStoreOps(working, [op]);
-      modified.set(`${rule.family}:${rule.qualifier}`, { family: rule.family, qualifier: rule.qualifier, timestamp, value, labels: NO_LABELS });
+      modified.set(`${rule.family}:${rule.qualifier}`, {
+        family: rule.family,
+        qualifier: rule.qualifier,
+        timestamp,
+        value,
+        labels: NO_LABELS,
+      });
     }
     return { ops, answer: { key, cells: [...modified.values()].sort(schema.compare) } };
   });

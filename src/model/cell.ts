@@ -21,7 +21,13 @@ export interface Row {
 
 export const NO_LABELS: readonly string[] = Object.freeze([]);
 
-export function cell(family: string, qualifier: ByteString, timestamp: number, value: Uint8Array, labels: readonly string[] = NO_LABELS): Cell {
+export function cell(
+  family: string,
+  qualifier: ByteString,
+  timestamp: number,
+  value: Uint8Array,
+  labels: readonly string[] = NO_LABELS,
+): Cell {
   return { family, qualifier, timestamp, value, labels };
 }
 

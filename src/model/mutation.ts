@@ -4,9 +4,7 @@ import type { ByteString } from './bytes.js';
 export const SERVER_TIME = -1;
 
 /** The input of an aggregate mutation: an int64 or raw bytes. */
-export type AggregateInput =
-  | { readonly kind: 'int'; readonly value: bigint }
-  | { readonly kind: 'bytes'; readonly value: Uint8Array };
+export type AggregateInput = { readonly kind: 'int'; readonly value: bigint } | { readonly kind: 'bytes'; readonly value: Uint8Array };
 
 /**
  * One change to a row (the six kinds of the Data API's Mutation).

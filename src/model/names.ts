@@ -59,7 +59,11 @@ export function parseChildName(name: string, collection: 'clusters' | 'appProfil
   if (parts.length !== 6 || parts[0] !== 'projects' || parts[2] !== 'instances' || parts[4] !== collection) {
     throw invalidArgument(`Invalid name: "${name}"; expected projects/{project}/instances/{instance}/${collection}/{id}`);
   }
-  return { project: segment('project', parts[1], name), instance: segment('instance', parts[3], name), id: segment(collection, parts[5], name) };
+  return {
+    project: segment('project', parts[1], name),
+    instance: segment('instance', parts[3], name),
+    id: segment(collection, parts[5], name),
+  };
 }
 
 export function instanceNameString(n: InstanceName): string {
@@ -77,6 +81,8 @@ export function childNameString(n: InstanceName, collection: string, id: string)
 /** Validates a table id for CreateTable. */
 export function validateTableId(id: string): void {
   if (id.length === 0 || id.length > LIMITS.maxTableIdLength || !TABLE_ID_RE.test(id)) {
-    throw invalidArgument(`Invalid table id "${id}": must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most ${LIMITS.maxTableIdLength} characters`);
+    throw invalidArgument(
+      `Invalid table id "${id}": must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most ${LIMITS.maxTableIdLength} characters`,
+    );
   }
 }

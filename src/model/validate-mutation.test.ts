@@ -26,7 +26,13 @@ const schema: SchemaView = { family: (name) => FAMILIES.find((f) => f.name === n
 const bare: SchemaView = { family: schema.family };
 
 const v = (s: string): Uint8Array => new TextEncoder().encode(s);
-const set = (family: string, timestamp = 1000, value = v('x'), qualifier = 'c'): Mutation => ({ kind: 'setCell', family, qualifier, timestamp, value });
+const set = (family: string, timestamp = 1000, value = v('x'), qualifier = 'c'): Mutation => ({
+  kind: 'setCell',
+  family,
+  qualifier,
+  timestamp,
+  value,
+});
 const add = (family: string, input: Extract<Mutation, { kind: 'addToCell' }>['input'], timestamp = 1000): Mutation => ({
   kind: 'addToCell',
   family,
@@ -34,8 +40,20 @@ const add = (family: string, input: Extract<Mutation, { kind: 'addToCell' }>['in
   timestamp,
   input,
 });
-const merge = (family: string, input: Uint8Array, timestamp = 1000): Mutation => ({ kind: 'mergeToCell', family, qualifier: 'c', timestamp, input });
-const delCol = (start: number, end: number | undefined, family = 'plain'): Mutation => ({ kind: 'deleteFromColumn', family, qualifier: 'c', start, end });
+const merge = (family: string, input: Uint8Array, timestamp = 1000): Mutation => ({
+  kind: 'mergeToCell',
+  family,
+  qualifier: 'c',
+  timestamp,
+  input,
+});
+const delCol = (start: number, end: number | undefined, family = 'plain'): Mutation => ({
+  kind: 'deleteFromColumn',
+  family,
+  qualifier: 'c',
+  start,
+  end,
+});
 const int = (value: bigint) => ({ kind: 'int', value }) as const;
 const bytes = (value: Uint8Array) => ({ kind: 'bytes', value }) as const;
 
@@ -59,7 +77,20 @@ interface Case {
 const CASES: Case[] = [
   { name: 'SetCell into a plain family', mutations: [set('plain')] },
   { name: 'SetCell at server time', mutations: [set('plain', -1)] },
-  { name: 'every kind, well formed', mutations: [set('plain'), delCol(0, undefined), delCol(1000, 5000), { kind: 'deleteFromFamily', family: 'sum' }, { kind: 'deleteFromRow' }, add('sum', int(5n)), merge('sum', encodeInt64(5n)), add('hll', bytes(v('u'))), merge('hll', hllState())] },
+  {
+    name: 'every kind, well formed',
+    mutations: [
+      set('plain'),
+      delCol(0, undefined),
+      delCol(1000, 5000),
+      { kind: 'deleteFromFamily', family: 'sum' },
+      { kind: 'deleteFromRow' },
+      add('sum', int(5n)),
+      merge('sum', encodeInt64(5n)),
+      add('hll', bytes(v('u'))),
+      merge('hll', hllState()),
+    ],
+  },
   { name: 'empty qualifier and value are fine', mutations: [set('plain', 0, new Uint8Array(), '')] },
   { name: 'MergeToCell with an empty state (production: no effect)', mutations: [merge('sum', new Uint8Array())] },
   { name: 'an empty branch when allowed', mutations: [], context: { allowEmpty: true } },
@@ -83,13 +114,18 @@ const CASES: Case[] = [
     expect: {
       scope: 'entry',
       code: 'InvalidArgument',
-      message: "Error in field 'Mutation list' : Error in element #1 : Timestamp granularity mismatch. Expected a multiple of 1000 (millisecond granularity), but got 32685506681.",
+      message:
+        "Error in field 'Mutation list' : Error in element #1 : Timestamp granularity mismatch. Expected a multiple of 1000 (millisecond granularity), but got 32685506681.",
     },
   },
   {
     name: 'negative timestamp other than -1',
     mutations: [set('plain', -1000)],
-    expect: { scope: 'entry', code: 'InvalidArgument', message: /element #0 : Invalid timestamp -1000: timestamps are non-negative microseconds, or -1 for the server time$/ },
+    expect: {
+      scope: 'entry',
+      code: 'InvalidArgument',
+      message: /element #0 : Invalid timestamp -1000: timestamps are non-negative microseconds, or -1 for the server time$/,
+    },
   },
   {
     name: '-1 outside SetCell',
@@ -109,7 +145,11 @@ const CASES: Case[] = [
   {
     name: 'time range start after end',
     mutations: [delCol(5000, 2000)],
-    expect: { scope: 'entry', code: 'InvalidArgument', message: /Invalid time range: start_timestamp_micros 5000 is after end_timestamp_micros 2000/ },
+    expect: {
+      scope: 'entry',
+      code: 'InvalidArgument',
+      message: /Invalid time range: start_timestamp_micros 5000 is after end_timestamp_micros 2000/,
+    },
   },
   {
     name: 'time range end granularity',
@@ -140,22 +180,43 @@ const CASES: Case[] = [
   {
     name: 'SetCell into an aggregate family',
     mutations: [add('sum', int(1n)), set('sum')],
-    expect: { scope: 'batch', code: 'InvalidArgument', message: row('r', "Column family type mismatch: family 'sum' holds sum over int64 aggregates; write it with AddToCell or MergeToCell") },
+    expect: {
+      scope: 'batch',
+      code: 'InvalidArgument',
+      message: row(
+        'r',
+        "Column family type mismatch: family 'sum' holds sum over int64 aggregates; write it with AddToCell or MergeToCell",
+      ),
+    },
   },
   {
     name: 'AddToCell into a plain family',
     mutations: [add('plain', int(1n))],
-    expect: { scope: 'batch', code: 'InvalidArgument', message: /^Error while mutating the row 'r' \(projects\/p\/instances\/i\/tables\/t\) : Column family type mismatch: family 'plain' holds plain values/ },
+    expect: {
+      scope: 'batch',
+      code: 'InvalidArgument',
+      message:
+        /^Error while mutating the row 'r' \(projects\/p\/instances\/i\/tables\/t\) : Column family type mismatch: family 'plain' holds plain values/,
+    },
   },
   {
     name: 'MergeToCell into a plain family',
     mutations: [merge('plain', encodeInt64(1n))],
-    expect: { scope: 'batch', code: 'InvalidArgument', message: /Column family type mismatch: family 'plain' holds plain values; MergeToCell needs an aggregate family/ },
+    expect: {
+      scope: 'batch',
+      code: 'InvalidArgument',
+      message: /Column family type mismatch: family 'plain' holds plain values; MergeToCell needs an aggregate family/,
+    },
   },
   {
     name: 'MergeToCell of 3 bytes into an int64 family',
     mutations: [set('plain'), merge('sum', new Uint8Array(3))],
-    expect: { scope: 'batch', code: 'InvalidArgument', message: /^Error while mutating the row 'r' .* : Column family type mismatch: MergeToCell into a sum over int64 family takes an 8-byte big-endian int64, got 3 bytes$/ },
+    expect: {
+      scope: 'batch',
+      code: 'InvalidArgument',
+      message:
+        /^Error while mutating the row 'r' .* : Column family type mismatch: MergeToCell into a sum over int64 family takes an 8-byte big-endian int64, got 3 bytes$/,
+    },
   },
   {
     name: 'MergeToCell of a non-sketch into an HLL family',
@@ -165,24 +226,41 @@ const CASES: Case[] = [
   {
     name: 'AddToCell with a bytes input into an int64 family',
     mutations: [set('plain'), add('sum', bytes(v('1')))],
-    expect: { scope: 'request', code: 'InvalidArgument', message: "Error in field 'Mutation list' : Error in element #1 : Error in field 'input' : must use `int_value`" },
+    expect: {
+      scope: 'request',
+      code: 'InvalidArgument',
+      message: "Error in field 'Mutation list' : Error in element #1 : Error in field 'input' : must use `int_value`",
+    },
   },
   {
     name: 'AddToCell with an int input into a bytes HLL family',
     mutations: [add('hll', int(1n))],
-    expect: { scope: 'request', code: 'InvalidArgument', message: "Error in field 'Mutation list' : Error in element #0 : Error in field 'input' : must use `bytes_value`" },
+    expect: {
+      scope: 'request',
+      code: 'InvalidArgument',
+      message: "Error in field 'Mutation list' : Error in element #0 : Error in field 'input' : must use `bytes_value`",
+    },
   },
   {
     name: 'wrong input kind in a MutateRows entry names the entry',
     mutations: [add('sum', bytes(v('1')))],
     context: { entry: 1 },
-    expect: { scope: 'request', code: 'InvalidArgument', message: "Error in field 'Entry list' : Error in element #1 : Error in field 'Mutation list' : Error in element #0 : Error in field 'input' : must use `int_value`" },
+    expect: {
+      scope: 'request',
+      code: 'InvalidArgument',
+      message:
+        "Error in field 'Entry list' : Error in element #1 : Error in field 'Mutation list' : Error in element #0 : Error in field 'input' : must use `int_value`",
+    },
   },
   {
     name: 'wrong input kind in a CheckAndMutateRow branch',
     mutations: [set('plain'), add('sum', bytes(v('1')))],
     context: { field: 'true mutation list' },
-    expect: { scope: 'request', code: 'InvalidArgument', message: "Error in field 'true mutation list' : Error in element #1 : Error in field 'input' : must use `int_value`" },
+    expect: {
+      scope: 'request',
+      code: 'InvalidArgument',
+      message: "Error in field 'true mutation list' : Error in element #1 : Error in field 'input' : must use `int_value`",
+    },
   },
   {
     name: 'request problems come before row problems',
@@ -237,11 +315,14 @@ describe('findMutationProblem (data-driven)', () => {
 
   it('rejects every timestamp that is not a non-negative multiple of 1000 (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }).filter((t) => t !== -1 && (t < 0 || t % 1000 !== 0)), (ts) => {
-        const p = findMutationProblem(schema, 'r', [add('sum', int(1n), ts)]);
-        expect(p?.scope).toBe('entry');
-        expect(p?.error.code).toBe('InvalidArgument');
-      }),
+      fc.property(
+        fc.integer({ min: -(2 ** 40), max: 2 ** 40 }).filter((t) => t !== -1 && (t < 0 || t % 1000 !== 0)),
+        (ts) => {
+          const p = findMutationProblem(schema, 'r', [add('sum', int(1n), ts)]);
+          expect(p?.scope).toBe('entry');
+          expect(p?.error.code).toBe('InvalidArgument');
+        },
+      ),
     );
   });
 });
@@ -274,7 +355,10 @@ describe('validateReadModifyWriteRules', () => {
   it('rejects rules on aggregate families with the row-level type mismatch', () => {
     expect(codeAndMessage([inc('plain'), inc('sum')])).toEqual([
       'InvalidArgument',
-      row('r', "Column family type mismatch: family 'sum' holds sum over int64 aggregates; ReadModifyWriteRow works on plain families only"),
+      row(
+        'r',
+        "Column family type mismatch: family 'sum' holds sum over int64 aggregates; ReadModifyWriteRow works on plain families only",
+      ),
     ]);
     expect(codeAndMessage([app('hll')])[0]).toBe('InvalidArgument');
   });
@@ -286,7 +370,9 @@ describe('validateReadModifyWriteRules', () => {
   it('rejects empty requests, bad keys, oversized qualifiers and amounts outside int64', () => {
     expect(codeAndMessage([])).toEqual(['InvalidArgument', 'No rules provided']);
     expect(codeAndMessage([inc('plain')], '')).toEqual(['InvalidArgument', 'Row keys must be non-empty']);
-    expect(codeAndMessage([{ ...inc('plain'), qualifier: 'q'.repeat(16385) }])[1]).toMatch(/^Error in field 'rules' : Error in element #0 : Column qualifier is too large/);
+    expect(codeAndMessage([{ ...inc('plain'), qualifier: 'q'.repeat(16385) }])[1]).toMatch(
+      /^Error in field 'rules' : Error in element #0 : Column qualifier is too large/,
+    );
     expect(codeAndMessage([app('plain'), { kind: 'increment', family: 'plain', qualifier: 'c', amount: 1n << 63n }])[1]).toMatch(
       /element #1 : Increment amount 9223372036854775808 does not fit in int64/,
     );

@@ -125,7 +125,9 @@ function timestampProblem(ts: number, serverTimeAllowed: boolean): string | unde
 }
 
 function qualifierProblem(q: ByteString): string | undefined {
-  return q.length > LIMITS.maxQualifierBytes ? `Column qualifier is too large: ${q.length} bytes; limit ${LIMITS.maxQualifierBytes}` : undefined;
+  return q.length > LIMITS.maxQualifierBytes
+    ? `Column qualifier is too large: ${q.length} bytes; limit ${LIMITS.maxQualifierBytes}`
+    : undefined;
 }
 
 function valueProblem(v: Uint8Array): string | undefined {

@@ -9,7 +9,6 @@
 export type Aggregator = 'sum' | 'min' | 'max' | 'hll';
 
 export type ValueType =
-  | { readonly kind: 'bytes' }
-  | { readonly kind: 'aggregate'; readonly aggregator: Aggregator; readonly input: 'int64' | 'bytes' };
+  { readonly kind: 'bytes' } | { readonly kind: 'aggregate'; readonly aggregator: Aggregator; readonly input: 'int64' | 'bytes' };
 
 export const BYTES_TYPE: ValueType = Object.freeze({ kind: 'bytes' });

@@ -36,7 +36,12 @@ function prefaceSoFar(got: Buffer): boolean {
   return got.compare(PREFACE, 0, n, 0, n) === 0;
 }
 
-export async function listenGuarded(accept: (socket: net.Socket) => void, host: string, port: number, opts: GuardOptions): Promise<GuardedListener> {
+export async function listenGuarded(
+  accept: (socket: net.Socket) => void,
+  host: string,
+  port: number,
+  opts: GuardOptions,
+): Promise<GuardedListener> {
   const addresses = await resolve(host);
   const pending = new Set<net.Socket>();
   const listeners: net.Server[] = [];

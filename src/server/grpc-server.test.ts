@@ -65,7 +65,10 @@ const CASES: Record<string, [object, Resource | undefined][]> = {
     [{ authorizedViewName: AV, rowKey: Buffer.from('k') }, at('authorizedView', AV)],
   ],
   'Bigtable/ReadModifyWriteRow': [
-    [{ tableName: T, rowKey: Buffer.from('k'), rules: [{ familyName: 'cf', columnQualifier: Buffer.from('n'), incrementAmount: '1' }] }, at('table', T)],
+    [
+      { tableName: T, rowKey: Buffer.from('k'), rules: [{ familyName: 'cf', columnQualifier: Buffer.from('n'), incrementAmount: '1' }] },
+      at('table', T),
+    ],
     [{ authorizedViewName: AV, rowKey: Buffer.from('k') }, at('authorizedView', AV)],
   ],
   'Bigtable/PingAndWarm': [
@@ -102,7 +105,9 @@ const CASES: Record<string, [object, Resource | undefined][]> = {
   'BigtableInstanceAdmin/CreateAppProfile': [[{ parent: I, appProfileId: 'a' }, at('instance', I)]],
   'BigtableInstanceAdmin/GetAppProfile': [[{ name: AP }, at('appProfile', AP)]],
   'BigtableInstanceAdmin/ListAppProfiles': [[{ parent: I }, at('instance', I)]],
-  'BigtableInstanceAdmin/UpdateAppProfile': [[{ appProfile: { name: AP, description: 'd' }, updateMask: { paths: ['description'] } }, at('appProfile', AP)]],
+  'BigtableInstanceAdmin/UpdateAppProfile': [
+    [{ appProfile: { name: AP, description: 'd' }, updateMask: { paths: ['description'] } }, at('appProfile', AP)],
+  ],
   'BigtableInstanceAdmin/DeleteAppProfile': [[{ name: AP, ignoreWarnings: true }, at('appProfile', AP)]],
   'BigtableInstanceAdmin/ListHotTablets': [[{ parent: C }, at('cluster', C)]],
   'BigtableInstanceAdmin/GetIamPolicy': iam,
@@ -154,7 +159,9 @@ describe("the server's method table", () => {
     expect([...paths].sort()).toEqual([...protos.keys()].sort());
     for (const m of table.methods) expect([m.path, m.shape]).toEqual([m.path, shapeOf(protos.get(m.path)!)]);
     // Methods that stream requests are all answered UNIMPLEMENTED (tabletop implements none).
-    expect(table.methods.filter((m) => m.shape === 'clientStream' || m.shape === 'bidi').every((m) => m.handler.kind === 'reject')).toBe(true);
+    expect(table.methods.filter((m) => m.shape === 'clientStream' || m.shape === 'bidi').every((m) => m.handler.kind === 'reject')).toBe(
+      true,
+    );
   });
 
   it('has a resource case for every method tabletop implements, and no other', () => {
@@ -178,6 +185,7 @@ describe("the server's method table", () => {
   });
 
   it('leaves the resource of the methods it does not implement undefined (their requests are not read)', () => {
-    for (const m of table.methods.filter((x) => x.handler.kind === 'reject')) expect([m.label, m.resource({ tableName: T, name: I, parent: I })]).toEqual([m.label, undefined]);
+    for (const m of table.methods.filter((x) => x.handler.kind === 'reject'))
+      expect([m.label, m.resource({ tableName: T, name: I, parent: I })]).toEqual([m.label, undefined]);
   });
 });

@@ -110,11 +110,16 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
 
   let listener: GuardedListener;
   try {
-    listener = await listenGuarded(transport.accept, opts.host, opts.port, { prefaceTimeoutMillis: tuning.prefaceTimeoutMillis, maxConnections: tuning.maxConnections });
+    listener = await listenGuarded(transport.accept, opts.host, opts.port, {
+      prefaceTimeoutMillis: tuning.prefaceTimeoutMillis,
+      maxConnections: tuning.maxConnections,
+    });
   } catch (e) {
     transport.abort();
     const reason = e instanceof Error ? e.message : String(e);
-    throw new Error(`cannot listen on ${hostPort(opts.host, opts.port)} (is the port already in use, or the host not local?): ${reason}`, { cause: e });
+    throw new Error(`cannot listen on ${hostPort(opts.host, opts.port)} (is the port already in use, or the host not local?): ${reason}`, {
+      cause: e,
+    });
   }
   const port = listener.port;
 

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../testing/memory-logger.js';
-import { type MethodInfo, MethodTable, type ProtoMethod, type ServiceSpec, type TableEnv, resource, resourceOfName, serverStream, serviceMethods, unary } from './method-table.js';
+import {
+  type MethodInfo,
+  MethodTable,
+  type ProtoMethod,
+  type ServiceSpec,
+  type TableEnv,
+  resource,
+  resourceOfName,
+  serverStream,
+  serviceMethods,
+  unary,
+} from './method-table.js';
 import { MalformedRequest, type UnaryCall } from './rpc.js';
 import { Status } from './status-codes.js';
 
@@ -52,7 +63,15 @@ const SPEC: ServiceSpec = {
   service: 'x.S',
   methods: {
     Get: unary<Req, object>({ resource: byText }, (req) => ({ got: req.text })),
-    List: serverStream<Req, string>({ decode: (b) => ({ text: `own ${b.toString()}` }), decodeParts: (parts) => ({ text: parts.join('+') }), encode: (s) => Buffer.from(s), resource: byText }, () => {}),
+    List: serverStream<Req, string>(
+      {
+        decode: (b) => ({ text: `own ${b.toString()}` }),
+        decodeParts: (parts) => ({ text: parts.join('+') }),
+        encode: (s) => Buffer.from(s),
+        resource: byText,
+      },
+      () => {},
+    ),
   },
   notYet: { uploads: ['Upload'], chat: ['Chat'] },
 };
@@ -94,7 +113,8 @@ describe('serviceMethods', () => {
       .filter((m) => m.handler.kind === 'reject')
       .map((m) => {
         let status: [number, string] | undefined;
-        if (m.handler.kind === 'reject') m.handler.run({ metadata: { get: () => [] }, cancelled: false, fail: (code, details) => (status = [code, details]) });
+        if (m.handler.kind === 'reject')
+          m.handler.run({ metadata: { get: () => [] }, cancelled: false, fail: (code, details) => (status = [code, details]) });
         return status;
       });
     expect(answers).toEqual([
@@ -132,7 +152,10 @@ describe('serviceMethods', () => {
   it('gives the resource of a decoded request, and none for one that did not decode or a method not implemented', () => {
     const methods = serviceMethods(SPEC, PROTOS, env());
     const [get, , upload] = methods;
-    expect(get!.resource(get!.decode(Buffer.from('projects/p/instances/i/tables/t')))).toEqual({ kind: 'table', name: 'projects/p/instances/i/tables/t' });
+    expect(get!.resource(get!.decode(Buffer.from('projects/p/instances/i/tables/t')))).toEqual({
+      kind: 'table',
+      name: 'projects/p/instances/i/tables/t',
+    });
     expect(get!.resource({ text: '' })).toBeUndefined();
     expect(get!.resource(get!.decode(Buffer.from('!')))).toBeUndefined();
     expect(get!.resource(undefined)).toBeUndefined();
@@ -140,7 +163,10 @@ describe('serviceMethods', () => {
   });
 
   it('refuses a spec that does not match the protos', () => {
-    const build = (spec: Partial<ServiceSpec>, protos: Record<string, ProtoMethod> = PROTOS) => () => serviceMethods({ service: 'x.S', methods: {}, ...spec }, protos, env());
+    const build =
+      (spec: Partial<ServiceSpec>, protos: Record<string, ProtoMethod> = PROTOS) =>
+      () =>
+        serviceMethods({ service: 'x.S', methods: {}, ...spec }, protos, env());
     const get = unary<Req, object>({ resource: byText }, () => ({}));
     const list = serverStream<Req, string>({ resource: byText }, () => {});
     expect(build({ methods: { Nope: get } })).toThrow('x.S.Nope has a handler, but the protos define no such method');
@@ -177,11 +203,20 @@ describe('resourceOfName', () => {
   it('knows a resource by its last collection', () => {
     const i = 'projects/p/instances/i';
     expect(
-      ['projects/p', i, `${i}/clusters/c`, `${i}/appProfiles/a`, `${i}/tables/t`, `${i}/tables/t/authorizedViews/v`, `${i}/materializedViews/m`, `${i}/clusters/c/backups/b`, `${i}/tables/t/operations/o`].map(
-        (n) => resourceOfName(n)?.kind,
-      ),
+      [
+        'projects/p',
+        i,
+        `${i}/clusters/c`,
+        `${i}/appProfiles/a`,
+        `${i}/tables/t`,
+        `${i}/tables/t/authorizedViews/v`,
+        `${i}/materializedViews/m`,
+        `${i}/clusters/c/backups/b`,
+        `${i}/tables/t/operations/o`,
+      ].map((n) => resourceOfName(n)?.kind),
     ).toEqual(['project', 'instance', 'cluster', 'appProfile', 'table', 'authorizedView', 'materializedView', 'backup', 'operation']);
     expect(resourceOfName(`${i}/tables/t`)).toEqual({ kind: 'table', name: `${i}/tables/t` });
-    for (const n of ['', undefined, null, 'projects', `${i}/tables`, `${i}/logicalViews/l`, 'not a name']) expect(resourceOfName(n)).toBeUndefined();
+    for (const n of ['', undefined, null, 'projects', `${i}/tables`, `${i}/logicalViews/l`, 'not a name'])
+      expect(resourceOfName(n)).toBeUndefined();
   });
 });

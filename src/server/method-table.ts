@@ -40,7 +40,8 @@ import {
 /** How many messages each side sends: as grpc-js names the four gRPC call types. */
 export type CallShape = 'unary' | 'serverStream' | 'clientStream' | 'bidi';
 
-export type ResourceKind = 'project' | 'instance' | 'cluster' | 'appProfile' | 'table' | 'authorizedView' | 'materializedView' | 'backup' | 'operation';
+export type ResourceKind =
+  'project' | 'instance' | 'cluster' | 'appProfile' | 'table' | 'authorizedView' | 'materializedView' | 'backup' | 'operation';
 
 /** A resource a call targets, by its full name (e.g. projects/p/instances/i/tables/t). */
 export interface Resource {
@@ -241,7 +242,8 @@ function noResource(): undefined {
 }
 
 function decodedOnly(extract: (request: never) => Resource | undefined): (request: unknown) => Resource | undefined {
-  return (request) => (typeof request === 'object' && request !== null && !(request instanceof MalformedRequest) ? extract(request as never) : undefined);
+  return (request) =>
+    typeof request === 'object' && request !== null && !(request instanceof MalformedRequest) ? extract(request as never) : undefined;
 }
 
 const EMPTY_MESSAGE = Buffer.alloc(0);

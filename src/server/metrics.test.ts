@@ -49,7 +49,14 @@ describe('observeCalls', () => {
       {
         level: 'warn',
         message: expect.stringMatching(/^slow call: ReadModifyWriteRow on projects\/p\/instances\/i\/tables\/t took \d+ ms \(OK\)$/),
-        fields: { event: 'slow-call', service: SERVICE, method: 'ReadModifyWriteRow', target: 'projects/p/instances/i/tables/t', code: 'OK', millis: expect.any(Number) },
+        fields: {
+          event: 'slow-call',
+          service: SERVICE,
+          method: 'ReadModifyWriteRow',
+          target: 'projects/p/instances/i/tables/t',
+          code: 'OK',
+          millis: expect.any(Number),
+        },
       },
       {
         level: 'warn',

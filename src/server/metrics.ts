@@ -113,7 +113,6 @@ function labels(l: Record<string, string>): string {
     .join(',');
 }
 
-
 /**
  * The observer of every call (method-table.ts): counts it in the request
  * metrics and, when it took at least `slowCallMillis` (0: never), logs it

@@ -4,7 +4,13 @@ import type * as Protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { BIGTABLE_DESCRIPTOR } from './bigtable-descriptor.js';
 import { type AnyMethod, SERVICES, type ServiceKey, loaderProtobuf, serviceDefinition } from './protos.js';
-import { DESCRIPTOR_FILE, descriptorFromProtos, descriptorModule, loaderProtobufWithParser, parsedProtos } from './testing/bigtable-descriptor-source.js';
+import {
+  DESCRIPTOR_FILE,
+  descriptorFromProtos,
+  descriptorModule,
+  loaderProtobufWithParser,
+  parsedProtos,
+} from './testing/bigtable-descriptor-source.js';
 import { packageDefinition } from './testing/loader-protos.js';
 
 /**
@@ -16,11 +22,16 @@ import { packageDefinition } from './testing/loader-protos.js';
  */
 
 const KEYS = Object.keys(SERVICES) as ServiceKey[];
-const reference = (key: ServiceKey): Record<string, AnyMethod> => packageDefinition()[SERVICES[key]] as unknown as Record<string, AnyMethod>;
+const reference = (key: ServiceKey): Record<string, AnyMethod> =>
+  packageDefinition()[SERVICES[key]] as unknown as Record<string, AnyMethod>;
 
 describe('bigtable-descriptor.ts', () => {
   it('resolves every type it holds by itself (the server resolves them lazily)', () => {
-    expect(() => loaderProtobuf().Root.fromJSON(JSON.parse(BIGTABLE_DESCRIPTOR) as Protobuf.INamespace).resolveAll()).not.toThrow();
+    expect(() =>
+      loaderProtobuf()
+        .Root.fromJSON(JSON.parse(BIGTABLE_DESCRIPTOR) as Protobuf.INamespace)
+        .resolveAll(),
+    ).not.toThrow();
   });
 
   it('is what the pinned google-proto-files give (else: npx tsx src/server/testing/write-bigtable-descriptor.ts)', () => {
@@ -31,7 +42,12 @@ describe('bigtable-descriptor.ts', () => {
 describe('serviceDefinition', () => {
   it.each(KEYS)('%s has the methods of the protos, with their paths and shapes', (key) => {
     const shape = (methods: Record<string, AnyMethod>) =>
-      Object.fromEntries(Object.entries(methods).map(([name, m]) => [name, { path: m.path, requestStream: m.requestStream, responseStream: m.responseStream, originalName: m.originalName }]));
+      Object.fromEntries(
+        Object.entries(methods).map(([name, m]) => [
+          name,
+          { path: m.path, requestStream: m.requestStream, responseStream: m.responseStream, originalName: m.originalName },
+        ]),
+      );
     expect(shape(serviceDefinition(key))).toEqual(shape(reference(key)));
   });
 
@@ -59,7 +75,9 @@ describe('serviceDefinition', () => {
   });
 
   const root = parsedProtos();
-  const methods = KEYS.flatMap((key) => root.lookupService(SERVICES[key]).methodsArray.map((m): [ServiceKey, string, Protobuf.Method] => [key, m.name, m]));
+  const methods = KEYS.flatMap((key) =>
+    root.lookupService(SERVICES[key]).methodsArray.map((m): [ServiceKey, string, Protobuf.Method] => [key, m.name, m]),
+  );
 
   const packed = methods.flatMap(([key, name, method]) =>
     ['response_type', 'metadata_type'].flatMap((option) => {
@@ -120,7 +138,11 @@ function messageArbitrary(type: Protobuf.Type, depth = 0): fc.Arbitrary<Record<s
   );
   const arbitrary = fc
     .tuple(fc.record(plain, { requiredKeys: [] }), ...oneofs)
-    .map(([fields, ...chosen]) => Object.fromEntries(Object.entries(Object.assign({}, fields, ...chosen) as Record<string, unknown>).filter(([, v]) => v !== undefined)));
+    .map(([fields, ...chosen]) =>
+      Object.fromEntries(
+        Object.entries(Object.assign({}, fields, ...chosen) as Record<string, unknown>).filter(([, v]) => v !== undefined),
+      ),
+    );
   arbitraries.set(key, arbitrary);
   return arbitrary;
 }
@@ -135,7 +157,8 @@ function fieldArbitrary(field: Protobuf.Field, depth: number): fc.Arbitrary<unkn
 function valueArbitrary(field: Protobuf.Field, depth: number): fc.Arbitrary<unknown> {
   const t = field.resolvedType;
   if (t instanceof protobuf.Enum) return fc.constantFrom(...Object.keys(t.values));
-  if (t instanceof protobuf.Type) return depth >= MAX_DEPTH ? fc.constant(undefined) : fc.constant(null).chain(() => messageArbitrary(t, depth + 1));
+  if (t instanceof protobuf.Type)
+    return depth >= MAX_DEPTH ? fc.constant(undefined) : fc.constant(null).chain(() => messageArbitrary(t, depth + 1));
   return scalarArbitrary(field.type);
 }
 

@@ -135,7 +135,8 @@ function loadServiceDefinition(key: ServiceKey): Record<string, AnyMethod> {
 /** As @grpc/proto-loader's: an object in the loader's form to bytes. */
 function serializer(type: Protobuf.Type): (value: unknown) => Buffer {
   return (value) => {
-    if (Array.isArray(value)) throw new Error(`Failed to serialize message: expected object with ${type.name} structure, got array instead`);
+    if (Array.isArray(value))
+      throw new Error(`Failed to serialize message: expected object with ${type.name} structure, got array instead`);
     // protobufjs writes Buffers under Node (its BufferWriter).
     return type.encode(type.fromObject(value as Record<string, unknown>)).finish() as Buffer;
   };

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { TabletopError, invalidArgument, notFound } from '../model/errors.js';
 import { memoryLogger } from '../testing/memory-logger.js';
-import { type CallStart, MalformedRequest, type ServerStreamCall, type UnaryCall, rejectRunner, safeDecoder, serverStreamRunner, unaryRunner } from './rpc.js';
+import {
+  type CallStart,
+  MalformedRequest,
+  type ServerStreamCall,
+  type UnaryCall,
+  rejectRunner,
+  safeDecoder,
+  serverStreamRunner,
+  unaryRunner,
+} from './rpc.js';
 import { Status } from './status-codes.js';
 
 type Outcome = { ok: unknown } | { code: number; details: string };
@@ -36,7 +45,11 @@ function runUnary(handler: ReturnType<typeof unaryRunner>, request: unknown, can
 }
 
 /** Runs a server-streaming runner on an in-memory call whose buffer holds `room` messages before it reports backpressure. */
-function runStream(handler: ReturnType<typeof serverStreamRunner>, request: unknown, room = Infinity): Promise<{ messages: unknown[]; end: Outcome | 'OK'; drains: number }> {
+function runStream(
+  handler: ReturnType<typeof serverStreamRunner>,
+  request: unknown,
+  room = Infinity,
+): Promise<{ messages: unknown[]; end: Outcome | 'OK'; drains: number }> {
   if (handler.kind !== 'serverStream') throw new Error('not a streaming runner');
   return new Promise((resolve) => {
     const messages: unknown[] = [];
@@ -65,8 +78,18 @@ function runStream(handler: ReturnType<typeof serverStreamRunner>, request: unkn
 describe('unaryRunner', () => {
   it('responds with what the handler returns, sync or async, and tells the observer the request and OK', async () => {
     const r = recorder();
-    expect(await runUnary(unaryRunner('M', (req: string) => `${req}!`, r.begin, memoryLogger()), 'a')).toEqual({ ok: 'a!' });
-    expect(await runUnary(unaryRunner('M', async (req: string) => `${req}?`, r.begin, memoryLogger()), 'b')).toEqual({ ok: 'b?' });
+    expect(
+      await runUnary(
+        unaryRunner('M', (req: string) => `${req}!`, r.begin, memoryLogger()),
+        'a',
+      ),
+    ).toEqual({ ok: 'a!' });
+    expect(
+      await runUnary(
+        unaryRunner('M', async (req: string) => `${req}?`, r.begin, memoryLogger()),
+        'b',
+      ),
+    ).toEqual({ ok: 'b?' });
     expect(r.requests).toEqual(['a', 'b']);
     expect(r.codes).toEqual(['OK', 'OK']);
   });
@@ -86,7 +109,10 @@ describe('unaryRunner', () => {
     );
     expect(await runUnary(handler, 'sync')).toEqual({ code: Status.NOT_FOUND, details: 'no such thing' });
     expect(await runUnary(handler, 'async')).toEqual({ code: Status.INVALID_ARGUMENT, details: 'bad' });
-    expect(await runUnary(handler, new MalformedRequest('Malformed M request: cut short'))).toEqual({ code: Status.INVALID_ARGUMENT, details: 'Malformed M request: cut short' });
+    expect(await runUnary(handler, new MalformedRequest('Malformed M request: cut short'))).toEqual({
+      code: Status.INVALID_ARGUMENT,
+      details: 'Malformed M request: cut short',
+    });
     expect(ran).toBe(2);
     expect(r.codes).toEqual(['NOT_FOUND', 'INVALID_ARGUMENT', 'INVALID_ARGUMENT']);
   });
@@ -104,7 +130,11 @@ describe('unaryRunner', () => {
     );
     expect(await runUnary(handler, 'x')).toEqual({ code: Status.INTERNAL, details: 'Internal error in M: oops' });
     expect(logger.lines[0]).toMatch(/^error: internal error in M: Error: oops/);
-    await runUnary(unaryRunner('M', () => 'late', r.begin, logger), 'x', true);
+    await runUnary(
+      unaryRunner('M', () => 'late', r.begin, logger),
+      'x',
+      true,
+    );
     expect(r.codes).toEqual(['INTERNAL', 'CANCELLED']);
   });
 });
@@ -138,7 +168,11 @@ describe('serverStreamRunner', () => {
       r.begin,
       memoryLogger(),
     );
-    expect(await runStream(handler, {})).toEqual({ messages: ['one'], end: { code: Status.INVALID_ARGUMENT, details: 'stopped' }, drains: 0 });
+    expect(await runStream(handler, {})).toEqual({
+      messages: ['one'],
+      end: { code: Status.INVALID_ARGUMENT, details: 'stopped' },
+      drains: 0,
+    });
     expect(r.codes).toEqual(['INVALID_ARGUMENT']);
   });
 });
@@ -149,7 +183,8 @@ describe('rejectRunner', () => {
     const handler = rejectRunner('OpenTable', 'OpenTable (the session API) is not implemented by tabletop yet', r.begin, memoryLogger());
     expect(handler.kind).toBe('reject');
     const outcome = await new Promise<Outcome>((resolve) => {
-      if (handler.kind === 'reject') handler.run({ metadata: { get: () => [] }, cancelled: false, fail: (code, details) => resolve({ code, details }) });
+      if (handler.kind === 'reject')
+        handler.run({ metadata: { get: () => [] }, cancelled: false, fail: (code, details) => resolve({ code, details }) });
     });
     expect(outcome).toEqual({ code: Status.UNIMPLEMENTED, details: 'OpenTable (the session API) is not implemented by tabletop yet' });
     expect(r.requests).toEqual([undefined]);
@@ -168,10 +203,15 @@ describe('a call its observer refuses', () => {
     const unary = unaryRunner('M', () => ran++, refuse, logger);
     expect(await runUnary(unary, { table: 't' })).toEqual({ code: Status.PERMISSION_DENIED, details: 'no access to t' });
     const stream = serverStreamRunner('S', () => void ran++, refuse, logger);
-    expect(await runStream(stream, { table: 'u' })).toEqual({ messages: [], end: { code: Status.PERMISSION_DENIED, details: 'no access to u' }, drains: 0 });
+    expect(await runStream(stream, { table: 'u' })).toEqual({
+      messages: [],
+      end: { code: Status.PERMISSION_DENIED, details: 'no access to u' },
+      drains: 0,
+    });
     const reject = rejectRunner('R', 'R (this RPC) is not implemented by tabletop yet', refuse, logger);
     const outcome = await new Promise<Outcome>((resolve) => {
-      if (reject.kind === 'reject') reject.run({ metadata: { get: () => [] }, cancelled: false, fail: (code, details) => resolve({ code, details }) });
+      if (reject.kind === 'reject')
+        reject.run({ metadata: { get: () => [] }, cancelled: false, fail: (code, details) => resolve({ code, details }) });
     });
     expect(outcome).toEqual({ code: Status.PERMISSION_DENIED, details: 'no access to undefined' });
     expect(ran).toBe(0);

@@ -175,10 +175,12 @@ export function unaryRunner<Req, Res>(rpc: string, handler: UnaryHandler<Req, Re
       }
       return;
     }
-    result.then(
-      (res) => ok(call, end, res),
-      (e: unknown) => failed(call, end, e),
-    ).catch(sendFailed);
+    result
+      .then(
+        (res) => ok(call, end, res),
+        (e: unknown) => failed(call, end, e),
+      )
+      .catch(sendFailed);
   };
   return { kind: 'unary', run: run as (call: UnaryCall<unknown, unknown>) => void };
 }

@@ -34,17 +34,92 @@ const ALLOWED = new Set([
 
 /** Valid requests to corrupt, per method; other methods start from random bytes. */
 const SEEDS: Record<string, object> = {
-  ReadRows: { tableName: TABLE, rows: { rowKeys: [b('a')], rowRanges: [{ startKeyOpen: b('a'), endKeyClosed: b('z') }] }, filter: { chain: { filters: [{ familyNameRegexFilter: 'cf' }, { cellsPerColumnLimitFilter: 1 }, { condition: { predicateFilter: { valueRegexFilter: b('v.*') }, trueFilter: { stripValueTransformer: true } } }] } }, rowsLimit: '10' },
-  MutateRows: { tableName: TABLE, entries: [{ rowKey: b('k'), mutations: [{ setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '1000', value: b('v') } }, { addToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '1000' }, input: { intValue: '1' } } }, { deleteFromColumn: { familyName: 'cf', columnQualifier: b('q'), timeRange: { startTimestampMicros: '0' } } }] }] },
-  MutateRow: { tableName: TABLE, rowKey: b('k'), mutations: [{ setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '-1', value: b('v') } }, { mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '1000' }, input: { rawValue: b('\x00\x00\x00\x00\x00\x00\x00\x01') } } }] },
-  CheckAndMutateRow: { tableName: TABLE, rowKey: b('k'), predicateFilter: { interleave: { filters: [{ sink: true }, { applyLabelTransformer: 'l' }] } }, trueMutations: [{ deleteFromRow: {} }], falseMutations: [{ deleteFromFamily: { familyName: 'cf' } }] },
-  ReadModifyWriteRow: { tableName: TABLE, rowKey: b('k'), rules: [{ familyName: 'cf', columnQualifier: b('n'), incrementAmount: '1' }, { familyName: 'cf', columnQualifier: b('s'), appendValue: b('x') }] },
+  ReadRows: {
+    tableName: TABLE,
+    rows: { rowKeys: [b('a')], rowRanges: [{ startKeyOpen: b('a'), endKeyClosed: b('z') }] },
+    filter: {
+      chain: {
+        filters: [
+          { familyNameRegexFilter: 'cf' },
+          { cellsPerColumnLimitFilter: 1 },
+          { condition: { predicateFilter: { valueRegexFilter: b('v.*') }, trueFilter: { stripValueTransformer: true } } },
+        ],
+      },
+    },
+    rowsLimit: '10',
+  },
+  MutateRows: {
+    tableName: TABLE,
+    entries: [
+      {
+        rowKey: b('k'),
+        mutations: [
+          { setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '1000', value: b('v') } },
+          {
+            addToCell: {
+              familyName: 'agg',
+              columnQualifier: { rawValue: b('c') },
+              timestamp: { rawTimestampMicros: '1000' },
+              input: { intValue: '1' },
+            },
+          },
+          { deleteFromColumn: { familyName: 'cf', columnQualifier: b('q'), timeRange: { startTimestampMicros: '0' } } },
+        ],
+      },
+    ],
+  },
+  MutateRow: {
+    tableName: TABLE,
+    rowKey: b('k'),
+    mutations: [
+      { setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '-1', value: b('v') } },
+      {
+        mergeToCell: {
+          familyName: 'agg',
+          columnQualifier: { rawValue: b('c') },
+          timestamp: { rawTimestampMicros: '1000' },
+          input: { rawValue: b('\x00\x00\x00\x00\x00\x00\x00\x01') },
+        },
+      },
+    ],
+  },
+  CheckAndMutateRow: {
+    tableName: TABLE,
+    rowKey: b('k'),
+    predicateFilter: { interleave: { filters: [{ sink: true }, { applyLabelTransformer: 'l' }] } },
+    trueMutations: [{ deleteFromRow: {} }],
+    falseMutations: [{ deleteFromFamily: { familyName: 'cf' } }],
+  },
+  ReadModifyWriteRow: {
+    tableName: TABLE,
+    rowKey: b('k'),
+    rules: [
+      { familyName: 'cf', columnQualifier: b('n'), incrementAmount: '1' },
+      { familyName: 'cf', columnQualifier: b('s'), appendValue: b('x') },
+    ],
+  },
   SampleRowKeys: { tableName: TABLE, rowRange: { startKeyClosed: b('a') } },
-  CreateTable: { parent: INSTANCE, tableId: 'new', table: { columnFamilies: { f: { gcRule: { intersection: { rules: [{ maxNumVersions: 1 }, { maxAge: { seconds: '1' } }] } } } } }, initialSplits: [{ key: b('m') }] },
-  ModifyColumnFamilies: { name: TABLE, modifications: [{ id: 'g', create: { valueType: { aggregateType: { inputType: { bytesType: {} }, hllppUniqueCount: {} } } } }, { id: 'cf', update: { gcRule: { maxNumVersions: 2 } }, updateMask: { paths: ['gc_rule'] } }] },
+  CreateTable: {
+    parent: INSTANCE,
+    tableId: 'new',
+    table: { columnFamilies: { f: { gcRule: { intersection: { rules: [{ maxNumVersions: 1 }, { maxAge: { seconds: '1' } }] } } } } },
+    initialSplits: [{ key: b('m') }],
+  },
+  ModifyColumnFamilies: {
+    name: TABLE,
+    modifications: [
+      { id: 'g', create: { valueType: { aggregateType: { inputType: { bytesType: {} }, hllppUniqueCount: {} } } } },
+      { id: 'cf', update: { gcRule: { maxNumVersions: 2 } }, updateMask: { paths: ['gc_rule'] } },
+    ],
+  },
   DropRowRange: { name: TABLE, rowKeyPrefix: b('zz') },
   UpdateTable: { table: { name: TABLE, deletionProtection: false }, updateMask: { paths: ['deletion_protection'] } },
-  CreateInstance: { parent: 'projects/p', instanceId: 'fz', instance: { displayName: 'x' }, clusters: { c: { location: 'projects/p/locations/z' } } },
+  CreateInstance: {
+    parent: 'projects/p',
+    instanceId: 'fz',
+    instance: { displayName: 'x' },
+    clusters: { c: { location: 'projects/p/locations/z' } },
+  },
   CreateAppProfile: { parent: INSTANCE, appProfileId: 'ap', appProfile: { multiClusterRoutingUseAny: { clusterIds: ['c'] } } },
 };
 
@@ -52,11 +127,13 @@ const SEEDS: Record<string, object> = {
 const corrupt = (seed: Buffer) =>
   fc.oneof(
     fc.nat({ max: Math.max(0, seed.length - 1) }).map((n) => seed.subarray(0, n)),
-    fc.array(fc.tuple(fc.nat({ max: Math.max(0, seed.length - 1) }), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }).map((flips) => {
-      const out = Buffer.from(seed);
-      for (const [at, x] of flips) if (out.length > 0) out[at % out.length] = out[at % out.length]! ^ x;
-      return out;
-    }),
+    fc
+      .array(fc.tuple(fc.nat({ max: Math.max(0, seed.length - 1) }), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 })
+      .map((flips) => {
+        const out = Buffer.from(seed);
+        for (const [at, x] of flips) if (out.length > 0) out[at % out.length] = out[at % out.length]! ^ x;
+        return out;
+      }),
     fc.uint8Array({ minLength: 1, maxLength: 16 }).map((tail) => Buffer.concat([seed, Buffer.from(tail)])),
   );
 
@@ -94,7 +171,9 @@ function send(path: string, method: AnyMethod, bytes: Buffer): Promise<grpc.stat
       call.on('status', (s) => resolve(s.code));
       return;
     }
-    const call = method.responseStream ? raw.makeBidiStreamRequest(path, id, id, new grpc.Metadata(), options) : raw.makeClientStreamRequest(path, id, id, new grpc.Metadata(), options, () => {});
+    const call = method.responseStream
+      ? raw.makeBidiStreamRequest(path, id, id, new grpc.Metadata(), options)
+      : raw.makeClientStreamRequest(path, id, id, new grpc.Metadata(), options, () => {});
     call.on('data', () => {});
     call.on('error', () => {});
     call.on('status', (s: grpc.StatusObject) => resolve(s.code));
@@ -104,13 +183,21 @@ function send(path: string, method: AnyMethod, bytes: Buffer): Promise<grpc.stat
 }
 
 const methods: [string, string, AnyMethod][] = Object.values(SERVICES).flatMap((service) =>
-  Object.entries(packageDefinition()[service] as unknown as Record<string, AnyMethod>).map(([name, m]): [string, string, AnyMethod] => [service, name, m]),
+  Object.entries(packageDefinition()[service] as unknown as Record<string, AnyMethod>).map(([name, m]): [string, string, AnyMethod] => [
+    service,
+    name,
+    m,
+  ]),
 );
 
 describe('fuzzed requests', () => {
   it.each(methods)('%s/%s answers every malformed request deliberately', async (service, name, method) => {
     const seed = method.requestSerialize(SEEDS[name] ?? {}) as Buffer;
-    const input = fc.oneof(fc.uint8Array({ maxLength: 64 }).map((u) => Buffer.from(u)), corrupt(seed), fc.constant(seed));
+    const input = fc.oneof(
+      fc.uint8Array({ maxLength: 64 }).map((u) => Buffer.from(u)),
+      corrupt(seed),
+      fc.constant(seed),
+    );
     const seen: [string, grpc.status][] = [];
     await fc.assert(
       fc.asyncProperty(input, async (bytes) => {

@@ -4,13 +4,25 @@ import { type Cell, cell } from '../model/cell.js';
 import { applyStoreOps, applyStoreOpsSized, rowBytes } from './row-ops.js';
 import type { StoreOp } from './store.js';
 
-const put = (family: string, qualifier: string, timestamp: number, v = 0): StoreOp => ({ kind: 'put', family, qualifier, timestamp, value: new Uint8Array([v]) });
+const put = (family: string, qualifier: string, timestamp: number, v = 0): StoreOp => ({
+  kind: 'put',
+  family,
+  qualifier,
+  timestamp,
+  value: new Uint8Array([v]),
+});
 const show = (cells: readonly Cell[]): string[] => cells.map((x) => `${x.family}:${x.qualifier}@${x.timestamp}=${x.value[0]}`);
 
 describe('applyStoreOps', () => {
   it('merges a run of puts in one pass: sorted, later put of a coordinate wins', () => {
     const base = [cell('f', 'b', 5, new Uint8Array([9]))];
-    const out = applyStoreOps(base, [put('g', 'a', 1, 1), put('f', 'b', 5, 2), put('f', 'a', 1, 3), put('f', 'b', 7, 4), put('g', 'a', 1, 5)]);
+    const out = applyStoreOps(base, [
+      put('g', 'a', 1, 1),
+      put('f', 'b', 5, 2),
+      put('f', 'a', 1, 3),
+      put('f', 'b', 7, 4),
+      put('g', 'a', 1, 5),
+    ]);
     expect(show(out)).toEqual(['f:a@1=3', 'f:b@7=4', 'f:b@5=2', 'g:a@1=5']);
     expect(show(base)).toEqual(['f:b@5=9']);
   });
@@ -27,7 +39,10 @@ describe('applyStoreOps', () => {
   });
 
   it('interleaves puts and deletes in order', () => {
-    const out = applyStoreOps([], [put('f', 'a', 1), put('f', 'a', 2), { kind: 'deleteColumn', family: 'f', qualifier: 'a', start: 2, end: 3 }, put('f', 'b', 1)]);
+    const out = applyStoreOps(
+      [],
+      [put('f', 'a', 1), put('f', 'a', 2), { kind: 'deleteColumn', family: 'f', qualifier: 'a', start: 2, end: 3 }, put('f', 'b', 1)],
+    );
     expect(show(out)).toEqual(['f:a@1=0', 'f:b@1=0']);
   });
 
@@ -47,7 +62,16 @@ describe('applyStoreOpsSized', () => {
     });
     const op: fc.Arbitrary<StoreOp> = fc.oneof(
       { weight: 6, arbitrary: putOp },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteColumn' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'qq'), start: fc.constant(0), end: fc.constantFrom(2000, undefined) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('deleteColumn' as const),
+          family: fc.constantFrom('a', 'b'),
+          qualifier: fc.constantFrom('q', 'qq'),
+          start: fc.constant(0),
+          end: fc.constantFrom(2000, undefined),
+        }),
+      },
       { weight: 1, arbitrary: fc.constant({ kind: 'deleteRow' as const }) },
     );
     fc.assert(

@@ -38,14 +38,22 @@ export function applyStoreOps(cells: readonly Cell[], ops: readonly StoreOp[]): 
  * adjusts the size by the cell it adds or replaces instead of summing the
  * whole row, which for a row with many versions would cost a pass per write.
  */
-export function applyStoreOpsSized(key: ByteString, cells: readonly Cell[], bytesBefore: number, ops: readonly StoreOp[]): { cells: readonly Cell[]; bytes: number } {
+export function applyStoreOpsSized(
+  key: ByteString,
+  cells: readonly Cell[],
+  bytesBefore: number,
+  ops: readonly StoreOp[],
+): { cells: readonly Cell[]; bytes: number } {
   const op = ops[0];
   if (ops.length === 1 && op !== undefined && op.kind === 'put') {
     const c = putCell(op);
     const at = positionOf(cells, c);
     const replaced = at < cells.length && compareCells(cells[at]!, c) === 0 ? cells[at]! : undefined;
     const base = cells.length === 0 ? key.length : bytesBefore;
-    return { cells: insertAt(cells, c, at, replaced !== undefined), bytes: base + cellSize(c) - (replaced === undefined ? 0 : cellSize(replaced)) };
+    return {
+      cells: insertAt(cells, c, at, replaced !== undefined),
+      bytes: base + cellSize(c) - (replaced === undefined ? 0 : cellSize(replaced)),
+    };
   }
   const after = applyStoreOps(cells, ops);
   return { cells: after, bytes: after === cells ? bytesBefore : rowBytes(key, after) };

@@ -19,9 +19,21 @@ import type { KeyRange } from '../model/key-range.js';
 
 /** A resolved write operation on one row: timestamps are concrete. */
 export type StoreOp =
-  | { readonly kind: 'put'; readonly family: string; readonly qualifier: ByteString; readonly timestamp: number; readonly value: Uint8Array }
+  | {
+      readonly kind: 'put';
+      readonly family: string;
+      readonly qualifier: ByteString;
+      readonly timestamp: number;
+      readonly value: Uint8Array;
+    }
   /** Deletes versions of a column with timestamp in [start, end); end undefined = unbounded. */
-  | { readonly kind: 'deleteColumn'; readonly family: string; readonly qualifier: ByteString; readonly start: number; readonly end: number | undefined }
+  | {
+      readonly kind: 'deleteColumn';
+      readonly family: string;
+      readonly qualifier: ByteString;
+      readonly start: number;
+      readonly end: number | undefined;
+    }
   | { readonly kind: 'deleteFamily'; readonly family: string }
   | { readonly kind: 'deleteRow' };
 

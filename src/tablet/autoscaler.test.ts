@@ -28,7 +28,10 @@ describe('autoscale', () => {
   });
 
   it('never goes past the maximum, and says so', () => {
-    expect(autoscale({ ...base, maxNodes: 4, recentServingMicrosPerSec: 9e6 })).toMatchObject({ nodes: 4, reason: expect.stringContaining('(the maximum is 4)') });
+    expect(autoscale({ ...base, maxNodes: 4, recentServingMicrosPerSec: 9e6 })).toMatchObject({
+      nodes: 4,
+      reason: expect.stringContaining('(the maximum is 4)'),
+    });
   });
 
   it('keeps its size when the load is exactly at the target', () => {
@@ -40,7 +43,9 @@ describe('autoscale', () => {
     expect(autoscale({ ...idle, millisSinceResize: 9 * MINUTE })).toEqual({ nodes: 30, reason: '' });
     const d = autoscale(idle);
     expect(d.nodes).toBe(27);
-    expect(d.reason).toMatch(/^CPU 0\.0% of 30 nodes over the last 110 s \(target 50%\) and storage 0\.00 GiB per node \(target 2560 GiB\): 10 nodes would do; scaling down by at most 10% of the nodes once the size has held for 600 s$/);
+    expect(d.reason).toMatch(
+      /^CPU 0\.0% of 30 nodes over the last 110 s \(target 50%\) and storage 0\.00 GiB per node \(target 2560 GiB\): 10 nodes would do; scaling down by at most 10% of the nodes once the size has held for 600 s$/,
+    );
     // The recent load is low but the last two minutes needed 25 nodes: no lower than that.
     expect(autoscale({ ...idle, sustainedServingMicrosPerSec: 12.4e6 }).nodes).toBe(27);
     expect(autoscale({ ...idle, sustainedServingMicrosPerSec: 14.2e6 }).nodes).toBe(29);
@@ -60,7 +65,7 @@ describe('autoscale', () => {
     expect(autoscale({ ...base, nodes: 3, maxNodes: 2, millisSinceResize: 0 })).toMatchObject({ nodes: 2 });
   });
 
-  it('uses the storage type\'s default storage target for 0', () => {
+  it("uses the storage type's default storage target for 0", () => {
     expect([storageTargetGib(0, 'ssd'), storageTargetGib(0, 'hdd'), storageTargetGib(4000, 'ssd')]).toEqual([2560, 8192, 4000]);
   });
 });

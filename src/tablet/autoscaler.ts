@@ -75,13 +75,17 @@ export function autoscale(input: AutoscaleInput): AutoscaleDecision {
   const up = need(input.recentServingMicrosPerSec);
   if (up > nodes) {
     const why = storageNeed >= up ? storage : cpu(input.recentServingMicrosPerSec, input.recentWindowSeconds);
-    return { nodes: up, reason: `${why}; ${up} node${up === 1 ? '' : 's'} bring it within target${up === maxNodes ? ` (the maximum is ${maxNodes})` : ''}` };
+    return {
+      nodes: up,
+      reason: `${why}; ${up} node${up === 1 ? '' : 's'} bring it within target${up === maxNodes ? ` (the maximum is ${maxNodes})` : ''}`,
+    };
   }
   const serving = Math.max(input.recentServingMicrosPerSec, input.sustainedServingMicrosPerSec);
   const down = need(serving);
   if (down >= nodes || input.millisSinceResize < input.scaleDownDelayMillis) return { nodes, reason: '' };
   const to = Math.max(down, nodes - Math.max(1, Math.floor(nodes * SCALE_DOWN_STEP)));
-  const window = input.sustainedServingMicrosPerSec >= input.recentServingMicrosPerSec ? input.sustainedWindowSeconds : input.recentWindowSeconds;
+  const window =
+    input.sustainedServingMicrosPerSec >= input.recentServingMicrosPerSec ? input.sustainedWindowSeconds : input.recentWindowSeconds;
   return {
     nodes: to,
     reason:

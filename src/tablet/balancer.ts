@@ -69,14 +69,16 @@ export function balance(tablets: readonly TabletPlacement[], opts: BalanceOption
   for (const t of fresh) {
     let to = 0;
     for (let i = 1; i < n; i++) {
-      if (load[i]! < load[to]! || (load[i] === load[to] && (bytes[i]! < bytes[to]! || (bytes[i] === bytes[to] && count[i]! < count[to]!)))) to = i;
+      if (load[i]! < load[to]! || (load[i] === load[to] && (bytes[i]! < bytes[to]! || (bytes[i] === bytes[to] && count[i]! < count[to]!))))
+        to = i;
     }
     place(t, to, t.node, t.node === undefined ? 'new tablet' : `node ${t.node} is gone`, true);
   }
 
   const totalLoad = load.reduce((a, b) => a + b, 0);
   const totalBytes = bytes.reduce((a, b) => a + b, 0);
-  const mode: 'load' | 'stored bytes' | 'tablet count' = totalLoad / n >= minLoad ? 'load' : totalBytes / n >= minBytes ? 'stored bytes' : 'tablet count';
+  const mode: 'load' | 'stored bytes' | 'tablet count' =
+    totalLoad / n >= minLoad ? 'load' : totalBytes / n >= minBytes ? 'stored bytes' : 'tablet count';
   const measure = mode === 'load' ? load : mode === 'stored bytes' ? bytes : count;
   const weight = (t: TabletPlacement): number => (mode === 'load' ? t.load : mode === 'stored bytes' ? t.bytes : 1);
   const avg = (mode === 'load' ? totalLoad : mode === 'stored bytes' ? totalBytes : tablets.length) / n;
@@ -102,7 +104,13 @@ export function balance(tablets: readonly TabletPlacement[], opts: BalanceOption
       }
     }
     if (pick === undefined) break;
-    place(pick, lo, hi, `balance ${mode}: node ${hi} has ${Math.round((measure[hi]! / avg) * 100)}% of the average, node ${lo} ${Math.round((measure[lo]! / avg) * 100)}%`, true);
+    place(
+      pick,
+      lo,
+      hi,
+      `balance ${mode}: node ${hi} has ${Math.round((measure[hi]! / avg) * 100)}% of the average, node ${lo} ${Math.round((measure[lo]! / avg) * 100)}%`,
+      true,
+    );
   }
   return moves;
 }

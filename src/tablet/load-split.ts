@@ -19,13 +19,17 @@ export const HOT_ROW_SHARE = 0.5;
 /** Splits that leave more than this share on one side are not worth it. */
 export const MAX_SIDE_SHARE = 0.8;
 
-export function chooseLoadSplit(samples: readonly ByteString[], range: { readonly start: ByteString }, hotRowShare = HOT_ROW_SHARE): LoadSplitDecision {
+export function chooseLoadSplit(
+  samples: readonly ByteString[],
+  range: { readonly start: ByteString },
+  hotRowShare = HOT_ROW_SHARE,
+): LoadSplitDecision {
   if (samples.length < MIN_SAMPLES) return { kind: 'none', reason: `only ${samples.length} sampled requests` };
   const sorted = [...samples].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // The most frequent key.
   let topKey = sorted[0]!;
   let topCount = 0;
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j < sorted.length && sorted[j] === sorted[i]) j++;
     if (j - i > topCount) {

@@ -1,7 +1,10 @@
 import type { LogFields, Logger } from '../log.js';
 
 /** A logger that keeps messages (and their fields), for tests of any layer. */
-export function memoryLogger(): Logger & { readonly lines: string[]; readonly records: { level: string; message: string; fields: LogFields | undefined }[] } {
+export function memoryLogger(): Logger & {
+  readonly lines: string[];
+  readonly records: { level: string; message: string; fields: LogFields | undefined }[];
+} {
   const lines: string[] = [];
   const records: { level: string; message: string; fields: LogFields | undefined }[] = [];
   const at = (level: string) => (message: string, fields?: LogFields) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Random, seededRandom } from './random.js';
 
 describe('seededRandom', () => {
-  it('is mulberry32: the benchmarks\' data set, made before this module, stays the same bytes', () => {
+  it("is mulberry32: the benchmarks' data set, made before this module, stays the same bytes", () => {
     const r = seededRandom(1);
     expect([r(), r(), r()].map((x) => x * 2 ** 32)).toEqual([2693262067, 11749833, 2265367787]);
   });

@@ -44,7 +44,11 @@ describe.each(selectedTargets())('cbt instance admin (%s)', (kind) => {
     ]);
     expect(clusterLines.length).toBeGreaterThanOrEqual(3);
     for (const line of clusterLines.slice(2)) {
-      expect(line.split('\t').filter((f) => f !== '')).toEqual([expect.stringMatching(/^\S+$/), expect.stringMatching(/^\S+$/), expect.stringMatching(/^\S+ \(\d+ serve nodes\)$/)]);
+      expect(line.split('\t').filter((f) => f !== '')).toEqual([
+        expect.stringMatching(/^\S+$/),
+        expect.stringMatching(/^\S+$/),
+        expect.stringMatching(/^\S+ \(\d+ serve nodes\)$/),
+      ]);
     }
   });
 });
@@ -70,10 +74,21 @@ describe('cbt clusters and nodes (tabletop --nodes 5)', () => {
   const clusters = async (instance: string): Promise<string[]> => {
     const out = await run(instance, 'listclusters');
     if (out.code !== 0) return [normalizeCbtOutput(out, 0, 0)];
-    return out.stdout.trimEnd().split('\n').slice(2).map((l) => l.split('\t').filter((f) => f !== '').join(' '));
+    return out.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(2)
+      .map((l) =>
+        l
+          .split('\t')
+          .filter((f) => f !== '')
+          .join(' '),
+      );
   };
   const tabletsPerNode = async (instance: string): Promise<number[]> => {
-    const body = (await (await fetch(new URL(`api/v1/projects/p/instances/${instance}/nodes`, http))).json()) as { clusters: { nodes: { tabletCount: number }[] }[] };
+    const body = (await (await fetch(new URL(`api/v1/projects/p/instances/${instance}/nodes`, http))).json()) as {
+      clusters: { nodes: { tabletCount: number }[] }[];
+    };
     return body.clusters[0]!.nodes.map((n) => n.tabletCount);
   };
 
@@ -85,15 +100,31 @@ describe('cbt clusters and nodes (tabletop --nodes 5)', () => {
     expect(normalizeCbtOutput(await run('dev', 'updatecluster', 'dev-c1', 'num-nodes=2'), 0, 0)).toBe('');
     expect(await clusters('dev')).toEqual(['dev-c1 local READY (2 serve nodes)']);
     expect(await tabletsPerNode('dev')).toEqual([5, 5]);
-    expect(target.output()).toContain('cluster projects/p/instances/dev/clusters/dev-c1 resized from 5 to 2 nodes: serve_nodes set by an admin request');
+    expect(target.output()).toContain(
+      'cluster projects/p/instances/dev/clusters/dev-c1 resized from 5 to 2 nodes: serve_nodes set by an admin request',
+    );
   });
 
   it('createinstance and createcluster use the requested node counts; an instance nobody created is NOT_FOUND', async () => {
-    expect(normalizeCbtOutput(await run('dev', 'createinstance', 'made-here', 'Made here', 'made-here-c1', 'us-central1-b', '4', 'SSD'), 0, 0)).toBe('');
+    expect(
+      normalizeCbtOutput(await run('dev', 'createinstance', 'made-here', 'Made here', 'made-here-c1', 'us-central1-b', '4', 'SSD'), 0, 0),
+    ).toBe('');
     expect(normalizeCbtOutput(await run('made-here', 'createcluster', 'made-here-c2', 'europe-west1-b', '1', 'HDD'), 0, 0)).toBe('');
-    expect(await clusters('made-here')).toEqual(['made-here-c1 us-central1-b READY (4 serve nodes)', 'made-here-c2 europe-west1-b READY (1 serve nodes)']);
-    expect(normalizeCbtOutput(await run('made-here', 'deleteinstance', 'never-made'), 0, 0)).toBe('exit 1: Deleting instance: rpc error: code = NotFound');
+    expect(await clusters('made-here')).toEqual([
+      'made-here-c1 us-central1-b READY (4 serve nodes)',
+      'made-here-c2 europe-west1-b READY (1 serve nodes)',
+    ]);
+    expect(normalizeCbtOutput(await run('made-here', 'deleteinstance', 'never-made'), 0, 0)).toBe(
+      'exit 1: Deleting instance: rpc error: code = NotFound',
+    );
     const listed = await run('dev', 'listinstances');
-    expect(listed.stdout.trimEnd().split('\n').slice(2).map((l) => l.split('\t')[0]).sort()).toEqual(['dev', 'made-here']);
+    expect(
+      listed.stdout
+        .trimEnd()
+        .split('\n')
+        .slice(2)
+        .map((l) => l.split('\t')[0])
+        .sort(),
+    ).toEqual(['dev', 'made-here']);
   });
 });

@@ -27,8 +27,15 @@ describe('cbt and the framing of ReadRows responses', () => {
 
   beforeAll(async () => {
     const protos = path.dirname(createRequire(import.meta.url).resolve('google-proto-files/package.json'));
-    const definition = protoLoader.loadSync('google/bigtable/v2/bigtable.proto', { includeDirs: [protos], defaults: false, oneofs: true, longs: String });
-    const loaded = grpc.loadPackageDefinition(definition) as unknown as { google: { bigtable: { v2: { Bigtable: { service: grpc.ServiceDefinition } } } } };
+    const definition = protoLoader.loadSync('google/bigtable/v2/bigtable.proto', {
+      includeDirs: [protos],
+      defaults: false,
+      oneofs: true,
+      longs: String,
+    });
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+      google: { bigtable: { v2: { Bigtable: { service: grpc.ServiceDefinition } } } };
+    };
     server = new grpc.Server({ 'grpc.max_send_message_length': 64 * 1024 * 1024 });
     server.addService(loaded.google.bigtable.v2.Bigtable.service, {
       readRows: (call: grpc.ServerWritableStream<unknown, unknown>) => {
@@ -37,7 +44,14 @@ describe('cbt and the framing of ReadRows responses', () => {
         // The first chunk carries the cell's key, family, qualifier, timestamp and
         // value_size; continuations carry only value (value_size until the last).
         const chunks = [
-          { rowKey: Buffer.from('big'), familyName: { value: 'cf' }, qualifier: { value: Buffer.from('v') }, timestampMicros: '1000', value: pieces[0], valueSize: total },
+          {
+            rowKey: Buffer.from('big'),
+            familyName: { value: 'cf' },
+            qualifier: { value: Buffer.from('v') },
+            timestampMicros: '1000',
+            value: pieces[0],
+            valueSize: total,
+          },
           { value: pieces[1], valueSize: total },
           { value: pieces[2], commitRow: true },
         ];

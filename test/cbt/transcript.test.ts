@@ -67,7 +67,8 @@ describe('cbt transcripts', () => {
         {
           code: 1,
           stdout: '',
-          stderr: '2030/01/02 03:04:05 -creds flag unset, will use gcloud credential\n2030/01/02 03:04:05 Reading rows: rpc error: code = NotFound desc = table "x" not found\n',
+          stderr:
+            '2030/01/02 03:04:05 -creds flag unset, will use gcloud credential\n2030/01/02 03:04:05 Reading rows: rpc error: code = NotFound desc = table "x" not found\n',
         },
         0,
         0,

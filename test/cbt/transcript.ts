@@ -65,7 +65,13 @@ export function parseTranscript(text: string, file: string): TranscriptStep[] {
       while (i < lines.length && !isBoundary(lines[i] ?? '')) emu.push(lines[i++] ?? '');
       emulator = { divergence: divergence as DivergenceId, expected: trimEnd(emu) };
     }
-    steps.push({ line: start, command, args: splitArgs(command, `${file}:${start}`), expected: trimEnd(expected), ...(emulator ? { emulator } : {}) });
+    steps.push({
+      line: start,
+      command,
+      args: splitArgs(command, `${file}:${start}`),
+      expected: trimEnd(expected),
+      ...(emulator ? { emulator } : {}),
+    });
   }
   return steps;
 }
@@ -143,7 +149,13 @@ export function rewriteTranscript(file: string, steps: readonly TranscriptStep[]
     i++;
     const mainEnd = (() => {
       let j = i;
-      while (j < lines.length && !(lines[j] ?? '').startsWith('cbt ') && !(lines[j] ?? '').startsWith('#') && !EMULATOR_SECTION.test(lines[j] ?? '')) j++;
+      while (
+        j < lines.length &&
+        !(lines[j] ?? '').startsWith('cbt ') &&
+        !(lines[j] ?? '').startsWith('#') &&
+        !EMULATOR_SECTION.test(lines[j] ?? '')
+      )
+        j++;
       return j;
     })();
     const got = actual[n] ?? '';

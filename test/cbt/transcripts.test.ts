@@ -21,18 +21,22 @@ let instances = 0;
 describe.each(selectedTargets())('cbt transcripts (%s)', (kind) => {
   const ctx = useTarget(kind);
 
-  it.each(FILES)('%s', async (file) => {
-    const full = path.join(DIR, file);
-    const steps = parseTranscript(readFileSync(full, 'utf8'), file);
-    const instance = `cbt-${process.pid.toString(36)}-${(++instances).toString(36)}`;
-    const startedMs = Date.now() - 1000;
-    const actual: string[] = [];
-    for (const step of steps) {
-      const result = await cbtWith(ctx.target, { instance }, ...step.args);
-      actual.push(normalizeCbtOutput(result, startedMs, Date.now() + 1000));
-    }
-    if (REWRITE) rewriteTranscript(full, steps, actual, kind);
-    const show = (outputs: readonly string[]) => steps.map((s, i) => `${file}:${s.line}: cbt ${s.command}\n${outputs[i] ?? ''}`);
-    expect(show(actual)).toEqual(show(steps.map((s) => expectedFor(s, kind))));
-  }, 120_000);
+  it.each(FILES)(
+    '%s',
+    async (file) => {
+      const full = path.join(DIR, file);
+      const steps = parseTranscript(readFileSync(full, 'utf8'), file);
+      const instance = `cbt-${process.pid.toString(36)}-${(++instances).toString(36)}`;
+      const startedMs = Date.now() - 1000;
+      const actual: string[] = [];
+      for (const step of steps) {
+        const result = await cbtWith(ctx.target, { instance }, ...step.args);
+        actual.push(normalizeCbtOutput(result, startedMs, Date.now() + 1000));
+      }
+      if (REWRITE) rewriteTranscript(full, steps, actual, kind);
+      const show = (outputs: readonly string[]) => steps.map((s, i) => `${file}:${s.line}: cbt ${s.command}\n${outputs[i] ?? ''}`);
+      expect(show(actual)).toEqual(show(steps.map((s) => expectedFor(s, kind))));
+    },
+    120_000,
+  );
 });

@@ -32,14 +32,20 @@ async function run(client: Bigtable, table: Table, op: Op): Promise<string> {
       // A server timestamp is the server's "now": wait so that two of them never share a millisecond.
       if (op.entries.some((e) => e.ms === 'server')) await tick();
       await table.insert(
-        op.entries.map((e) => ({ key: e.key, data: { [e.family]: { [e.qualifier]: { value: e.value, timestamp: e.ms === 'server' ? -1 : new Date(e.ms) } } } })),
+        op.entries.map((e) => ({
+          key: e.key,
+          data: { [e.family]: { [e.qualifier]: { value: e.value, timestamp: e.ms === 'server' ? -1 : new Date(e.ms) } } },
+        })),
       );
       return 'ok';
     }
     case 'deleteColumn': {
       const column = `${op.family}:${op.qualifier}`;
       const ranged = op.fromMs !== undefined || op.toMs !== undefined;
-      const time = { ...(op.fromMs !== undefined ? { start: new Date(op.fromMs) } : {}), ...(op.toMs !== undefined ? { end: new Date(op.toMs) } : {}) };
+      const time = {
+        ...(op.fromMs !== undefined ? { start: new Date(op.fromMs) } : {}),
+        ...(op.toMs !== undefined ? { end: new Date(op.toMs) } : {}),
+      };
       await table.row(op.key).deleteCells([ranged ? columnInRange(column, time) : column]);
       return 'ok';
     }
@@ -64,12 +70,28 @@ async function run(client: Bigtable, table: Table, op: Op): Promise<string> {
     }
     case 'addToCell':
       await table.mutate(
-        [{ rowKey: Buffer.from(op.key), mutations: [{ addToCell: { familyName: SUM, columnQualifier: { rawValue: Buffer.from(op.qualifier) }, timestamp: { rawTimestampMicros: op.ms * 1000 }, input: { intValue: op.value } } }] }],
+        [
+          {
+            rowKey: Buffer.from(op.key),
+            mutations: [
+              {
+                addToCell: {
+                  familyName: SUM,
+                  columnQualifier: { rawValue: Buffer.from(op.qualifier) },
+                  timestamp: { rawTimestampMicros: op.ms * 1000 },
+                  input: { intValue: op.value },
+                },
+              },
+            ],
+          },
+        ],
         { rawMutation: true },
       );
       return 'ok';
     case 'checkAndMutate': {
-      const [matched] = await table.row(op.key).filter(op.predicate ?? [{ all: true }], { onMatch: op.onMatch.map(mutation), onNoMatch: op.onNoMatch.map(mutation) });
+      const [matched] = await table
+        .row(op.key)
+        .filter(op.predicate ?? [{ all: true }], { onMatch: op.onMatch.map(mutation), onNoMatch: op.onNoMatch.map(mutation) });
       return `matched ${String(matched)}`;
     }
     case 'dropPrefix':

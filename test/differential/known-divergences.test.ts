@@ -51,7 +51,8 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
     emulator: status.INTERNAL,
   },
   'bad-timestamp-code': {
-    observe: async (ctx) => singleMutationOutcome((await table(ctx)).insert([{ key: 'r', data: { cf: { q: { value: 'v', timestamp: 1234 } } } }])),
+    observe: async (ctx) =>
+      singleMutationOutcome((await table(ctx)).insert([{ key: 'r', data: { cf: { q: { value: 'v', timestamp: 1234 } } } }])),
     correct: status.INVALID_ARGUMENT,
     emulator: status.INTERNAL,
   },
@@ -71,13 +72,19 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
     emulator: 'ok',
   },
   'qualifier-limit': {
-    observe: async (ctx) => singleMutationOutcome((await table(ctx)).insert([{ key: 'r', data: { cf: { ['q'.repeat(16 * 1024 + 1)]: at('v', 1) } } }])),
+    observe: async (ctx) =>
+      singleMutationOutcome((await table(ctx)).insert([{ key: 'r', data: { cf: { ['q'.repeat(16 * 1024 + 1)]: at('v', 1) } } }])),
     correct: status.INVALID_ARGUMENT,
     emulator: 'ok',
   },
   'mutation-count-limit': {
     observe: async (ctx) =>
-      outcome((await table(ctx)).mutate([{ rowKey: Buffer.from('r'), mutations: Array.from({ length: 100_001 }, () => ({ deleteFromRow: {} })) }], { rawMutation: true })),
+      outcome(
+        (await table(ctx)).mutate(
+          [{ rowKey: Buffer.from('r'), mutations: Array.from({ length: 100_001 }, () => ({ deleteFromRow: {} })) }],
+          { rawMutation: true },
+        ),
+      ),
     correct: status.INVALID_ARGUMENT,
     emulator: 'ok',
   },
@@ -99,7 +106,9 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
   'gc-rule-absent': {
     observe: async (ctx) => {
       const t = await table(ctx, []);
-      await ctx.client.admin.getTableAdminClient().modifyColumnFamilies({ name: adminName(t), modifications: [{ id: 'never', create: { gcRule: {} } }] });
+      await ctx.client.admin
+        .getTableAdminClient()
+        .modifyColumnFamilies({ name: adminName(t), modifications: [{ id: 'never', create: { gcRule: {} } }] });
       const [families] = await t.getFamilies();
       return families.map((f) => (f.metadata as { gcRule?: unknown }).gcRule ?? null);
     },
@@ -127,7 +136,8 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
       await t.createFamily('probe', { rule: { versions: 1 } });
       await t.createFamily('both', { rule: { versions: 1, age: { seconds: 60 } } });
       const old = Date.now() - 3_600_000;
-      for (const ms of [old - 2, old - 1, old]) await t.insert([{ key: 'r', data: { probe: { q: at('p', ms) }, both: { q: at('b', ms) } } }]);
+      for (const ms of [old - 2, old - 1, old])
+        await t.insert([{ key: 'r', data: { probe: { q: at('p', ms) }, both: { q: at('b', ms) } } }]);
       // Wait for the emulator's background GC to collect the probe family (tabletop: at once).
       const deadline = Date.now() + 10_000;
       while ((await versionsPerFamily(t))['probe'] !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -173,7 +183,13 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
       const t = await table(ctx);
       await t.insert([{ key: 'r', data: { cf: { a: at('x', 1), b: at('y', 1) } } }]);
       const [rows] = await t.getRows({ filter: [{ interleave: [[{ all: true }], [{ label: 's' }, { sink: true }]] }, { column: 'a' }] });
-      return rows.flatMap((r) => Object.entries((r.data as { cf: Record<string, { labels: string[] }[]> }).cf).flatMap(([q, cells]) => cells.map((c) => `${q}[${c.labels.join()}]`))).sort();
+      return rows
+        .flatMap((r) =>
+          Object.entries((r.data as { cf: Record<string, { labels: string[] }[]> }).cf).flatMap(([q, cells]) =>
+            cells.map((c) => `${q}[${c.labels.join()}]`),
+          ),
+        )
+        .sort();
     },
     correct: ['a[]', 'a[s]', 'b[s]'],
     emulator: ['a[]', 'a[s]'],
@@ -216,7 +232,14 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
           [
             {
               rowKey: Buffer.from('r'),
-              mutations: ['lo', 'hi'].map((familyName) => ({ addToCell: { familyName, columnQualifier: { rawValue: Buffer.from('q') }, timestamp: { rawTimestampMicros: 0 }, input: { intValue: v } } })),
+              mutations: ['lo', 'hi'].map((familyName) => ({
+                addToCell: {
+                  familyName,
+                  columnQualifier: { rawValue: Buffer.from('q') },
+                  timestamp: { rawTimestampMicros: 0 },
+                  input: { intValue: v },
+                },
+              })),
             },
           ],
           { rawMutation: true },
@@ -230,12 +253,22 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
     emulator: { lo: 2, hi: 2 },
   },
   'check-and-mutate-without-mutations': {
-    observe: async (ctx) => outcome(rawUnary(ctx.client, 'BigtableClient', 'checkAndMutateRow', { tableName: (await table(ctx)).name, rowKey: Buffer.from('r') })),
+    observe: async (ctx) =>
+      outcome(
+        rawUnary(ctx.client, 'BigtableClient', 'checkAndMutateRow', { tableName: (await table(ctx)).name, rowKey: Buffer.from('r') }),
+      ),
     correct: status.INVALID_ARGUMENT,
     emulator: 'ok',
   },
   'read-modify-write-without-rules': {
-    observe: async (ctx) => outcome(rawUnary(ctx.client, 'BigtableClient', 'readModifyWriteRow', { tableName: (await table(ctx)).name, rowKey: Buffer.from('r'), rules: [] })),
+    observe: async (ctx) =>
+      outcome(
+        rawUnary(ctx.client, 'BigtableClient', 'readModifyWriteRow', {
+          tableName: (await table(ctx)).name,
+          rowKey: Buffer.from('r'),
+          rules: [],
+        }),
+      ),
     correct: status.INVALID_ARGUMENT,
     emulator: 'ok',
   },
@@ -253,7 +286,15 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
         rawUnary(ctx.client, 'BigtableClient', 'mutateRow', {
           tableName: t.name,
           rowKey: Buffer.from('r'),
-          mutations: [{ deleteFromColumn: { familyName: 'cf', columnQualifier: Buffer.from('a'), timeRange: { startTimestampMicros: 5000, endTimestampMicros: 2000 } } }],
+          mutations: [
+            {
+              deleteFromColumn: {
+                familyName: 'cf',
+                columnQualifier: Buffer.from('a'),
+                timeRange: { startTimestampMicros: 5000, endTimestampMicros: 2000 },
+              },
+            },
+          ],
         }),
       );
     },
@@ -266,7 +307,9 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
       let deep: Record<string, unknown> = { passAllFilter: true };
       for (let i = 0; i < 25; i++) deep = { interleave: { filters: [deep, { blockAllFilter: true }] } };
       return [
-        await outcome(rawReadRows(ctx.client, { tableName: t.name, filter: { rowKeyRegexFilter: Buffer.from('r|' + 'x'.repeat(30_000)) } })),
+        await outcome(
+          rawReadRows(ctx.client, { tableName: t.name, filter: { rowKeyRegexFilter: Buffer.from('r|' + 'x'.repeat(30_000)) } }),
+        ),
         await outcome(rawReadRows(ctx.client, { tableName: t.name, filter: deep })),
       ];
     },
@@ -276,8 +319,16 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
   'row-mutation-atomicity': {
     observe: async (ctx) => {
       const t = await table(ctx);
-      const set = (ts: number) => ({ setCell: { familyName: 'cf', columnQualifier: Buffer.from('a'), timestampMicros: ts, value: Buffer.from('x') } });
-      await outcome(rawUnary(ctx.client, 'BigtableClient', 'mutateRow', { tableName: t.name, rowKey: Buffer.from('r'), mutations: [set(1000), set(-5000)] }));
+      const set = (ts: number) => ({
+        setCell: { familyName: 'cf', columnQualifier: Buffer.from('a'), timestampMicros: ts, value: Buffer.from('x') },
+      });
+      await outcome(
+        rawUnary(ctx.client, 'BigtableClient', 'mutateRow', {
+          tableName: t.name,
+          rowKey: Buffer.from('r'),
+          mutations: [set(1000), set(-5000)],
+        }),
+      );
       const [rows] = await t.getRows();
       return rows.length;
     },
@@ -290,7 +341,12 @@ const DEMONSTRATIONS: Record<DivergenceId, Demonstration> = {
       return [
         await outcome(rawReadRows(ctx.client, { tableName: name, filter: { applyLabelTransformer: 'Mixed-Case' } })),
         await outcome(rawReadRows(ctx.client, { tableName: name, filter: { applyLabelTransformer: 'sixteen-chars-xx' } })),
-        await outcome(rawReadRows(ctx.client, { tableName: name, filter: { chain: { filters: [{ applyLabelTransformer: 'a' }, { applyLabelTransformer: 'b' }] } } })),
+        await outcome(
+          rawReadRows(ctx.client, {
+            tableName: name,
+            filter: { chain: { filters: [{ applyLabelTransformer: 'a' }, { applyLabelTransformer: 'b' }] } },
+          }),
+        ),
       ];
     },
     correct: [status.INVALID_ARGUMENT, status.INVALID_ARGUMENT, status.INVALID_ARGUMENT],
@@ -316,9 +372,13 @@ describe('the list of known emulator divergences', () => {
 
 describe.each(selectedTargets())('known emulator divergences, observed on %s', (kind) => {
   const ctx = useTarget(kind);
-  it.each(Object.keys(DEMONSTRATIONS) as DivergenceId[])('%s', async (id) => {
-    const demo = DEMONSTRATIONS[id];
-    const observed = await demo.observe(ctx);
-    expect(observed).toEqual(kind === 'emulator' ? demo.emulator : demo.correct);
-  }, 60_000);
+  it.each(Object.keys(DEMONSTRATIONS) as DivergenceId[])(
+    '%s',
+    async (id) => {
+      const demo = DEMONSTRATIONS[id];
+      const observed = await demo.observe(ctx);
+      expect(observed).toEqual(kind === 'emulator' ? demo.emulator : demo.correct);
+    },
+    60_000,
+  );
 });

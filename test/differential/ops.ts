@@ -31,16 +31,38 @@ const VALUES = ['v0', 'v1', 'v2', 'x', 'y', 'xy', ''] as const;
 type NodeFilter = Record<string, unknown>[];
 
 export type Op =
-  | { readonly op: 'set'; readonly entries: readonly { key: string; family: string; qualifier: string; ms: number | 'server'; value: string }[] }
-  | { readonly op: 'deleteColumn'; readonly key: string; readonly family: string; readonly qualifier: string; readonly fromMs?: number; readonly toMs?: number }
+  | {
+      readonly op: 'set';
+      readonly entries: readonly { key: string; family: string; qualifier: string; ms: number | 'server'; value: string }[];
+    }
+  | {
+      readonly op: 'deleteColumn';
+      readonly key: string;
+      readonly family: string;
+      readonly qualifier: string;
+      readonly fromMs?: number;
+      readonly toMs?: number;
+    }
   | { readonly op: 'deleteFamily'; readonly key: string; readonly family: string }
   | { readonly op: 'deleteRow'; readonly key: string }
   | { readonly op: 'increment'; readonly key: string; readonly qualifier: string; readonly delta: number }
   | { readonly op: 'append'; readonly key: string; readonly qualifier: string; readonly value: string }
   | { readonly op: 'addToCell'; readonly key: string; readonly qualifier: string; readonly value: number; readonly ms: number }
-  | { readonly op: 'checkAndMutate'; readonly key: string; readonly predicate: NodeFilter | undefined; readonly onMatch: readonly MutationSpec[]; readonly onNoMatch: readonly MutationSpec[] }
+  | {
+      readonly op: 'checkAndMutate';
+      readonly key: string;
+      readonly predicate: NodeFilter | undefined;
+      readonly onMatch: readonly MutationSpec[];
+      readonly onNoMatch: readonly MutationSpec[];
+    }
   | { readonly op: 'dropPrefix'; readonly prefix: string }
-  | { readonly op: 'read'; readonly keys: readonly string[]; readonly ranges: readonly RangeSpec[]; readonly limit: number; readonly filter: NodeFilter | undefined };
+  | {
+      readonly op: 'read';
+      readonly keys: readonly string[];
+      readonly ranges: readonly RangeSpec[];
+      readonly limit: number;
+      readonly filter: NodeFilter | undefined;
+    };
 
 export type MutationSpec =
   | { readonly kind: 'set'; readonly family: string; readonly qualifier: string; readonly ms: number; readonly value: string }
@@ -70,7 +92,10 @@ const bound = (values: fc.Arbitrary<string>) => fc.record({ value: values, inclu
  * qualifier/value range is an error or matches nothing is not something
  * the emulator can tell us; the generators avoid it.)
  */
-function ordered(start: { value: string; inclusive: boolean } | undefined, end: { value: string; inclusive: boolean } | undefined): boolean {
+function ordered(
+  start: { value: string; inclusive: boolean } | undefined,
+  end: { value: string; inclusive: boolean } | undefined,
+): boolean {
   if (!start || !end) return true;
   const c = Buffer.compare(Buffer.from(start.value), Buffer.from(end.value));
   return c < 0 || (c === 0 && start.inclusive && end.inclusive);
@@ -83,27 +108,39 @@ const leaf: fc.Arbitrary<NodeFilter> = fc.oneof(
   qualifierRegex.map((re) => [{ column: re }]),
   fc.integer({ min: 1, max: 3 }).map((n) => [{ column: { cellLimit: n } }]),
   fc
-    .record({ family: fc.constantFrom(...FAMILIES, COUNTER), start: fc.option(bound(qualifier), { nil: undefined }), end: fc.option(bound(qualifier), { nil: undefined }) })
+    .record({
+      family: fc.constantFrom(...FAMILIES, COUNTER),
+      start: fc.option(bound(qualifier), { nil: undefined }),
+      end: fc.option(bound(qualifier), { nil: undefined }),
+    })
     .filter((r) => (r.start !== undefined || r.end !== undefined) && ordered(r.start, r.end))
     .map((r) => [{ column: { family: r.family, ...(r.start ? { start: r.start } : {}), ...(r.end ? { end: r.end } : {}) } }]),
   valueRegex.map((re) => [{ value: re }]),
   // The client drops empty bounds, so only non-empty values bound a range, and at least one must.
   fc
     .record({ start: fc.option(bound(value), { nil: undefined }), end: fc.option(bound(value), { nil: undefined }) })
-    .filter((r) => ((r.start !== undefined && r.start.value !== '') || (r.end !== undefined && r.end.value !== '')) && ordered(r.start, r.end))
-    .map((r) => [{ value: { ...(r.start && r.start.value !== '' ? { start: r.start } : {}), ...(r.end && r.end.value !== '' ? { end: r.end } : {}) } }]),
+    .filter(
+      (r) => ((r.start !== undefined && r.start.value !== '') || (r.end !== undefined && r.end.value !== '')) && ordered(r.start, r.end),
+    )
+    .map((r) => [
+      { value: { ...(r.start && r.start.value !== '' ? { start: r.start } : {}), ...(r.end && r.end.value !== '' ? { end: r.end } : {}) } },
+    ]),
   fc.constant<NodeFilter>([{ value: { strip: true } }]),
   fc
     .record({ from: fc.option(ms, { nil: undefined }), to: fc.option(ms, { nil: undefined }) })
     .filter((r) => r.from === undefined || r.to === undefined || r.from < r.to)
     .map((r) => [
-    { time: { ...(r.from !== undefined ? { start: new Date(r.from) } : {}), ...(r.to !== undefined ? { end: new Date(r.to) } : {}) } },
-  ]),
+      { time: { ...(r.from !== undefined ? { start: new Date(r.from) } : {}), ...(r.to !== undefined ? { end: new Date(r.to) } : {}) } },
+    ]),
   rowRegex.map((re) => [{ row: re }]),
   fc.boolean().map((pass): NodeFilter => [{ all: pass }]),
   // Cells-per-row limit/offset behind an exact family, so that only one family reaches it.
   fc
-    .record({ family: fc.constantFrom(...FAMILIES, APPEND), kind: fc.constantFrom('cellLimit', 'cellOffset'), n: fc.integer({ min: 1, max: 3 }) })
+    .record({
+      family: fc.constantFrom(...FAMILIES, APPEND),
+      kind: fc.constantFrom('cellLimit', 'cellOffset'),
+      n: fc.integer({ min: 1, max: 3 }),
+    })
     .map((r) => [{ family: r.family }, { row: { [r.kind]: r.n } }]),
 );
 
@@ -150,10 +187,19 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
       // At most one server timestamp per call: two in one call could land in one
       // millisecond on one target and in two on the other.
       entries: fc
-        .array(fc.record({ key, family, qualifier, ms: fc.oneof({ weight: 9, arbitrary: ms }, { weight: 1, arbitrary: fc.constant('server' as const) }), value }), {
-          minLength: 1,
-          maxLength: 4,
-        })
+        .array(
+          fc.record({
+            key,
+            family,
+            qualifier,
+            ms: fc.oneof({ weight: 9, arbitrary: ms }, { weight: 1, arbitrary: fc.constant('server' as const) }),
+            value,
+          }),
+          {
+            minLength: 1,
+            maxLength: 4,
+          },
+        )
         .filter((entries) => entries.filter((e) => e.ms === 'server').length <= 1),
     }),
   },
@@ -162,14 +208,41 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc
       .record({ key, family, qualifier, fromMs: fc.option(ms, { nil: undefined }), toMs: fc.option(ms, { nil: undefined }) })
       .filter((r) => r.fromMs === undefined || r.toMs === undefined || r.fromMs < r.toMs)
-      .map((r) => ({ op: 'deleteColumn' as const, key: r.key, family: r.family, qualifier: r.qualifier, ...(r.fromMs !== undefined ? { fromMs: r.fromMs } : {}), ...(r.toMs !== undefined ? { toMs: r.toMs } : {}) })),
+      .map((r) => ({
+        op: 'deleteColumn' as const,
+        key: r.key,
+        family: r.family,
+        qualifier: r.qualifier,
+        ...(r.fromMs !== undefined ? { fromMs: r.fromMs } : {}),
+        ...(r.toMs !== undefined ? { toMs: r.toMs } : {}),
+      })),
   },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteFamily' as const), key, family: fc.constantFrom(...FAMILIES, COUNTER, APPEND, SUM) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('deleteFamily' as const), key, family: fc.constantFrom(...FAMILIES, COUNTER, APPEND, SUM) }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteRow' as const), key }) },
   // Not 0: the Node client then sends a rule with neither increment nor append (see mutations.test.ts).
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('increment' as const), key, qualifier, delta: fc.integer({ min: -5, max: 5 }).filter((d) => d !== 0) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('increment' as const),
+      key,
+      qualifier,
+      delta: fc.integer({ min: -5, max: 5 }).filter((d) => d !== 0),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('append' as const), key, qualifier, value: fc.constantFrom('p', 'q', 'pq') }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('addToCell' as const), key, qualifier, value: fc.integer({ min: -5, max: 5 }), ms: fc.integer({ min: 0, max: 2 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('addToCell' as const),
+      key,
+      qualifier,
+      value: fc.integer({ min: -5, max: 5 }),
+      ms: fc.integer({ min: 0, max: 2 }),
+    }),
+  },
   {
     weight: 2,
     // At least one mutation in one of the branches: the API requires it.

@@ -47,7 +47,9 @@ export async function differentialTable(ctx: TargetContext, prefix = 'diff'): Pr
   for (const family of [...FAMILIES, COUNTER, APPEND]) await table.createFamily(family);
   await ctx.client.admin.getTableAdminClient().modifyColumnFamilies({
     name: `projects/${PROJECT}/instances/${INSTANCE}/tables/${table.id}`,
-    modifications: [{ id: SUM, create: { valueType: { aggregateType: { inputType: { int64Type: { encoding: { bigEndianBytes: {} } } }, sum: {} } } } }],
+    modifications: [
+      { id: SUM, create: { valueType: { aggregateType: { inputType: { int64Type: { encoding: { bigEndianBytes: {} } } }, sum: {} } } } },
+    ],
   });
   return table;
 }

@@ -30,14 +30,17 @@ describe.skipIf(pair === undefined)(`random operation sequences, ${pair?.join(' 
           const [ra, rb] = await Promise.all([applyOp(a.client, ta, op), applyOp(b.client, tb, op)]);
           log.push(`#${i} ${JSON.stringify(op)}\n  ${kindA}: ${ra.replaceAll('\n', '\n    ')}`);
           stats.steps++;
-          if (ra.startsWith('error') || rb.startsWith('error')) stats.errors.push(`${JSON.stringify(op)} -> ${kindA}: ${ra}; ${kindB}: ${rb}`);
+          if (ra.startsWith('error') || rb.startsWith('error'))
+            stats.errors.push(`${JSON.stringify(op)} -> ${kindA}: ${ra}; ${kindB}: ${rb}`);
           if (op.op === 'read') {
             stats.reads++;
             if (ra !== '') stats.readsWithRows++;
           }
           if (ra === 'matched true') stats.matched++;
           if (ra !== rb) {
-            throw new Error(`step ${i} differs: ${JSON.stringify(op)}\n--- ${kindA}\n${ra}\n--- ${kindB}\n${rb}\n--- steps so far\n${log.join('\n')}`);
+            throw new Error(
+              `step ${i} differs: ${JSON.stringify(op)}\n--- ${kindA}\n${ra}\n--- ${kindB}\n${rb}\n--- steps so far\n${log.join('\n')}`,
+            );
           }
         }
         const [sa, sb] = await Promise.all([snapshot(ta), snapshot(tb)]);

@@ -45,7 +45,9 @@ function canonical(lines: string[]): string[] {
 
 async function read(ctx: TargetContext, table: Table, request: Record<string, unknown>): Promise<string> {
   try {
-    const cells = assembleCells(await rawReadRows(ctx.client, { tableName: table.name, ...request }, { reverseScans: request['reversed'] === true }));
+    const cells = assembleCells(
+      await rawReadRows(ctx.client, { tableName: table.name, ...request }, { reverseScans: request['reversed'] === true }),
+    );
     return canonical(cellsText(cells)).join('\n');
   } catch (e) {
     return `error ${(e as { code?: number }).code ?? (e as Error).message}`;
@@ -66,7 +68,12 @@ describe.skipIf(pair === undefined)(`hand-written and random read scenarios, ${p
     const entries = keys.map((rowKey) => ({
       rowKey,
       mutations: Array.from({ length: 1 + Math.floor(rand() * 4) }, () => ({
-        setCell: { familyName: rand() < 0.5 ? 'f1' : 'f2', columnQualifier: bytes(Math.floor(rand() * 3)), timestampMicros: 1000 * Math.floor(rand() * 5), value: bytes(Math.floor(rand() * 6)) },
+        setCell: {
+          familyName: rand() < 0.5 ? 'f1' : 'f2',
+          columnQualifier: bytes(Math.floor(rand() * 3)),
+          timestampMicros: 1000 * Math.floor(rand() * 5),
+          value: bytes(Math.floor(rand() * 6)),
+        },
       })),
     }));
 
@@ -80,15 +87,31 @@ describe.skipIf(pair === undefined)(`hand-written and random read scenarios, ${p
       ['reversed scan', { reversed: true }],
       ['reversed with limit', { reversed: true, rowsLimit: 7 }],
       ['binary range', { rows: { rowRanges: [{ startKeyClosed: Buffer.from([0x40]), endKeyOpen: Buffer.from([0xc0, 0x00]) }] } }],
-      ['binary range, reversed', { reversed: true, rows: { rowRanges: [{ startKeyOpen: Buffer.from([0x10]), endKeyClosed: Buffer.from([0xff, 0x0a, 20]) }] } }],
+      [
+        'binary range, reversed',
+        { reversed: true, rows: { rowRanges: [{ startKeyOpen: Buffer.from([0x10]), endKeyClosed: Buffer.from([0xff, 0x0a, 20]) }] } },
+      ],
       ['row regex with \\C and \\n', { filter: { rowKeyRegexFilter: Buffer.from('\\xff\\n\\C') } }],
       ['row regex with .', { filter: { rowKeyRegexFilter: Buffer.from('\\xff..') } }],
       ['qualifier regex over bytes', { filter: { columnQualifierRegexFilter: Buffer.from('[\\x00-\\x7f]\\C*') } }],
       ['value regex over bytes', { filter: { valueRegexFilter: Buffer.from('\\C*[\\x80-\\xff]') } }],
       ['empty qualifiers only', { filter: { columnQualifierRegexFilter: Buffer.alloc(0) } }],
-      ['qualifier range with binary bounds', { filter: { columnRangeFilter: { familyName: 'f1', startQualifierClosed: Buffer.from([0x20]), endQualifierOpen: Buffer.from([0xa0]) } } }],
-      ['value range with binary bounds', { filter: { valueRangeFilter: { startValueOpen: Buffer.from([0x30]), endValueClosed: Buffer.from([0xe0, 0xff]) } } }],
-      ['latest version, stripped, reversed', { reversed: true, filter: { chain: { filters: [{ cellsPerColumnLimitFilter: 1 }, { stripValueTransformer: true }] } } }],
+      [
+        'qualifier range with binary bounds',
+        {
+          filter: {
+            columnRangeFilter: { familyName: 'f1', startQualifierClosed: Buffer.from([0x20]), endQualifierOpen: Buffer.from([0xa0]) },
+          },
+        },
+      ],
+      [
+        'value range with binary bounds',
+        { filter: { valueRangeFilter: { startValueOpen: Buffer.from([0x30]), endValueClosed: Buffer.from([0xe0, 0xff]) } } },
+      ],
+      [
+        'latest version, stripped, reversed',
+        { reversed: true, filter: { chain: { filters: [{ cellsPerColumnLimitFilter: 1 }, { stripValueTransformer: true }] } } },
+      ],
       ['time range', { filter: { timestampRangeFilter: { startTimestampMicros: 1000, endTimestampMicros: 3000 } } }],
     ];
 
@@ -121,7 +144,13 @@ describe.skipIf(pair === undefined)(`hand-written and random read scenarios, ${p
         start: fc.option(fc.record({ key, closed: fc.boolean() }), { nil: undefined }),
         end: fc.option(fc.record({ key, closed: fc.boolean() }), { nil: undefined }),
       })
-      .filter((r) => !r.start || !r.end || Buffer.compare(r.start.key, r.end.key) < 0 || (Buffer.compare(r.start.key, r.end.key) === 0 && r.start.closed && r.end.closed))
+      .filter(
+        (r) =>
+          !r.start ||
+          !r.end ||
+          Buffer.compare(r.start.key, r.end.key) < 0 ||
+          (Buffer.compare(r.start.key, r.end.key) === 0 && r.start.closed && r.end.closed),
+      )
       .map((r) => ({
         ...(r.start ? { [r.start.closed ? 'startKeyClosed' : 'startKeyOpen']: r.start.key } : {}),
         ...(r.end ? { [r.end.closed ? 'endKeyClosed' : 'endKeyOpen']: r.end.key } : {}),

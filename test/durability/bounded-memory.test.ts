@@ -146,7 +146,10 @@ describe('bounded memory through the real server', () => {
       expect(bad).toEqual([]);
       expect(count).toBe(ROWS);
       expect(loadPeak, `peak RSS while loading ${mib(DATA_BYTES)}: ${mib(loadPeak)}, budget ${mib(budget)}`).toBeLessThan(budget);
-      expect(readPeak, `peak RSS while recovering and reading back ${mib(DATA_BYTES)}: ${mib(readPeak)}, budget ${mib(budget)}`).toBeLessThan(budget);
+      expect(
+        readPeak,
+        `peak RSS while recovering and reading back ${mib(DATA_BYTES)}: ${mib(readPeak)}, budget ${mib(budget)}`,
+      ).toBeLessThan(budget);
     },
     180_000,
   );

@@ -134,7 +134,10 @@ export class RunningLoad {
           const j = i + rng.int(1, 80);
           const from = keys[i]!;
           const to = keys[j];
-          const [rows] = await this.kv().getRows({ ranges: [{ start: from, ...(to === undefined ? {} : { end: bound(to, false) }) }], decode: false });
+          const [rows] = await this.kv().getRows({
+            ranges: [{ start: from, ...(to === undefined ? {} : { end: bound(to, false) }) }],
+            decode: false,
+          });
           if (this.frozen) return;
           const observed = observedRows(rows);
           for (const key of keys.slice(i, j)) {
@@ -144,7 +147,9 @@ export class RunningLoad {
         this.stats.reads++;
       } catch (e) {
         if (this.frozen) return;
-        this.unexpected.push(`cycle ${this.cycle}: a read during the load failed: ${codeName(codeOf(e))}: ${e instanceof Error ? e.message : String(e)}`);
+        this.unexpected.push(
+          `cycle ${this.cycle}: a read during the load failed: ${codeName(codeOf(e))}: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
     }
   }
@@ -205,7 +210,12 @@ export class RunningLoad {
     const { rng, rowKeys: keys, expected } = this.w;
     const prefix = rng.pick(keys).slice(0, 8);
     const covered = keys.filter((k) => k.startsWith(prefix));
-    const op: TimedOp = { tag: `c${this.cycle}-drop-${prefix}`, via: `dropRowRange(${prefix})`, steps: [{ kind: 'deleteRow' }], tsMillis: 0 };
+    const op: TimedOp = {
+      tag: `c${this.cycle}-drop-${prefix}`,
+      via: `dropRowRange(${prefix})`,
+      steps: [{ kind: 'deleteRow' }],
+      tsMillis: 0,
+    };
     const held = new Set<string>();
     const deadline = Date.now() + 2000;
     while (held.size < covered.length) {
@@ -243,7 +253,11 @@ export class RunningLoad {
           { rawMutation: true },
         );
       case 'mutateRow':
-        return rawUnary(this.client, 'BigtableClient', 'mutateRow', { tableName: table.name, rowKey: Buffer.from(first.key), mutations: rawMutations(first.op) });
+        return rawUnary(this.client, 'BigtableClient', 'mutateRow', {
+          tableName: table.name,
+          rowKey: Buffer.from(first.key),
+          mutations: rawMutations(first.op),
+        });
       case 'deleteRow':
         return table.row(first.key).delete();
       case 'deleteCells':
@@ -263,7 +277,9 @@ export class RunningLoad {
     } catch (e) {
       if (!this.frozen) {
         const code = codeOf(e);
-        this.unexpected.push(`cycle ${this.cycle}: ${what} failed while the server was up: ${codeName(code)}: ${e instanceof Error ? e.message : String(e)}`);
+        this.unexpected.push(
+          `cycle ${this.cycle}: ${what} failed while the server was up: ${codeName(code)}: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       // Either way the operation stays pending: it may or may not have been applied.
     }
@@ -320,7 +336,9 @@ export class CrashWorkload {
         steps = [{ kind: 'deleteRow' }, ...sets()];
         break;
       case 'mutateRow': {
-        const del: Step = this.rng.chance(0.5) ? { kind: 'deleteFamily', family: this.rng.pick(FAMILIES) } : { kind: 'deleteColumn', column: this.rng.pick(COLUMNS) };
+        const del: Step = this.rng.chance(0.5)
+          ? { kind: 'deleteFamily', family: this.rng.pick(FAMILIES) }
+          : { kind: 'deleteColumn', column: this.rng.pick(COLUMNS) };
         steps = [del, ...sets()];
         break;
       }
@@ -358,7 +376,9 @@ function rawMutations(op: TimedOp): Record<string, unknown>[] {
     switch (step.kind) {
       case 'set': {
         const [familyName, qualifier] = split(step.column);
-        return { setCell: { familyName, columnQualifier: Buffer.from(qualifier), timestampMicros: micros, value: cellValue(op.tag, step.column) } };
+        return {
+          setCell: { familyName, columnQualifier: Buffer.from(qualifier), timestampMicros: micros, value: cellValue(op.tag, step.column) },
+        };
       }
       case 'deleteColumn': {
         const [familyName, qualifier] = split(step.column);

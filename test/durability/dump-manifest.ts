@@ -49,6 +49,11 @@ for (let i = 0; ; i++) {
     break;
   }
   const edits = JSON.parse(r.payload.toString('utf8')) as ManifestEdit[];
-  console.log(`${i}: ${edits.map(describeEdit).filter((d) => d !== undefined).join(' | ')}`);
+  console.log(
+    `${i}: ${edits
+      .map(describeEdit)
+      .filter((d) => d !== undefined)
+      .join(' | ')}`,
+  );
   offset = r.next;
 }

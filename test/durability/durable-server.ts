@@ -50,7 +50,19 @@ export function spawnDurable(options: StartDurableOptions): { child: GuardedChil
   if (!existsSync(MAIN)) {
     throw new Error(`tabletop is not built: ${MAIN} does not exist (run \`npm run build\`)`);
   }
-  const args = [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), MAIN, 'serve', '--port', '0', '--http-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
+  const args = [
+    ...SERVER_NODE_FLAGS,
+    ...(options.nodeArgs ?? []),
+    MAIN,
+    'serve',
+    '--port',
+    '0',
+    '--http-port',
+    '0',
+    '--data-dir',
+    options.dataDir,
+    ...(options.args ?? []),
+  ];
   const child = spawnGuarded(process.execPath, args, { cwd: REPO_ROOT });
   const tail = capture(child);
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -56,9 +56,23 @@ describe('ExpectedState', () => {
     s.ack('r');
     s.send('r', { tag: 't2', via: 'test', steps: [{ kind: 'deleteRow' }, { kind: 'set', column: 'cf:b' }] });
     s.ack('r');
-    s.send('r', { tag: 't3', via: 'test', steps: [{ kind: 'deleteFamily', family: 'cf' }, { kind: 'set', column: 'cg:d' }] });
+    s.send('r', {
+      tag: 't3',
+      via: 'test',
+      steps: [
+        { kind: 'deleteFamily', family: 'cf' },
+        { kind: 'set', column: 'cg:d' },
+      ],
+    });
     expect(s.verifyRow('r', read({ 'cf:b': 't2' }))).toEqual([]);
-    s.send('r', { tag: 't4', via: 'test', steps: [{ kind: 'deleteFamily', family: 'cf' }, { kind: 'set', column: 'cg:d' }] });
+    s.send('r', {
+      tag: 't4',
+      via: 'test',
+      steps: [
+        { kind: 'deleteFamily', family: 'cf' },
+        { kind: 'set', column: 'cg:d' },
+      ],
+    });
     s.ack('r');
     expect(s.verifyRow('r', read({ 'cg:d': 't4' }))).toEqual([]);
     s.send('r', { tag: 't5', via: 'test', steps: [{ kind: 'deleteColumn', column: 'cg:d' }] });
@@ -72,7 +86,9 @@ describe('ExpectedState', () => {
     s.ack('r');
     const damaged = Buffer.from(cellValue('t1', 'cf:a'));
     damaged.writeUInt8(damaged.readUInt8(damaged.length - 1) ^ 1, damaged.length - 1);
-    expect(s.verifyRow('r', new Map([['cf:a', [{ value: damaged, timestampMicros: '0' }]]]))[0]).toContain('differs from what that write stored');
+    expect(s.verifyRow('r', new Map([['cf:a', [{ value: damaged, timestampMicros: '0' }]]]))[0]).toContain(
+      'differs from what that write stored',
+    );
     expect(parseCellValue('cf:b', cellValue('t1', 'cf:a'))).toHaveProperty('error');
     expect(s.verifyRow('r', read({ 'cf:a': ['t1', 't0'] }))[0]).toContain('2 cells returned');
   });

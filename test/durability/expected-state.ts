@@ -71,7 +71,9 @@ export function parseCellValue(column: string, value: Buffer): { tag: string } |
   if (bar < 0) return { error: `malformed value ${JSON.stringify(text.slice(0, 60))}` };
   const tag = text.slice(0, bar);
   if (!cellValue(tag, column).equals(value)) {
-    return { error: `value of ${column} claims tag ${tag} but differs from what that write stored (${value.length} bytes: ${JSON.stringify(text.slice(0, 60))}...)` };
+    return {
+      error: `value of ${column} claims tag ${tag} but differs from what that write stored (${value.length} bytes: ${JSON.stringify(text.slice(0, 60))}...)`,
+    };
   }
   return { tag };
 }
@@ -186,7 +188,9 @@ export class ExpectedState {
     const low = mark.counters.get(key) ?? 0;
     const v = value ?? 0;
     if (v < low || v > c.acked + c.pending) {
-      return [`counter ${key}: a read during the load saw ${v}, but it was at least ${low} when the read started and at most ${c.acked + c.pending} when it ended`];
+      return [
+        `counter ${key}: a read during the load saw ${v}, but it was at least ${low} when the read started and at most ${c.acked + c.pending} when it ended`,
+      ];
     }
     return [];
   }
@@ -219,14 +223,19 @@ export class ExpectedState {
     const row = this.row(key);
     const { seen, problems } = parseObserved(key, observed);
     const allowed: { what: string; state: RowState }[] = [{ what: 'the acknowledged state', state: row.acked }];
-    if (row.pending !== undefined) allowed.push({ what: `pending ${row.pending.tag} (${row.pending.via}) applied`, state: applyOp(row.acked, row.pending) });
+    if (row.pending !== undefined)
+      allowed.push({ what: `pending ${row.pending.tag} (${row.pending.via}) applied`, state: applyOp(row.acked, row.pending) });
     const match = allowed.find((a) => sameState(a.state, seen));
     if (match === undefined && problems.length === 0) {
       const expected = allowed.map((a) => `${a.what}: ${render(a.state)}`).join(' or ');
       problems.push(`${key}: read ${render(seen)}, expected ${expected}; history: ${row.history.join(', ') || '(none)'}`);
     }
     if (row.pending !== undefined && match !== undefined) {
-      const fate = sameState(allowed[0]!.state, allowed[1]!.state) ? 'changed nothing across' : match === allowed[0] ? 'was lost in' : 'survived';
+      const fate = sameState(allowed[0]!.state, allowed[1]!.state)
+        ? 'changed nothing across'
+        : match === allowed[0]
+          ? 'was lost in'
+          : 'survived';
       if (fate === 'survived') this.crashOutcomes.survived++;
       if (fate === 'was lost in') this.crashOutcomes.lost++;
       remember(row.history, `${row.pending.tag} (${row.pending.via}) ${fate} the crash`);
@@ -353,7 +362,9 @@ export class ExpectedTables {
       const now = present.has(id);
       const allowed = t.pending === undefined ? [t.exists] : [t.exists, t.pending === 'create'];
       if (!allowed.includes(now)) {
-        problems.push(`table ${id} ${now ? 'exists' : 'is missing'}, but its ${t.exists ? 'creation' : 'deletion'} was acknowledged${t.pending ? ` (${t.pending} pending)` : ''}`);
+        problems.push(
+          `table ${id} ${now ? 'exists' : 'is missing'}, but its ${t.exists ? 'creation' : 'deletion'} was acknowledged${t.pending ? ` (${t.pending} pending)` : ''}`,
+        );
       }
       t.exists = now;
       t.pending = undefined;

@@ -65,7 +65,8 @@ describe('kill -9 under load through the real server', () => {
     await server?.kill9();
     if (passed && process.env['TABLETOP_KEEP_DATA'] === undefined) {
       for (const dir of readdirSync(path.dirname(dataDir))) {
-        if (dir.startsWith(`${path.basename(dataDir)}.crash-`)) rmSync(path.join(path.dirname(dataDir), dir), { recursive: true, force: true });
+        if (dir.startsWith(`${path.basename(dataDir)}.crash-`))
+          rmSync(path.join(path.dirname(dataDir), dir), { recursive: true, force: true });
       }
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -89,7 +90,10 @@ describe('kill -9 under load through the real server', () => {
         try {
           problems = await verifyAll(c, workload);
         } catch (e) {
-          throw new Error(`reading back ${when} failed (${where(cycle)}): ${e instanceof Error ? e.message : String(e)}\nserver output:\n${s.output()}`, { cause: e });
+          throw new Error(
+            `reading back ${when} failed (${where(cycle)}): ${e instanceof Error ? e.message : String(e)}\nserver output:\n${s.output()}`,
+            { cause: e },
+          );
         }
         if (problems.length > 0) {
           throw new Error(
@@ -147,7 +151,9 @@ describe('kill -9 under load through the real server', () => {
         client = undefined;
         server = undefined;
         if (load.unexpected.length > 0) {
-          throw new Error(`problems during the load, while the server was up (${where(cycle)}):\n  ${load.unexpected.slice(0, 10).join('\n  ')}\nserver output:\n${serverOutput}`);
+          throw new Error(
+            `problems during the load, while the server was up (${where(cycle)}):\n  ${load.unexpected.slice(0, 10).join('\n  ')}\nserver output:\n${serverOutput}`,
+          );
         }
         totals.acked += load.stats.acked;
         totals.sent += load.stats.sent;

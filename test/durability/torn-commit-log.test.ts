@@ -57,7 +57,13 @@ describe('torn commit-log and manifest tails after kill -9', () => {
    * acknowledged), then kills the server. Returns the commit log holding
    * the round and the length of its last record (the tail's).
    */
-  const roundThenKill = async (): Promise<{ log: string; tailKey: string; tailValue: Buffer; lastRecordBytes: number; validBytes: number }> => {
+  const roundThenKill = async (): Promise<{
+    log: string;
+    tailKey: string;
+    tailValue: Buffer;
+    lastRecordBytes: number;
+    validBytes: number;
+  }> => {
     round++;
     for (let i = 0; i < 40; i++) {
       const key = `r${round}-${String(i).padStart(3, '0')}`;
@@ -75,7 +81,12 @@ describe('torn commit-log and manifest tails after kill -9', () => {
     const last = records.at(-1);
     // Past the last whole record, only the zeros the log was extended with.
     expect(size, `${log} should be extended ahead of its last record`).toBeGreaterThan(validBytes);
-    expect(readFileSync(log).subarray(validBytes).every((b) => b === 0), `${log} should hold only zeros after its last record`).toBe(true);
+    expect(
+      readFileSync(log)
+        .subarray(validBytes)
+        .every((b) => b === 0),
+      `${log} should hold only zeros after its last record`,
+    ).toBe(true);
     expect(last?.includes(Buffer.from(tailKey)), `the last record of ${log} should be the write of ${tailKey}`).toBe(true);
     return { log, tailKey, tailValue, lastRecordBytes: (last?.length ?? 0) + headerBytes, validBytes };
   };

@@ -28,8 +28,7 @@ export const EMULATOR_DIVERGENCES = {
   'min-max-age': 'A max_age GC rule under 1 ms is rejected with INVALID_ARGUMENT; the emulator accepts it.',
   'gc-rule-absent':
     'A family without a GC rule comes back without a gc_rule, so cbt shows "<never>" (the Go client maps an absent rule to "<never>", which is what production sends); the emulator echoes the empty GcRule that cbt sends for "never" and for createfamily, so cbt shows an empty policy.',
-  'unknown-family-admin-code':
-    'Updating or dropping a family that does not exist fails with NOT_FOUND; the emulator answers UNKNOWN.',
+  'unknown-family-admin-code': 'Updating or dropping a family that does not exist fails with NOT_FOUND; the emulator answers UNKNOWN.',
   'gc-at-read-time':
     'tabletop never returns cells its GC policy makes collectable (max versions, max age against the clock); the emulator returns them until its background GC runs (production may also return them until compaction, so tabletop is the stricter of the two).',
   'intersection-gc': 'The emulator never applies intersection GC rules, not even in its background GC.',
@@ -52,7 +51,8 @@ export const EMULATOR_DIVERGENCES = {
     'A ReadModifyWriteRule with neither append_value nor increment_amount (what the Node client sends for increment(column, 0)) fails with INVALID_ARGUMENT; the emulator answers UNKNOWN.',
   'invalid-mutation-code':
     'An invalid mutation in MutateRow (an inverted DeleteFromColumn time range, a negative timestamp other than -1) fails with INVALID_ARGUMENT; the emulator answers UNKNOWN.',
-  'filter-limits': 'A RowFilter over 20,480 serialized bytes or nested deeper than 20 fails with INVALID_ARGUMENT; the emulator accepts both.',
+  'filter-limits':
+    'A RowFilter over 20,480 serialized bytes or nested deeper than 20 fails with INVALID_ARGUMENT; the emulator accepts both.',
   'row-mutation-atomicity':
     'The mutations of one row are applied all or none: when one is invalid, none is applied. The emulator applies the ones before the invalid one.',
   'label-validation':

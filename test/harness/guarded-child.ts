@@ -43,7 +43,11 @@ function hookExit(): void {
   });
 }
 
-export function spawnGuarded(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): GuardedChild {
+export function spawnGuarded(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): GuardedChild {
   hookExit();
   const child = spawn('/bin/sh', ['-c', WATCHDOG, 'watchdog', command, ...args], {
     cwd: options.cwd,

@@ -47,7 +47,11 @@ describe('guarded children', () => {
     expect(alive(pid)).toBe(true);
     // The watchdog protects once it has forked its watcher, a moment after the server starts:
     // wait for both of its children (on a busy machine the server can print before the fork).
-    const children = (): number => readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter((x) => x !== '').length;
+    const children = (): number =>
+      readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter((x) => x !== '').length;
     expect(await eventually(() => children() >= 2)).toBe(true);
     child.kill('SIGKILL'); // the watchdog shell dies first, as if the worker were SIGKILLed
     child.stdin.destroy(); // and the pipe closes, as it does when the test process dies
@@ -57,7 +61,9 @@ describe('guarded children', () => {
   it('report the output of a server that dies before it is ready', async () => {
     const child = spawnGuarded('/bin/sh', ['-c', 'echo "bad flag --frobnicate" >&2; exit 3']);
     const tail = capture(child);
-    await expect(waitForOutput(child, tail, 'broken server', /ready/)).rejects.toThrow(/broken server exited \(code 3.*\n.*bad flag --frobnicate/s);
+    await expect(waitForOutput(child, tail, 'broken server', /ready/)).rejects.toThrow(
+      /broken server exited \(code 3.*\n.*bad flag --frobnicate/s,
+    );
     await stopGuarded(child);
   });
 });

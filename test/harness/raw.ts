@@ -38,14 +38,20 @@ export interface RawResponse {
   readonly lastScannedRowKey: Buffer;
 }
 
-export function rawReadRows(client: Bigtable, reqOpts: Record<string, unknown>, options: { reverseScans?: boolean } = {}): Promise<RawResponse[]> {
+export function rawReadRows(
+  client: Bigtable,
+  reqOpts: Record<string, unknown>,
+  options: { reverseScans?: boolean } = {},
+): Promise<RawResponse[]> {
   const headers: Record<string, string> = {};
   if (options.reverseScans) headers['bigtable-features'] = REVERSE_SCANS_FEATURE;
   return new Promise((resolve, reject) => {
     const out: RawResponse[] = [];
     client
       .request({ client: 'BigtableClient', method: 'readRows', reqOpts, gaxOpts: { otherArgs: { headers } } })
-      .on('data', (d: { chunks?: Chunk[]; lastScannedRowKey?: Buffer }) => out.push({ chunks: d.chunks ?? [], lastScannedRowKey: Buffer.from(d.lastScannedRowKey ?? []) }))
+      .on('data', (d: { chunks?: Chunk[]; lastScannedRowKey?: Buffer }) =>
+        out.push({ chunks: d.chunks ?? [], lastScannedRowKey: Buffer.from(d.lastScannedRowKey ?? []) }),
+      )
       .on('error', reject)
       .on('end', () => resolve(out));
   });
@@ -69,7 +75,8 @@ export function assembleCells(responses: readonly RawResponse[]): RawCell[] {
       if (chunk.rowKey && chunk.rowKey.length > 0) key = Buffer.from(chunk.rowKey);
       if (chunk.familyName) family = chunk.familyName.value;
       if (chunk.qualifier) qualifier = Buffer.from(chunk.qualifier.value);
-      if (key === undefined || family === undefined || qualifier === undefined) throw new Error('chunk without row key, family or qualifier');
+      if (key === undefined || family === undefined || qualifier === undefined)
+        throw new Error('chunk without row key, family or qualifier');
       if (!pending) pending = { timestamp: String(chunk.timestampMicros ?? '0'), labels: chunk.labels ?? [], parts: [] };
       pending.parts.push(Buffer.from(chunk.value ?? []));
       if (!chunk.valueSize) {

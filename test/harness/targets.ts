@@ -112,7 +112,9 @@ export async function startTabletop(options: StartTabletopOptions = {}): Promise
 /** Starts Google's emulator (cbtemulator) on a free port and waits until it accepts connections. */
 export async function startEmulator(): Promise<Target> {
   if (!existsSync(EMULATOR_BIN)) {
-    throw new Error(`Google's Bigtable emulator is not installed at ${EMULATOR_BIN} (apt-get install google-cloud-cli-bigtable-emulator, or set CBTEMULATOR)`);
+    throw new Error(
+      `Google's Bigtable emulator is not installed at ${EMULATOR_BIN} (apt-get install google-cloud-cli-bigtable-emulator, or set CBTEMULATOR)`,
+    );
   }
   const host = '127.0.0.1';
   let lastError: unknown;

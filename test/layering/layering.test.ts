@@ -124,19 +124,32 @@ function check(tree: Record<string, string[]>): Violation[] {
   dirs.push(dir);
   for (const [file, imports] of Object.entries(tree)) {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), imports.map((m, i) => `import * as m${i} from '${m}';\nexport const use${i} = m${i};\n`).join('') + 'export {};\n');
+    writeFileSync(
+      path.join(dir, file),
+      imports.map((m, i) => `import * as m${i} from '${m}';\nexport const use${i} = m${i};\n`).join('') + 'export {};\n',
+    );
   }
   for (const pkg of ['protobufjs', '@grpc/grpc-js']) {
     mkdirSync(path.join(dir, 'node_modules', pkg), { recursive: true });
     writeFileSync(path.join(dir, 'node_modules', pkg, 'package.json'), JSON.stringify({ name: pkg, version: '0.0.0', main: 'index.js' }));
     writeFileSync(path.join(dir, 'node_modules', pkg, 'index.js'), 'module.exports = {};\n');
   }
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'layering-fixture', type: 'module', dependencies: { protobufjs: '*', '@grpc/grpc-js': '*' } }));
-  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'layering-fixture', type: 'module', dependencies: { protobufjs: '*', '@grpc/grpc-js': '*' } }),
+  );
+  writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }),
+  );
   const bin = path.join(REPO_ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
   let out: string;
   try {
-    out = execFileSync(process.execPath, [bin, 'src', 'test', 'bench', '--config', CONFIG, '--output-type', 'json'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    out = execFileSync(process.execPath, [bin, 'src', 'test', 'bench', '--config', CONFIG, '--output-type', 'json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (e) {
     // Exit status 1 = violations found; the JSON is on stdout all the same.
     out = (e as { stdout?: string }).stdout ?? '';

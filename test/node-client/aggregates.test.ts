@@ -42,9 +42,30 @@ describe.each(selectedTargets())('aggregate families through the Node client (%s
     return ctx.instance.table(id);
   }
 
-  function addToCell(table: Table, key: string, family: string, qualifier: string, value: number, timestampMicros: number): Promise<unknown> {
+  function addToCell(
+    table: Table,
+    key: string,
+    family: string,
+    qualifier: string,
+    value: number,
+    timestampMicros: number,
+  ): Promise<unknown> {
     return table.mutate(
-      [{ rowKey: Buffer.from(key), mutations: [{ addToCell: { familyName: family, columnQualifier: { rawValue: Buffer.from(qualifier) }, timestamp: { rawTimestampMicros: timestampMicros }, input: { intValue: value } } }] }],
+      [
+        {
+          rowKey: Buffer.from(key),
+          mutations: [
+            {
+              addToCell: {
+                familyName: family,
+                columnQualifier: { rawValue: Buffer.from(qualifier) },
+                timestamp: { rawTimestampMicros: timestampMicros },
+                input: { intValue: value },
+              },
+            },
+          ],
+        },
+      ],
       { rawMutation: true },
     );
   }
@@ -55,7 +76,10 @@ describe.each(selectedTargets())('aggregate families through the Node client (%s
     const data = (rows[0]?.data ?? {}) as Record<string, Record<string, { value: Buffer | number; timestamp: string }[]>>;
     return Object.entries(data).flatMap(([family, columns]) =>
       Object.entries(columns).flatMap(([qualifier, versions]) =>
-        versions.map((c) => `${family}:${qualifier}@${c.timestamp}=${typeof c.value === 'number' ? c.value : Buffer.from(c.value).readBigInt64BE().toString()}`),
+        versions.map(
+          (c) =>
+            `${family}:${qualifier}@${c.timestamp}=${typeof c.value === 'number' ? c.value : Buffer.from(c.value).readBigInt64BE().toString()}`,
+        ),
       ),
     );
   }

@@ -56,7 +56,8 @@ describe.each(selectedTargets())('bulk operations through the Node client (%s)',
     const sampleKeys = samples.map((s) => Buffer.from(s.key as Buffer));
     const offsets = samples.map((s) => Number(s.offset));
     expect(sampleKeys[sampleKeys.length - 1]?.length).toBe(0);
-    for (let i = 1; i < sampleKeys.length - 1; i++) expect(Buffer.compare(sampleKeys[i - 1] ?? Buffer.alloc(0), sampleKeys[i] ?? Buffer.alloc(0))).toBe(-1);
+    for (let i = 1; i < sampleKeys.length - 1; i++)
+      expect(Buffer.compare(sampleKeys[i - 1] ?? Buffer.alloc(0), sampleKeys[i] ?? Buffer.alloc(0))).toBe(-1);
     for (let i = 1; i < offsets.length; i++) expect(offsets[i]).toBeGreaterThanOrEqual(offsets[i - 1] ?? 0);
     expect(offsets[offsets.length - 1]).toBeGreaterThan(0);
   });
@@ -76,6 +77,10 @@ describe.each(selectedTargets())('bulk operations through the Node client (%s)',
     expect(rows.map((r) => String(r.id))).toEqual(['big', 'small']);
     const got = (rows[0]?.data as { cf: { v: { value: Buffer }[] } }).cf.v[0]?.value;
     expect(got?.length).toBe(size);
-    expect(createHash('sha256').update(got ?? Buffer.alloc(0)).digest('hex')).toBe(digest);
+    expect(
+      createHash('sha256')
+        .update(got ?? Buffer.alloc(0))
+        .digest('hex'),
+    ).toBe(digest);
   }, 60_000);
 });

@@ -114,15 +114,49 @@ describe.each(selectedTargets())('filters through the Node client (%s)', (kind) 
   it('limits and offsets cells per row, counting families in creation order', async () => {
     // On the emulator each row, and each stage of a chain, counts in its own family order.
     const combos = (perRow: number[][][]): string[][] =>
-      perRow.reduce<number[][]>((acc, alternatives) => acc.flatMap((prefix) => alternatives.map((alt) => [...prefix, ...alt])), [[]]).map((ix) => only(...ix));
+      perRow
+        .reduce<number[][]>((acc, alternatives) => acc.flatMap((prefix) => alternatives.map((alt) => [...prefix, ...alt])), [[]])
+        .map((ix) => only(...ix));
     for (let i = 0; i < 3; i++) {
-      expect(allowedOn(kind, only(0, 1, 7, 8, 9), 'cells-per-row-family-order', combos([[[0, 1], [4, 5]], [[7, 8]], [[9]]]))).toContainEqual(
-        await read([{ row: { cellLimit: 2 } }]),
-      );
-      expect(allowedOn(kind, only(5, 6), 'cells-per-row-family-order', combos([[[5, 6], [2, 3]]]))).toContainEqual(await read([{ row: { cellOffset: 5 } }]));
-      expect(allowedOn(kind, only(1, 8), 'cells-per-row-family-order', combos([[[0], [1], [4], [5]], [[7], [8]]]))).toContainEqual(
-        await read([{ row: { cellOffset: 1 } }, { row: { cellLimit: 1 } }]),
-      );
+      expect(
+        allowedOn(
+          kind,
+          only(0, 1, 7, 8, 9),
+          'cells-per-row-family-order',
+          combos([
+            [
+              [0, 1],
+              [4, 5],
+            ],
+            [[7, 8]],
+            [[9]],
+          ]),
+        ),
+      ).toContainEqual(await read([{ row: { cellLimit: 2 } }]));
+      expect(
+        allowedOn(
+          kind,
+          only(5, 6),
+          'cells-per-row-family-order',
+          combos([
+            [
+              [5, 6],
+              [2, 3],
+            ],
+          ]),
+        ),
+      ).toContainEqual(await read([{ row: { cellOffset: 5 } }]));
+      expect(
+        allowedOn(
+          kind,
+          only(1, 8),
+          'cells-per-row-family-order',
+          combos([
+            [[0], [1], [4], [5]],
+            [[7], [8]],
+          ]),
+        ),
+      ).toContainEqual(await read([{ row: { cellOffset: 1 } }, { row: { cellLimit: 1 } }]));
     }
   });
 
@@ -165,7 +199,9 @@ describe.each(selectedTargets())('filters through the Node client (%s)', (kind) 
 
   it('applies conditions: the pass filter where the predicate matches, else the fail filter', async () => {
     expect(
-      await read([{ condition: { test: [{ column: 'y' }], pass: [{ family: 'fam1' }], fail: [{ column: 'a' }, { column: { cellLimit: 1 } }] } }]),
+      await read([
+        { condition: { test: [{ column: 'y' }], pass: [{ family: 'fam1' }], fail: [{ column: 'a' }, { column: { cellLimit: 1 } }] } },
+      ]),
     ).toEqual(['r1 fam1:x @5000 "x5"', 'r1 fam1:x @4000 "x4"', 'r1 fam1:y @1000 "yy"', 'r3 fam2:a @1000 "other"']);
     // Without a fail filter, rows that do not match produce nothing.
     expect(await read([{ condition: { test: [{ value: 'c2' }], pass: [{ all: true }] } }])).toEqual(only(7, 8));
@@ -174,7 +210,9 @@ describe.each(selectedTargets())('filters through the Node client (%s)', (kind) 
   });
 
   it('sends sink copies straight to the output', async () => {
-    const lines = (await read([{ family: 'fam2' }, { interleave: [[{ all: true }], [{ label: 's' }, { sink: true }]] }, { column: 'b' }])).sort();
+    const lines = (
+      await read([{ family: 'fam2' }, { interleave: [[{ all: true }], [{ label: 's' }, { sink: true }]] }, { column: 'b' }])
+    ).sort();
     expect(lines).toEqual(
       expectedOn(
         kind,
@@ -197,9 +235,17 @@ describe.each(selectedTargets())('filters through the Node client (%s)', (kind) 
     const t = ctx.instance.table(uniqueTableId('byte-regex'));
     await t.create({ families: ['cf'] });
     const value = Buffer.from([0xff, 0x0a, 0x00]);
-    await t.mutate([{ rowKey: Buffer.from([0xfe, 0x0a]), mutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.from([0xe9]), timestampMicros: 1000, value } }] }], {
-      rawMutation: true,
-    });
+    await t.mutate(
+      [
+        {
+          rowKey: Buffer.from([0xfe, 0x0a]),
+          mutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.from([0xe9]), timestampMicros: 1000, value } }],
+        },
+      ],
+      {
+        rawMutation: true,
+      },
+    );
     const matches = async (filter: Record<string, unknown>): Promise<number> =>
       assembleCells(await rawReadRows(ctx.client, { tableName: t.name, filter })).length;
     expect(await matches({ valueRegexFilter: Buffer.from('\\xff\\C\\x00') })).toBe(1);
@@ -218,7 +264,10 @@ describe.each(selectedTargets())('filters through the Node client (%s)', (kind) 
     await t.create({ families: ['cf'] });
     const n = 400;
     await t.insert(
-      Array.from({ length: n }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, data: { cf: { p: { value: 'x', timestamp: new Date(1) }, q: { value: 'y', timestamp: new Date(1) } } } })),
+      Array.from({ length: n }, (_, i) => ({
+        key: `k${String(i).padStart(3, '0')}`,
+        data: { cf: { p: { value: 'x', timestamp: new Date(1) }, q: { value: 'y', timestamp: new Date(1) } } },
+      })),
     );
     const [rows] = await t.getRows({ filter: [{ row: { sample: 0.5 } }] });
     // Binomial(400, 0.5): sd 10, so [120, 280] is 8 sd wide either side.

@@ -61,7 +61,9 @@ describe('instances, clusters and nodes through the Node client (tabletop)', () 
     expect(await tabletsPerNode('used-instance')).toEqual({ 'used-instance-c1': Array(10).fill(1) });
     await cluster.setMetadata({ nodes: 3 });
     expect(await tabletsPerNode('used-instance')).toEqual({ 'used-instance-c1': [4, 3, 3] });
-    expect(target.output()).toMatch(/moved tablet \S+ of projects\/p\/instances\/used-instance\/clusters\/used-instance-c1 from node \d to node \d: cluster resized from 10 to 3 nodes; node \d is gone/);
+    expect(target.output()).toMatch(
+      /moved tablet \S+ of projects\/p\/instances\/used-instance\/clusters\/used-instance-c1 from node \d to node \d: cluster resized from 10 to 3 nodes; node \d is gone/,
+    );
   });
 
   it('creates an autoscaled cluster, changes its limits, switches it to manual scaling and back, and validates as the real service', async () => {
@@ -95,7 +97,10 @@ describe('instances, clusters and nodes through the Node client (tabletop)', () 
 
     await expectCode(cluster.setMetadata({ minServeNodes: 1, maxServeNodes: 11, cpuUtilizationPercent: 50 }), status.INVALID_ARGUMENT);
     await expectCode(cluster.setMetadata({ minServeNodes: 1, maxServeNodes: 3, cpuUtilizationPercent: 90 }), status.INVALID_ARGUMENT);
-    await expectCode(instance.createCluster('autoscaled-c2', { location: 'us-east1-b', minServeNodes: 4, maxServeNodes: 2, cpuUtilizationPercent: 50 }), status.INVALID_ARGUMENT);
+    await expectCode(
+      instance.createCluster('autoscaled-c2', { location: 'us-east1-b', minServeNodes: 4, maxServeNodes: 2, cpuUtilizationPercent: 50 }),
+      status.INVALID_ARGUMENT,
+    );
     expect(await autoscaling()).toEqual({ serveNodes: 2, config: config(1, 2, 10) });
   });
 });

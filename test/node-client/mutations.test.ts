@@ -67,7 +67,12 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
     it('accepts empty qualifiers and empty values', async () => {
       const t = await newTable();
       await t.mutate(
-        [{ rowKey: Buffer.from('r'), mutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.alloc(0), timestampMicros: 1000, value: Buffer.alloc(0) } }] }],
+        [
+          {
+            rowKey: Buffer.from('r'),
+            mutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.alloc(0), timestampMicros: 1000, value: Buffer.alloc(0) } }],
+          },
+        ],
         { rawMutation: true },
       );
       expect(await readRendered(t)).toEqual(['r cf: @1000 ""']);
@@ -91,7 +96,11 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
     async function expectRows(t: Table, expected: string[], keys?: string[]): Promise<void> {
       const actual = await readRendered(t, keys === undefined ? {} : { keys });
       // Row "other" sorts before row "r" and has only cf cells.
-      const cgFirst = [...expected.filter((l) => !l.startsWith('r ')), ...expected.filter((l) => l.startsWith('r cg:')), ...expected.filter((l) => l.startsWith('r cf:'))];
+      const cgFirst = [
+        ...expected.filter((l) => !l.startsWith('r ')),
+        ...expected.filter((l) => l.startsWith('r cg:')),
+        ...expected.filter((l) => l.startsWith('r cf:')),
+      ];
       expect(allowedOn(kind, expected, 'create-table-family-order', [expected, cgFirst])).toContainEqual(actual);
     }
 
@@ -127,7 +136,13 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
       const t = await seeded();
       await t.row('r').deleteCells(['cf:zzz', 'cg']);
       await t.row('r').deleteCells(['cg']);
-      expect(await readRendered(t, { keys: ['r'] })).toEqual(['r cf:a @4000 "a4"', 'r cf:a @3000 "a3"', 'r cf:a @2000 "a2"', 'r cf:a @1000 "a1"', 'r cf:b @1000 "b1"']);
+      expect(await readRendered(t, { keys: ['r'] })).toEqual([
+        'r cf:a @4000 "a4"',
+        'r cf:a @3000 "a3"',
+        'r cf:a @2000 "a2"',
+        'r cf:a @1000 "a1"',
+        'r cf:b @1000 "b1"',
+      ]);
     });
   });
 
@@ -138,10 +153,16 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
       const onMatch = [{ method: 'insert', data: { cf: { result: at('matched', 2) } } }];
       const onNoMatch = [{ method: 'insert', data: { cf: { result: at('missed', 2) } } }];
 
-      expect(await t.row('r').filter([{ column: 'state' }, { value: 'open' }], { onMatch, onNoMatch })).toEqual([true, { predicateMatched: true }]);
+      expect(await t.row('r').filter([{ column: 'state' }, { value: 'open' }], { onMatch, onNoMatch })).toEqual([
+        true,
+        { predicateMatched: true },
+      ]);
       expect(await readRendered(t, { filter: [{ column: 'result' }] })).toEqual(['r cf:result @2000 "matched"']);
 
-      expect(await t.row('r').filter([{ column: 'state' }, { value: 'closed' }], { onMatch, onNoMatch })).toEqual([false, { predicateMatched: false }]);
+      expect(await t.row('r').filter([{ column: 'state' }, { value: 'closed' }], { onMatch, onNoMatch })).toEqual([
+        false,
+        { predicateMatched: false },
+      ]);
       expect(await readRendered(t, { filter: [{ column: 'result' }] })).toEqual(['r cf:result @2000 "missed"']);
 
       // A row that does not exist matches nothing; the false branch creates it.
@@ -154,8 +175,12 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
       const request = (key: string) => ({
         tableName: t.name,
         rowKey: Buffer.from(key),
-        trueMutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.from('t'), timestampMicros: 1000, value: Buffer.from('true') } }],
-        falseMutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.from('f'), timestampMicros: 1000, value: Buffer.from('false') } }],
+        trueMutations: [
+          { setCell: { familyName: 'cf', columnQualifier: Buffer.from('t'), timestampMicros: 1000, value: Buffer.from('true') } },
+        ],
+        falseMutations: [
+          { setCell: { familyName: 'cf', columnQualifier: Buffer.from('f'), timestampMicros: 1000, value: Buffer.from('false') } },
+        ],
       });
       expect(await rawUnary(ctx.client, 'BigtableClient', 'checkAndMutateRow', request('r'))).toMatchObject({ predicateMatched: false });
       expect(await rawUnary(ctx.client, 'BigtableClient', 'checkAndMutateRow', request('r'))).toMatchObject({ predicateMatched: true });
@@ -206,9 +231,15 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
           { familyName: 'cf', columnQualifier: Buffer.from('n'), incrementAmount: 40 },
           { familyName: 'cg', columnQualifier: Buffer.from('s'), appendValue: Buffer.from('y') },
         ],
-      }).then((r) => [r])) as [{ row: { key: Buffer; families: { name: string; columns: { qualifier: Buffer; cells: { value: Buffer }[] }[] }[] } }];
+      }).then((r) => [r])) as [
+        { row: { key: Buffer; families: { name: string; columns: { qualifier: Buffer; cells: { value: Buffer }[] }[] }[] } },
+      ];
       const summary = response.row.families
-        .map((f) => f.columns.map((c) => `${f.name}:${c.qualifier.toString()}=${c.cells.map((cell) => Buffer.from(cell.value).toString('hex')).join('|')}`))
+        .map((f) =>
+          f.columns.map(
+            (c) => `${f.name}:${c.qualifier.toString()}=${c.cells.map((cell) => Buffer.from(cell.value).toString('hex')).join('|')}`,
+          ),
+        )
         .flat()
         .sort();
       expect(summary).toEqual([`cf:n=${int64(42).toString('hex')}`, `cg:s=${Buffer.from('xy').toString('hex')}`]);
@@ -233,7 +264,10 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
     it('refuses to increment a value that is not 8 bytes', async () => {
       const t = await newTable();
       await t.insert([{ key: 'r', data: { cf: { s: at('not a number', 1) } } }]);
-      await expectCode(t.row('r').increment('cf:s', 1), expectedOn(kind, status.FAILED_PRECONDITION, 'increment-non-int64-code', status.UNKNOWN));
+      await expectCode(
+        t.row('r').increment('cf:s', 1),
+        expectedOn(kind, status.FAILED_PRECONDITION, 'increment-non-int64-code', status.UNKNOWN),
+      );
       expect(await readRendered(t)).toEqual(['r cf:s @1000 "not a number"']);
     });
   });
@@ -242,7 +276,14 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
     it('concurrent increments of one cell lose no update', async () => {
       const t = await newTable();
       const n = 100;
-      const results = await Promise.all(Array.from({ length: n }, () => t.row('ctr').increment('cf:n', 1).then(([v]) => Number(v))));
+      const results = await Promise.all(
+        Array.from({ length: n }, () =>
+          t
+            .row('ctr')
+            .increment('cf:n', 1)
+            .then(([v]) => Number(v)),
+        ),
+      );
       // Each call saw a distinct intermediate value, and the last one is n.
       expect([...results].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
       const [rows] = await t.getRows({ filter: [{ column: { cellLimit: 1 } }] });
@@ -256,7 +297,9 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
         Array.from({ length: n }, (_, i) =>
           t
             .row('lock')
-            .filter([{ column: 'owner' }], { onNoMatch: [{ method: 'insert', data: { cf: { owner: { value: `client-${i}`, timestamp: new Date(1) } } } }] })
+            .filter([{ column: 'owner' }], {
+              onNoMatch: [{ method: 'insert', data: { cf: { owner: { value: `client-${i}`, timestamp: new Date(1) } } } }],
+            })
             .then(([matched]) => matched),
         ),
       );
@@ -311,7 +354,9 @@ describe.each(selectedTargets())('mutations through the Node client (%s)', (kind
       await t.insert([{ key: 'k'.repeat(4096), data: { cf: { q: at('v', 1) } } }]);
       const result = await singleMutationOutcome(t.insert([{ key: 'k'.repeat(4097), data: { cf: { q: at('v', 1) } } }]));
       expect(result).toBe(expectedOn(kind, status.INVALID_ARGUMENT, 'row-key-limit', 'ok'));
-      expect(await singleMutationOutcome(t.row('k'.repeat(4097)).increment('cf:n', 1))).toBe(expectedOn(kind, status.INVALID_ARGUMENT, 'row-key-limit', 'ok'));
+      expect(await singleMutationOutcome(t.row('k'.repeat(4097)).increment('cf:n', 1))).toBe(
+        expectedOn(kind, status.INVALID_ARGUMENT, 'row-key-limit', 'ok'),
+      );
     });
 
     it('INVALID_ARGUMENT for a qualifier over 16 KiB; 16 KiB is fine', async () => {

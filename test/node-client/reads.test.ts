@@ -80,25 +80,46 @@ describe.each(selectedTargets())('reads through the Node client (%s)', (kind) =>
 
   it('reads in reverse when the client announces reverse scans (raw ReadRows)', async () => {
     const reversed = async (request: Record<string, unknown>): Promise<string[]> => {
-      const cells = assembleCells(await rawReadRows(ctx.client, { tableName: table.name, reversed: true, ...request }, { reverseScans: true }));
+      const cells = assembleCells(
+        await rawReadRows(ctx.client, { tableName: table.name, reversed: true, ...request }, { reverseScans: true }),
+      );
       return cells.map((c) => c.key.toString('latin1'));
     };
     expect(await reversed({})).toEqual([...KEYS].reverse());
     expect(await reversed({ rowsLimit: 3 })).toEqual(['e', 'd\x00', 'd']);
+    expect(await reversed({ rows: { rowRanges: [{ startKeyClosed: Buffer.from('a1'), endKeyOpen: Buffer.from('b1') }] } })).toEqual([
+      'b',
+      'ab',
+      'a2',
+      'a1',
+    ]);
     expect(
-      await reversed({ rows: { rowRanges: [{ startKeyClosed: Buffer.from('a1'), endKeyOpen: Buffer.from('b1') }] } }),
-    ).toEqual(['b', 'ab', 'a2', 'a1']);
-    expect(
-      await reversed({ rows: { rowKeys: [Buffer.from('a'), Buffer.from('c')], rowRanges: [{ startKeyOpen: Buffer.from('d'), endKeyClosed: Buffer.from('e') }] } }),
+      await reversed({
+        rows: {
+          rowKeys: [Buffer.from('a'), Buffer.from('c')],
+          rowRanges: [{ startKeyOpen: Buffer.from('d'), endKeyClosed: Buffer.from('e') }],
+        },
+      }),
     ).toEqual(['e', 'd\x00', 'c', 'a']);
   });
 
   it('stores and returns binary row keys byte for byte, in unsigned order', async () => {
     const t = ctx.instance.table(uniqueTableId('binary-keys'));
     await t.create({ families: ['cf'] });
-    const binary = [Buffer.from([0xff, 0x00]), Buffer.from([0x00]), Buffer.from([0x7f, 0xff]), Buffer.from([0x80]), Buffer.from([0x00, 0x00, 0x01])];
+    const binary = [
+      Buffer.from([0xff, 0x00]),
+      Buffer.from([0x00]),
+      Buffer.from([0x7f, 0xff]),
+      Buffer.from([0x80]),
+      Buffer.from([0x00, 0x00, 0x01]),
+    ];
     await t.mutate(
-      binary.map((rowKey) => ({ rowKey, mutations: [{ setCell: { familyName: 'cf', columnQualifier: Buffer.from([0xc3, 0x28, 0x00]), timestampMicros: 1000, value: rowKey } }] })),
+      binary.map((rowKey) => ({
+        rowKey,
+        mutations: [
+          { setCell: { familyName: 'cf', columnQualifier: Buffer.from([0xc3, 0x28, 0x00]), timestampMicros: 1000, value: rowKey } },
+        ],
+      })),
       { rawMutation: true },
     );
     const cells = assembleCells(await rawReadRows(ctx.client, { tableName: t.name }));
@@ -106,7 +127,10 @@ describe.each(selectedTargets())('reads through the Node client (%s)', (kind) =>
     expect(cells.map((c) => c.value.toString('hex'))).toEqual(['00', '000001', '7fff', '80', 'ff00']);
     expect(cells.every((c) => c.qualifier.equals(Buffer.from([0xc3, 0x28, 0x00])))).toBe(true);
     const ranged = assembleCells(
-      await rawReadRows(ctx.client, { tableName: t.name, rows: { rowRanges: [{ startKeyOpen: Buffer.from([0x00]), endKeyOpen: Buffer.from([0x80]) }] } }),
+      await rawReadRows(ctx.client, {
+        tableName: t.name,
+        rows: { rowRanges: [{ startKeyOpen: Buffer.from([0x00]), endKeyOpen: Buffer.from([0x80]) }] },
+      }),
     );
     expect(ranged.map((c) => c.key.toString('hex'))).toEqual(['000001', '7fff']);
   });
@@ -121,7 +145,14 @@ describe.each(selectedTargets())('reads through the Node client (%s)', (kind) =>
     const order = Object.keys((rows[0]?.data ?? {}) as object);
     const permutations = (xs: string[]): string[][] =>
       xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
-    expect(allowedOn(kind, ['zeta', 'alpha', 'mid', 'beta'], 'create-table-family-order', permutations(['zeta', 'alpha', 'mid']).map((p) => [...p, 'beta']))).toContainEqual(order);
+    expect(
+      allowedOn(
+        kind,
+        ['zeta', 'alpha', 'mid', 'beta'],
+        'create-table-family-order',
+        permutations(['zeta', 'alpha', 'mid']).map((p) => [...p, 'beta']),
+      ),
+    ).toContainEqual(order);
   });
 
   it('fails with NOT_FOUND when the table does not exist', async () => {

@@ -56,7 +56,10 @@ export function readRuntimeStage(file = path.join(REPO_ROOT, 'Dockerfile')): Run
     exposed: stage.filter((i) => i.op === 'EXPOSE').flatMap((i) => i.arg.split(/\s+/).map((p) => Number.parseInt(p, 10))),
     entrypoint: execForm('ENTRYPOINT', last('ENTRYPOINT')),
     cmd: execForm('CMD', last('CMD')),
-    healthcheck: healthMatch === null ? undefined : { options: (healthMatch[1] ?? '').trim().split(/\s+/).filter(Boolean), cmd: execForm('HEALTHCHECK', healthMatch[2]) },
+    healthcheck:
+      healthMatch === null
+        ? undefined
+        : { options: (healthMatch[1] ?? '').trim().split(/\s+/).filter(Boolean), cmd: execForm('HEALTHCHECK', healthMatch[2]) },
     copiedFromBuild: copied,
   };
 }

@@ -49,7 +49,9 @@ describe('Node versions', () => {
     expect(runtime.map(([where]) => where)).toEqual(expect.arrayContaining(['node_modules/re2', 'node_modules/@grpc/grpc-js']));
     const narrower = runtime.flatMap(([where, p]) => {
       const theirs = nodeRange(p);
-      return theirs === undefined || semver.subset(ours, theirs) ? [] : [`${where.replace(/^.*node_modules\//, '')}@${p.version ?? '?'} wants node ${theirs}`];
+      return theirs === undefined || semver.subset(ours, theirs)
+        ? []
+        : [`${where.replace(/^.*node_modules\//, '')}@${p.version ?? '?'} wants node ${theirs}`];
     });
     expect(narrower).toEqual([]);
   });

@@ -34,7 +34,9 @@ beforeAll(async () => {
   const started = Date.now();
   packed = await packCheckout(work);
   const packedAt = Date.now();
-  const deps = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+  const deps =
+    (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ??
+    {};
   const env = cleanEnv(re2Mirror(path.join(work, 're2-mirror'), deps['re2']));
   globalPrefix = path.join(work, 'global');
   globalBin = path.join(globalPrefix, 'bin');
@@ -44,7 +46,9 @@ beforeAll(async () => {
     npm(['install', '-g', '--prefix', globalPrefix, '--allow-scripts=re2', ...INSTALL_FLAGS, packed.tarball], work, env),
     installDevDependency(project, packed.tarball, env),
   ]);
-  console.log(`packaging: npm pack ${((packedAt - started) / 1000).toFixed(1)} s, both installs ${((Date.now() - packedAt) / 1000).toFixed(1)} s`);
+  console.log(
+    `packaging: npm pack ${((packedAt - started) / 1000).toFixed(1)} s, both installs ${((Date.now() - packedAt) / 1000).toFixed(1)} s`,
+  );
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => {
@@ -54,7 +58,10 @@ afterAll(() => {
 /** README: a project with `"allowScripts": { "re2": true }` runs `npm install --save-dev tabletopdb`. */
 async function installDevDependency(dir: string, tarball: string, env: NodeJS.ProcessEnv): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module', allowScripts: { re2: true } }, null, 2));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'scratch', private: true, type: 'module', allowScripts: { re2: true } }, null, 2),
+  );
   await npm(['install', '--save-dev', ...INSTALL_FLAGS, tarball], dir, env);
 }
 
@@ -62,8 +69,12 @@ describe('the tarball', () => {
   it('holds the compiled package and nothing else of the checkout', () => {
     const paths = packed.files.map((f) => f.path).sort();
     expect(packed.name).toBe('tabletopdb');
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']));
-    const stray = paths.filter((p) => !['LICENSE', 'README.md', 'package.json'].includes(p) && !/^dist\/.+(?<!\.d)\.js$|^dist\/.+\.d\.ts$/.test(p));
+    expect(paths).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']),
+    );
+    const stray = paths.filter(
+      (p) => !['LICENSE', 'README.md', 'package.json'].includes(p) && !/^dist\/.+(?<!\.d)\.js$|^dist\/.+\.d\.ts$/.test(p),
+    );
     expect(stray).toEqual([]);
     expect(paths.filter((p) => /\.test\.|\.bench\.|\/testing\//.test(p))).toEqual([]);
   });
@@ -124,7 +135,11 @@ describe('npm install -g', () => {
     try {
       // The addon loads on the first regex; its absence is found at start, before any port opens.
       expect(spawnSync('tabletop', ['--version'], { env: env(), encoding: 'utf8' }).status).toBe(0);
-      const run = spawnSync('tabletop', ['serve', '--in-memory', '--port', '0', '--http-port', '0'], { env: env(), encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync('tabletop', ['serve', '--in-memory', '--port', '0', '--http-port', '0'], {
+        env: env(),
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(run.status).toBe(1);
       expect(run.stdout).not.toContain('gRPC:');
       expect(run.stderr).toContain("re2's native addon is missing");
@@ -175,7 +190,15 @@ describe('a dev dependency', () => {
     writeFileSync(
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, typeRoots: [path.join(REPO_ROOT, 'node_modules', '@types')], types: ['node'] },
+        compilerOptions: {
+          module: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          typeRoots: [path.join(REPO_ROOT, 'node_modules', '@types')],
+          types: ['node'],
+        },
         files: ['typed.ts'],
       }),
     );
@@ -192,14 +215,17 @@ describe("the Dockerfile's image, its last stage run on the same global install 
     expect(stage.volumes).toEqual(['/data']);
     expect(stage.cmd).toEqual(['serve', '--host', '0.0.0.0', '--data-dir', '/data']);
     const help = execFileSync('tabletop', ['help', 'serve'], { env: globalEnv(), encoding: 'utf8' });
-    const defaults = [/--port <port>\s[^]*?\(default (\d+)/, /--http-port <port>\s[^]*?\(default (\d+)/].map((re) => Number(re.exec(help)?.[1]));
+    const defaults = [/--port <port>\s[^]*?\(default (\d+)/, /--http-port <port>\s[^]*?\(default (\d+)/].map((re) =>
+      Number(re.exec(help)?.[1]),
+    );
     expect(stage.exposed).toEqual(defaults);
   });
 
   it('its entrypoint (node with the server V8 flags, the installed bin) serves, and its health check tells up from down', async () => {
     // The image's /opt/tabletop is the build stage's `npm install --global --prefix /opt/tabletop`: here, globalPrefix.
     expect([...stage.copiedFromBuild.entries()]).toEqual([['/opt/tabletop', '/opt/tabletop']]);
-    const local = (arg: string): string => arg.replace(/^\/opt\/tabletop\//, `${globalPrefix}/`).replace(/^\/data$/, path.join(work, 'docker-data'));
+    const local = (arg: string): string =>
+      arg.replace(/^\/opt\/tabletop\//, `${globalPrefix}/`).replace(/^\/data$/, path.join(work, 'docker-data'));
     const [exe, ...args] = stage.entrypoint;
     expect(exe).toBe('node');
     expect(args.slice(0, -1)).toEqual(SERVER_NODE_FLAGS);
@@ -209,11 +235,19 @@ describe("the Dockerfile's image, its last stage run on the same global install 
     expect(health[0]).toBe('node');
     expect(health.join(' ')).toContain(`:${httpDefault}/healthz`);
 
-    const server = await serve([...args.map(local), ...stage.cmd.map(local), '--port', '0', '--http-port', '0'], cleanEnv(), process.execPath);
+    const server = await serve(
+      [...args.map(local), ...stage.cmd.map(local), '--port', '0', '--http-port', '0'],
+      cleanEnv(),
+      process.execPath,
+    );
     const healthcheck = (): number => {
       const port = server.http.slice(server.http.lastIndexOf(':') + 1);
       try {
-        execFileSync(process.execPath, health.slice(1).map((a) => a.replace(`:${httpDefault}/`, `:${port}/`)), { stdio: 'ignore', timeout: 10_000 });
+        execFileSync(
+          process.execPath,
+          health.slice(1).map((a) => a.replace(`:${httpDefault}/`, `:${port}/`)),
+          { stdio: 'ignore', timeout: 10_000 },
+        );
         return 0;
       } catch (e) {
         return (e as { status?: number }).status ?? -1;

@@ -36,13 +36,22 @@ export async function packCheckout(workDir: string): Promise<Packed> {
   cpSync(REPO_ROOT, copy, { recursive: true, filter: (src) => !NOT_COPIED.has(path.relative(REPO_ROOT, src)) });
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
   const { stdout } = await npm(['pack', '--json', '--pack-destination', workDir], copy);
-  const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; name: string; version: string; files: { path: string; mode: number }[] }[];
+  const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as {
+    filename: string;
+    name: string;
+    version: string;
+    files: { path: string; mode: number }[];
+  }[];
   if (report === undefined) throw new Error(`npm pack reported no tarball:\n${stdout}`);
   return { tarball: path.join(workDir, report.filename), name: report.name, version: report.version, files: report.files };
 }
 
 /** Runs npm with `args` in `cwd`; rejects with npm's output when it fails. */
-export async function npm(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<{ stdout: string; stderr: string }> {
+export async function npm(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): Promise<{ stdout: string; stderr: string }> {
   try {
     return await run('npm', [...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 });
   } catch (e) {

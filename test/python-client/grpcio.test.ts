@@ -57,12 +57,19 @@ async function python(target: string, calls: PlannedCall[]): Promise<CallResult[
   child.stdin.end(JSON.stringify(plan));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) {
-    const hint = stderr.includes("No module named 'grpc'") ? ` (${PYTHON} has no grpc module: install Debian's python3-grpcio, as npm test does (scripts/test-prerequisites.sh), or set PYTHON_GRPC)` : '';
+    const hint = stderr.includes("No module named 'grpc'")
+      ? ` (${PYTHON} has no grpc module: install Debian's python3-grpcio, as npm test does (scripts/test-prerequisites.sh), or set PYTHON_GRPC)`
+      : '';
     throw new Error(`calls.py exited with ${code}${hint}:\n${stderr.slice(-2000)}`);
   }
   const raw = JSON.parse(stdout) as ({ ok: true; responses: string[][] } | { ok: false; code: number; details: string })[];
   return raw.map((r, i) =>
-    r.ok ? { ok: true, responses: r.responses.map((rep) => rep.map((m) => method(calls[i]!.method).responseDeserialize(Buffer.from(m, 'base64')))) } : r,
+    r.ok
+      ? {
+          ok: true,
+          responses: r.responses.map((rep) => rep.map((m) => method(calls[i]!.method).responseDeserialize(Buffer.from(m, 'base64')))),
+        }
+      : r,
   );
 }
 
@@ -76,14 +83,30 @@ describe.each(selectedTargets())('gRPC C-core (Python grpcio) client (%s)', (kin
     const rows = 2000;
     const value = (i: number): Buffer => Buffer.alloc(1024, i % 251);
     const key = (i: number): Buffer => Buffer.from(`row${String(i).padStart(5, '0')}`);
-    const set = (i: number) => ({ setCell: { familyName: 'cf', columnQualifier: Buffer.from('v'), timestampMicros: 1000, value: value(i) } });
+    const set = (i: number) => ({
+      setCell: { familyName: 'cf', columnQualifier: Buffer.from('v'), timestampMicros: 1000, value: value(i) },
+    });
 
     const results = await python(ctx.target.address, [
       // One request of ~2 MB: C-core sends it through our receive windows.
       { kind: 'unary', method: 'PingAndWarm', request: { name: `projects/${PROJECT}/instances/${INSTANCE}` } },
-      { kind: 'stream', method: 'MutateRows', request: { tableName, entries: Array.from({ length: rows }, (_, i) => ({ rowKey: key(i), mutations: [set(i)] })) } },
+      {
+        kind: 'stream',
+        method: 'MutateRows',
+        request: { tableName, entries: Array.from({ length: rows }, (_, i) => ({ rowKey: key(i), mutations: [set(i)] })) },
+      },
       // 64 increments of one row from 8 threads on one connection.
-      { kind: 'unary', method: 'ReadModifyWriteRow', request: { tableName, rowKey: Buffer.from('counter'), rules: [{ familyName: 'cf', columnQualifier: Buffer.from('n'), incrementAmount: 1 }] }, repeat: 64, threads: 8 },
+      {
+        kind: 'unary',
+        method: 'ReadModifyWriteRow',
+        request: {
+          tableName,
+          rowKey: Buffer.from('counter'),
+          rules: [{ familyName: 'cf', columnQualifier: Buffer.from('n'), incrementAmount: 1 }],
+        },
+        repeat: 64,
+        threads: 8,
+      },
       // The whole table, ~2 MB streamed to C-core's windows, twice at once (the latest cell of each
       // column: the increments left versions, as many as they had distinct timestamps).
       { kind: 'stream', method: 'ReadRows', request: { tableName, filter: { cellsPerColumnLimitFilter: 1 } }, repeat: 2, threads: 2 },
@@ -100,7 +123,7 @@ describe.each(selectedTargets())('gRPC C-core (Python grpcio) client (%s)', (kin
     const rmw = results[2]!;
     if (!rmw.ok) throw new Error(`ReadModifyWriteRow failed: ${rmw.details}`);
     const counts = rmw.responses.map((r) => {
-      const cell = ((r[0]!['row'] as { families: { columns: { cells: { value: Buffer }[] }[] }[] }).families[0]!.columns[0]!.cells[0]!).value;
+      const cell = (r[0]!['row'] as { families: { columns: { cells: { value: Buffer }[] }[] }[] }).families[0]!.columns[0]!.cells[0]!.value;
       return Number(Buffer.from(cell).readBigInt64BE());
     });
     // Every increment was applied once: the 64 results are 1..64 in some order.

@@ -32,7 +32,14 @@ beforeAll(async () => {
       nodes: 3,
     },
   });
-  target = { kind: 'tabletop', address: server.address, host: server.host, port: server.port, output: () => logs.join('\n'), stop: () => server.stop() };
+  target = {
+    kind: 'tabletop',
+    address: server.address,
+    host: server.host,
+    port: server.port,
+    output: () => logs.join('\n'),
+    stop: () => server.stop(),
+  };
 });
 
 afterAll(async () => {
@@ -102,12 +109,16 @@ describe('tablets through the official client and the tools', () => {
     for (let i = 1; i < tablets.length; i++) expect(tablets[i - 1]!.endKey!.base64).toBe(tablets[i]!.startKey.base64);
 
     const lines = await tabletsCommand(id, server.httpPort!);
-    expect(lines[0]).toMatch(/^TABLET\s+START KEY\s+END KEY\s+STORED\s+LOGICAL\s+ROWS\s+NODE\s+REQ\/S\s+ROWS READ\/S\s+ROWS WRITTEN\/S\s+SERVING$/);
+    expect(lines[0]).toMatch(
+      /^TABLET\s+START KEY\s+END KEY\s+STORED\s+LOGICAL\s+ROWS\s+NODE\s+REQ\/S\s+ROWS READ\/S\s+ROWS WRITTEN\/S\s+SERVING$/,
+    );
     // Splits may still be going on: at least the tablets seen a moment ago.
     const rowsShown = lines.slice(1, lines.indexOf(''));
     expect(rowsShown.length).toBeGreaterThanOrEqual(tablets.length);
     expect(rowsShown[0]).toContain('(start)');
-    expect(lines.slice(lines.indexOf('') + 1).join('\n')).toMatch(/^STORED: bytes in storage .*\nSERVING: serving time as a percent of one node/);
+    expect(lines.slice(lines.indexOf('') + 1).join('\n')).toMatch(
+      /^STORED: bytes in storage .*\nSERVING: serving time as a percent of one node/,
+    );
 
     // An in-memory server counts exactly: every row once, logical bytes the rows' own (300-byte values).
     expect(tablets.every((t) => t.estimates.length === 0 && t.storedBytes === t.logicalBytes)).toBe(true);
@@ -148,11 +159,9 @@ describe('tablets through the official client and the tools', () => {
 
     // The Node client has no ListHotTablets: ask over raw gRPC, as gcloud and the Go client do.
     const clients = rawClients(server.address);
-    const listed = await unaryCall<{ hotTablets: { name: string; tableName: string; startKey: string; endKey: string; nodeCpuUsagePercent: number }[] }>(
-      clients.instanceAdmin,
-      'ListHotTablets',
-      { parent: `projects/${PROJECT}/instances/${INSTANCE}/clusters/-` },
-    );
+    const listed = await unaryCall<{
+      hotTablets: { name: string; tableName: string; startKey: string; endKey: string; nodeCpuUsagePercent: number }[];
+    }>(clients.instanceAdmin, 'ListHotTablets', { parent: `projects/${PROJECT}/instances/${INSTANCE}/clusters/-` });
     clients.close();
     const mine = listed.hotTablets.filter((h) => h.tableName.endsWith(`/tables/${id}`));
     expect(mine.length).toBeGreaterThan(0);
@@ -161,7 +170,9 @@ describe('tablets through the official client and the tools', () => {
     expect(mine[0]!.name).toMatch(new RegExp(`^projects/${PROJECT}/instances/${INSTANCE}/clusters/[^/]+/hotTablets/`));
     expect(mine.some((h) => h.startKey <= hot && (h.endKey === '' || hot < h.endKey))).toBe(true);
     const res = await fetch(`http://localhost:${server.httpPort}/api/v1/projects/${PROJECT}/instances/${INSTANCE}/hot-tablets`);
-    const { hotTablets: viaApi } = (await res.json()) as { hotTablets: { table: string; clusterId: string; servingPercentOfNode: number; shareOfNodeServing: number }[] };
+    const { hotTablets: viaApi } = (await res.json()) as {
+      hotTablets: { table: string; clusterId: string; servingPercentOfNode: number; shareOfNodeServing: number }[];
+    };
     expect(viaApi.length).toBeGreaterThan(0);
     // Hottest first, by the serving time a tablet costs its node (a share of a node's capacity).
     const percents = viaApi.map((h) => h.servingPercentOfNode);
@@ -173,22 +184,36 @@ describe('tablets through the official client and the tools', () => {
       expect(h.shareOfNodeServing).toBeGreaterThanOrEqual(0);
       expect(h.shareOfNodeServing).toBeLessThanOrEqual(1);
     }
-    const { clusters } = await api<{ clusters: { clusterId: string; serveNodes: number; servingUtilization: number; nodes: { node: number; tablets: string[] }[] }[] }>('/nodes');
+    const { clusters } = await api<{
+      clusters: { clusterId: string; serveNodes: number; servingUtilization: number; nodes: { node: number; tablets: string[] }[] }[];
+    }>('/nodes');
     expect(clusters.map((c) => [c.clusterId, c.serveNodes, c.nodes.length])).toEqual([[`${INSTANCE}-c1`, 3, 3]]);
     await bigtable.close();
   });
 
   it('on the durable engine, says which figures are estimates, and shows logical bytes next to the compressed stored bytes', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tabletop-tablets-'));
-    const durable = await startServer({ httpPort: 0, dataDir, config: { memtableBytes: 64 * 1024, tabletCheckIntervalMillis: 0 }, logger: { info: () => {}, warn: () => {}, error: (m) => logs.push(`error: ${m}`) } });
+    const durable = await startServer({
+      httpPort: 0,
+      dataDir,
+      config: { memtableBytes: 64 * 1024, tabletCheckIntervalMillis: 0 },
+      logger: { info: () => {}, warn: () => {}, error: (m) => logs.push(`error: ${m}`) },
+    });
     try {
       const bigtable = nodeClient({ address: durable.address });
       const [table] = await bigtable.instance(INSTANCE).createTable('durable', { families: ['cf'] });
       // Compressible values, several memtables' worth: flushed to lz4-compressed SSTables.
       for (let b = 0; b < 5; b++) {
-        await table.insert(Array.from({ length: 100 }, (_, i) => ({ key: `row${String(b * 100 + i).padStart(4, '0')}`, data: { cf: { q: 'abcd'.repeat(250) } } })));
+        await table.insert(
+          Array.from({ length: 100 }, (_, i) => ({
+            key: `row${String(b * 100 + i).padStart(4, '0')}`,
+            data: { cf: { q: 'abcd'.repeat(250) } },
+          })),
+        );
       }
-      const res = await fetch(`http://localhost:${durable.httpPort}/api/v1/projects/${PROJECT}/instances/${INSTANCE}/tables/durable/tablets`);
+      const res = await fetch(
+        `http://localhost:${durable.httpPort}/api/v1/projects/${PROJECT}/instances/${INSTANCE}/tables/durable/tablets`,
+      );
       const [t] = ((await res.json()) as { tablets: TabletJson[] }).tablets;
       expect(t!.estimates).toEqual(['rowCount']);
       expect(t!.rowCount).toBeGreaterThanOrEqual(500);

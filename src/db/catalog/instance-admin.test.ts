@@ -32,14 +32,20 @@ describe('implicit instances', () => {
       ['deleteInstance', () => f.db.deleteInstance(dev)],
       ['createCluster', () => f.db.createCluster(dev, 'dev-c2', cluster())],
       ['updateCluster', () => f.db.updateCluster(dev, 'dev-c1', { serveNodes: 5 })],
-      ['createAppProfile', () => f.db.createAppProfile(dev, 'batch', { description: '', routing: { kind: 'multiClusterAny', clusterIds: [] }, priority: 'low' })],
+      [
+        'createAppProfile',
+        () =>
+          f.db.createAppProfile(dev, 'batch', { description: '', routing: { kind: 'multiClusterAny', clusterIds: [] }, priority: 'low' }),
+      ],
     ];
     for (const [what, call] of calls) expect([what, await codeOf(call)]).toEqual([what, 'NotFound']);
     expect(f.db.listInstances('p')).toEqual([]);
     expect(f.db.catalogState().instances).toEqual([]);
 
     // A CreateTable that fails creates nothing either; one that succeeds creates the instance.
-    expect(await codeOf(() => f.db.createTable(table, { families: [family('bad name')], initialSplits: [], deletionProtection: false }))).toBe('InvalidArgument');
+    expect(
+      await codeOf(() => f.db.createTable(table, { families: [family('bad name')], initialSplits: [], deletionProtection: false })),
+    ).toBe('InvalidArgument');
     expect(await codeOf(() => f.db.getInstance(dev))).toBe('NotFound');
     await createTable(f, [family('cf')], { name: table });
     expect(f.db.getInstance(dev)).toMatchObject({ name: dev, displayName: 'dev', type: 'production', labels: {} });
@@ -50,7 +56,7 @@ describe('implicit instances', () => {
     expect(f.db.listInstances('q')).toEqual([]);
   });
 
-  it('get the configured default zone, and --nodes as their cluster\'s serve nodes', async () => {
+  it("get the configured default zone, and --nodes as their cluster's serve nodes", async () => {
     const f = await openDb({ config: { defaultZone: 'us-central1-b', nodes: 5 } });
     await createTable(f, [family('cf')], { name: { project: 'p', instance: 'x', table: 't' } });
     expect(f.db.getCluster({ project: 'p', instance: 'x' }, 'x-c1')).toMatchObject({
@@ -122,7 +128,11 @@ describe('instances', () => {
     const f = await openDb();
     const name = { project: 'p', instance: 'upd-instance' };
     await f.db.createInstance(name, spec, new Map([['upd-cluster', cluster()]]));
-    expect(await f.db.updateInstance(name, { displayName: 'Renamed' })).toMatchObject({ displayName: 'Renamed', type: 'production', labels: { env: 'test' } });
+    expect(await f.db.updateInstance(name, { displayName: 'Renamed' })).toMatchObject({
+      displayName: 'Renamed',
+      type: 'production',
+      labels: { env: 'test' },
+    });
     expect((await f.db.updateInstance(name, { labels: { a: 'b' } })).labels).toEqual({ a: 'b' });
     expect(await codeOf(() => f.db.updateInstance(name, { displayName: 'x' }))).toBe('InvalidArgument');
   });
@@ -183,7 +193,9 @@ describe('clusters', () => {
     expect(await codeOf(() => f.db.getCluster(name, 'missing-cluster'))).toBe('NotFound');
     expect(await codeOf(() => f.db.deleteCluster(name, 'missing-cluster'))).toBe('NotFound');
     expect(await codeOf(() => f.db.deleteCluster(name, 'cluster-a'))).toBe('FailedPrecondition');
-    expect(await codeOf(() => f.db.updateCluster(name, 'cluster-a', { location: 'projects/p/locations/elsewhere' }))).toBe('InvalidArgument');
+    expect(await codeOf(() => f.db.updateCluster(name, 'cluster-a', { location: 'projects/p/locations/elsewhere' }))).toBe(
+      'InvalidArgument',
+    );
     expect(await codeOf(() => f.db.updateCluster(name, 'cluster-a', { storageType: 'hdd' }))).toBe('InvalidArgument');
     expect(await codeOf(() => f.db.updateCluster(name, 'cluster-a', { serveNodes: 1.5 }))).toBe('InvalidArgument');
   });
@@ -191,13 +203,23 @@ describe('clusters', () => {
 
 describe('autoscaling', () => {
   const name = { project: 'p', instance: 'autoscaled' };
-  const limits = (min: number, max: number, cpu = 50, storage = 0) => ({ minServeNodes: min, maxServeNodes: max, cpuUtilizationPercent: cpu, storageUtilizationGibPerNode: storage });
+  const limits = (min: number, max: number, cpu = 50, storage = 0) => ({
+    minServeNodes: min,
+    maxServeNodes: max,
+    cpuUtilizationPercent: cpu,
+    storageUtilizationGibPerNode: storage,
+  });
 
   it('is stored on create, with the storage default filled in and the node count kept within the limits', async () => {
     const f = await openDb();
     await f.db.createInstance(name, spec, new Map([['auto-ssd', { ...cluster(), serveNodes: 1, autoscaling: limits(2, 6, 60) }]]));
     expect(f.db.getCluster(name, 'auto-ssd')).toMatchObject({ serveNodes: 2, autoscaling: limits(2, 6, 60, 2560) });
-    await f.db.createCluster(name, 'auto-hdd', { ...cluster('us-east1-c'), storageType: 'hdd', serveNodes: 9, autoscaling: limits(1, 4, 70, 10000) });
+    await f.db.createCluster(name, 'auto-hdd', {
+      ...cluster('us-east1-c'),
+      storageType: 'hdd',
+      serveNodes: 9,
+      autoscaling: limits(1, 4, 70, 10000),
+    });
     expect(f.db.getCluster(name, 'auto-hdd')).toMatchObject({ serveNodes: 4, autoscaling: limits(1, 4, 70, 10000) });
     await f.db.createCluster(name, 'auto-hdd2', { ...cluster('us-east1-d'), storageType: 'hdd', serveNodes: 1, autoscaling: limits(1, 4) });
     expect(f.db.getCluster(name, 'auto-hdd2').autoscaling?.storageUtilizationGibPerNode).toBe(8192);
@@ -221,8 +243,11 @@ describe('autoscaling', () => {
       ['hdd storage under 8192', { ...cluster(), storageType: 'hdd', autoscaling: limits(1, 3, 50, 5120) }],
       ['manual with 1001 nodes', cluster('z', 1001)],
     ];
-    for (const [why, c] of bad) expect([why, await codeOf(() => f.db.createCluster(name, 'auto-cluster', c))]).toEqual([why, 'InvalidArgument']);
-    expect(await codeOf(() => f.db.createCluster(name, 'auto-cluster', { ...cluster(), autoscaling: limits(2, 20, 80, 5120) }))).toBe('none');
+    for (const [why, c] of bad)
+      expect([why, await codeOf(() => f.db.createCluster(name, 'auto-cluster', c))]).toEqual([why, 'InvalidArgument']);
+    expect(await codeOf(() => f.db.createCluster(name, 'auto-cluster', { ...cluster(), autoscaling: limits(2, 20, 80, 5120) }))).toBe(
+      'none',
+    );
   });
 
   it('switches between manual and autoscaling as the clients do, and sets single limits and targets', async () => {
@@ -230,17 +255,33 @@ describe('autoscaling', () => {
     await f.db.createInstance(name, spec, new Map([['switching', cluster('us-east1-b', 3)]]));
     // A limit alone cannot turn autoscaling on: the limits and the CPU target are needed.
     expect(await codeOf(() => f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 2 } }))).toBe('InvalidArgument');
-    expect((await f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 4, maxServeNodes: 8, cpuUtilizationPercent: 50 } })).serveNodes).toBe(4);
+    expect(
+      (await f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 4, maxServeNodes: 8, cpuUtilizationPercent: 50 } }))
+        .serveNodes,
+    ).toBe(4);
     // Autoscaling sets the node count: serve_nodes alone is refused, with the way out named.
     const refused = await Promise.resolve()
       .then(() => f.db.updateCluster(name, 'switching', { serveNodes: 5 }))
-      .then(() => 'accepted', (e: Error) => e.message);
+      .then(
+        () => 'accepted',
+        (e: Error) => e.message,
+      );
     expect(refused).toMatch(/is autoscaled \(4-8 nodes\).*clear cluster_config.cluster_autoscaling_config/);
-    expect(await codeOf(() => f.db.updateCluster(name, 'switching', { serveNodes: 5, autoscaling: { maxServeNodes: 9 } }))).toBe('InvalidArgument');
+    expect(await codeOf(() => f.db.updateCluster(name, 'switching', { serveNodes: 5, autoscaling: { maxServeNodes: 9 } }))).toBe(
+      'InvalidArgument',
+    );
     // Single fields change in place; the node count follows the limits.
-    expect(await f.db.updateCluster(name, 'switching', { autoscaling: { maxServeNodes: 6 } })).toMatchObject({ serveNodes: 4, autoscaling: limits(4, 6, 50, 2560) });
-    expect(await f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 5, cpuUtilizationPercent: 70 } })).toMatchObject({ serveNodes: 5, autoscaling: limits(5, 6, 70, 2560) });
-    expect(await codeOf(() => f.db.updateCluster(name, 'switching', { autoscaling: { cpuUtilizationPercent: 90 } }))).toBe('InvalidArgument');
+    expect(await f.db.updateCluster(name, 'switching', { autoscaling: { maxServeNodes: 6 } })).toMatchObject({
+      serveNodes: 4,
+      autoscaling: limits(4, 6, 50, 2560),
+    });
+    expect(await f.db.updateCluster(name, 'switching', { autoscaling: { minServeNodes: 5, cpuUtilizationPercent: 70 } })).toMatchObject({
+      serveNodes: 5,
+      autoscaling: limits(5, 6, 70, 2560),
+    });
+    expect(await codeOf(() => f.db.updateCluster(name, 'switching', { autoscaling: { cpuUtilizationPercent: 90 } }))).toBe(
+      'InvalidArgument',
+    );
     // Cleared with a node count: manual scaling at that count (cbt updatecluster, the Node client's setMetadata({ nodes })).
     expect(await f.db.updateCluster(name, 'switching', { autoscaling: null, serveNodes: 7 })).toEqual({
       instance: name,
@@ -284,17 +325,25 @@ describe('app profiles', () => {
     expect(await codeOf(() => f.db.createAppProfile(name, 'bad id', anyRouting))).toBe('InvalidArgument');
     expect(
       await codeOf(() =>
-        f.db.createAppProfile(name, 'p1', { ...anyRouting, routing: { kind: 'singleCluster', clusterId: 'nope-cluster', allowTransactionalWrites: false } }),
+        f.db.createAppProfile(name, 'p1', {
+          ...anyRouting,
+          routing: { kind: 'singleCluster', clusterId: 'nope-cluster', allowTransactionalWrites: false },
+        }),
       ),
     ).toBe('InvalidArgument');
-    expect(await codeOf(() => f.db.createAppProfile(name, 'p2', { ...anyRouting, routing: { kind: 'multiClusterAny', clusterIds: ['nope-cluster'] } }))).toBe(
-      'InvalidArgument',
-    );
+    expect(
+      await codeOf(() =>
+        f.db.createAppProfile(name, 'p2', { ...anyRouting, routing: { kind: 'multiClusterAny', clusterIds: ['nope-cluster'] } }),
+      ),
+    ).toBe('InvalidArgument');
     expect(await codeOf(() => f.db.getAppProfile(name, 'missing'))).toBe('NotFound');
     expect(await codeOf(() => f.db.deleteAppProfile(name, 'missing'))).toBe('NotFound');
     // A cluster that a single-cluster profile routes to cannot go.
     await f.db.createCluster(name, 'cluster-b', cluster());
-    await f.db.createAppProfile(name, 'pinned', { ...anyRouting, routing: { kind: 'singleCluster', clusterId: 'cluster-b', allowTransactionalWrites: false } });
+    await f.db.createAppProfile(name, 'pinned', {
+      ...anyRouting,
+      routing: { kind: 'singleCluster', clusterId: 'cluster-b', allowTransactionalWrites: false },
+    });
     expect(await codeOf(() => f.db.deleteCluster(name, 'cluster-b'))).toBe('FailedPrecondition');
   });
 });

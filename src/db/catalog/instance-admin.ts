@@ -162,11 +162,11 @@ export class InstanceAdmin {
     const entry = this.find(instance);
     this.cluster(entry, instance, clusterId);
     if (entry.clusters.length === 1) {
-      throw failedPrecondition(`Cluster ${clusterId} is the last cluster of instance ${instance.instance}; an instance needs at least one cluster`);
+      throw failedPrecondition(
+        `Cluster ${clusterId} is the last cluster of instance ${instance.instance}; an instance needs at least one cluster`,
+      );
     }
-    const routed = entry.appProfiles.filter(
-      (p) => p.routing.kind === 'singleCluster' && p.routing.clusterId === clusterId,
-    );
+    const routed = entry.appProfiles.filter((p) => p.routing.kind === 'singleCluster' && p.routing.clusterId === clusterId);
     if (routed.length > 0) {
       throw failedPrecondition(`Cluster ${clusterId} is used by app profile(s) ${routed.map((p) => p.id).join(', ')}`);
     }
@@ -301,9 +301,16 @@ function updatedCluster(current: ClusterRecord, update: ClusterUpdate): ClusterR
   }
   if (update.autoscaling !== undefined) {
     if (update.serveNodes !== undefined) {
-      throw invalidArgument(`Cluster ${id}: serve_nodes cannot be set together with an autoscaling config (autoscaling sets the node count)`);
+      throw invalidArgument(
+        `Cluster ${id}: serve_nodes cannot be set together with an autoscaling config (autoscaling sets the node count)`,
+      );
     }
-    if (current.autoscaling === undefined && (update.autoscaling.minServeNodes === undefined || update.autoscaling.maxServeNodes === undefined || update.autoscaling.cpuUtilizationPercent === undefined)) {
+    if (
+      current.autoscaling === undefined &&
+      (update.autoscaling.minServeNodes === undefined ||
+        update.autoscaling.maxServeNodes === undefined ||
+        update.autoscaling.cpuUtilizationPercent === undefined)
+    ) {
       throw invalidArgument(
         `Cluster ${id} is scaled manually: to turn autoscaling on, give cluster_config.cluster_autoscaling_config with autoscaling_limits (min_serve_nodes, max_serve_nodes) and autoscaling_targets.cpu_utilization_percent`,
       );

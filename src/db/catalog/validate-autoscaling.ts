@@ -11,7 +11,11 @@ import type { AutoscalingSpec, ClusterSpec } from '../api.js';
  * SSD, 8192 on HDD) or 2560-5120 GiB per node on SSD, 8192-16384 on HDD.
  * Returns the config with the storage default filled in.
  */
-export function validateAutoscaling(clusterId: string, a: Partial<AutoscalingSpec>, storageType: ClusterSpec['storageType']): AutoscalingSpec {
+export function validateAutoscaling(
+  clusterId: string,
+  a: Partial<AutoscalingSpec>,
+  storageType: ClusterSpec['storageType'],
+): AutoscalingSpec {
   function bad(why: string): never {
     throw invalidArgument(`Cluster ${clusterId}: invalid autoscaling config: ${why}`);
   }
@@ -32,8 +36,15 @@ export function validateAutoscaling(clusterId: string, a: Partial<AutoscalingSpe
   }
   const range = AUTOSCALING_BOUNDS.storageGibPerNode[storageType];
   if (storage !== 0 && (!Number.isInteger(storage) || storage < range.min || storage > range.max)) {
-    bad(`storage_utilization_gib_per_node must be from ${range.min} to ${range.max} on an ${storageType.toUpperCase()} cluster (or 0 for the default ${range.default}), got ${storage}`);
+    bad(
+      `storage_utilization_gib_per_node must be from ${range.min} to ${range.max} on an ${storageType.toUpperCase()} cluster (or 0 for the default ${range.default}), got ${storage}`,
+    );
   }
   // 0 means the default, and the cluster reports the default it means (as Cloud Bigtable does).
-  return { minServeNodes: min, maxServeNodes: max, cpuUtilizationPercent: cpu, storageUtilizationGibPerNode: storage === 0 ? range.default : storage };
+  return {
+    minServeNodes: min,
+    maxServeNodes: max,
+    cpuUtilizationPercent: cpu,
+    storageUtilizationGibPerNode: storage === 0 ? range.default : storage,
+  };
 }

@@ -75,7 +75,9 @@ describe('int64 aggregates (sum, min, max)', () => {
 
   it('a MergeToCell state that is not 8 bytes is a family type mismatch', () => {
     for (const n of [3, 7, 9]) {
-      expect(() => mergeAggregate(intType('min'), encodeInt64(1n), new Uint8Array(n))).toThrow(/^Column family type mismatch: .* got \d bytes$/);
+      expect(() => mergeAggregate(intType('min'), encodeInt64(1n), new Uint8Array(n))).toThrow(
+        /^Column family type mismatch: .* got \d bytes$/,
+      );
       expect(codeOf(() => validateMergeInput(intType('max'), new Uint8Array(n)))).toBe('InvalidArgument');
     }
   });
@@ -108,7 +110,12 @@ describe('int64 aggregates (sum, min, max)', () => {
         const right = xs.length > k + 1 ? fold(t, xs.slice(k + 1)) : undefined;
         const merged = right === undefined ? left : mergeAggregate(t, left, right)!;
         expect(decodeInt64(merged)).toBe(whole);
-        expect(whole).toBe(BigInt.asIntN(64, xs.reduce((a, b) => a + b, 0n)));
+        expect(whole).toBe(
+          BigInt.asIntN(
+            64,
+            xs.reduce((a, b) => a + b, 0n),
+          ),
+        );
       }),
     );
   });

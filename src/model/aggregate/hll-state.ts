@@ -97,7 +97,8 @@ export function decodeHllState(bytes: Uint8Array): HllStateFields {
     const h = new WireReader(hll, WHAT);
     while (!h.atEnd) {
       const [field, wire] = h.tag();
-      if (field === 2 && wire === WIRE_VARINT) h.varint31(); // sparse_size: recomputed from the data
+      if (field === 2 && wire === WIRE_VARINT)
+        h.varint31(); // sparse_size: recomputed from the data
       else if (field === 3 && wire === WIRE_VARINT) precision = h.varint31();
       else if (field === 4 && wire === WIRE_VARINT) sparsePrecision = h.varint31();
       else if (field === 5 && wire === WIRE_LENGTH_DELIMITED) data = h.bytes();

@@ -109,9 +109,7 @@ function build(filter: RowFilter, path: string): FilterNode {
     case 'chain':
       return buildChain(filter.filters, `${path}chain.filters`);
     case 'interleave': {
-      const nodes = filter.filters
-        .map((f, i) => build(f, `${path}interleave.filters[${i}].`))
-        .filter((n) => !(n instanceof BlockAllNode));
+      const nodes = filter.filters.map((f, i) => build(f, `${path}interleave.filters[${i}].`)).filter((n) => !(n instanceof BlockAllNode));
       if (nodes.length === 0) return new BlockAllNode();
       return nodes.length === 1 ? nodes[0]! : new InterleaveNode(nodes);
     }

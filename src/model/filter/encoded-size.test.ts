@@ -55,13 +55,21 @@ function toProto(f: RowFilter): Record<string, unknown> {
     case 'qualifierRegex':
       return { column_qualifier_regex_filter: toBytes(f.pattern) };
     case 'columnRange':
-      return { column_range_filter: { family_name: f.family, ...b(f.start, 'start_qualifier_closed', 'start_qualifier_open'), ...b(f.end, 'end_qualifier_closed', 'end_qualifier_open') } };
+      return {
+        column_range_filter: {
+          family_name: f.family,
+          ...b(f.start, 'start_qualifier_closed', 'start_qualifier_open'),
+          ...b(f.end, 'end_qualifier_closed', 'end_qualifier_open'),
+        },
+      };
     case 'timestampRange':
       return { timestamp_range_filter: { start_timestamp_micros: f.start, end_timestamp_micros: f.end ?? 0 } };
     case 'valueRegex':
       return { value_regex_filter: toBytes(f.pattern) };
     case 'valueRange':
-      return { value_range_filter: { ...b(f.start, 'start_value_closed', 'start_value_open'), ...b(f.end, 'end_value_closed', 'end_value_open') } };
+      return {
+        value_range_filter: { ...b(f.start, 'start_value_closed', 'start_value_open'), ...b(f.end, 'end_value_closed', 'end_value_open') },
+      };
     case 'cellsPerRowOffset':
       return { cells_per_row_offset_filter: f.offset };
     case 'cellsPerRowLimit':

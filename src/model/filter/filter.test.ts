@@ -87,7 +87,11 @@ const CASES: readonly Case[] = [
   { name: 'chain with a rejecting row key regex', filter: F.chain(F.column('y'), F.key('nope')), expected: [] },
   { name: 'chain offset then limit', filter: F.chain(F.rowOffset(1), F.rowLimit(1)), expected: only(1) },
   { name: 'chain limit then offset', filter: F.chain(F.rowLimit(1), F.rowOffset(1)), expected: [] },
-  { name: 'chain strip then value regex sees the stripped value', filter: F.chain(F.strip, F.value('')), expected: stripped(...allIndices) },
+  {
+    name: 'chain strip then value regex sees the stripped value',
+    filter: F.chain(F.strip, F.value('')),
+    expected: stripped(...allIndices),
+  },
   { name: 'chain value regex then strip', filter: F.chain(F.value(''), F.strip), expected: [] },
   { name: 'chain of pass_all', filter: F.chain(F.pass, F.pass), expected: ALL },
   { name: 'chain with block_all', filter: F.chain(F.pass, F.block), expected: [] },
@@ -110,7 +114,11 @@ const CASES: readonly Case[] = [
     filter: F.interleave(F.column('b'), F.chain(F.column('b'), F.label('dup'))),
     expected: [...only(3), ...labelled('dup', 3)],
   },
-  { name: 'interleave of pass_all twice doubles every cell', filter: F.interleave(F.pass, F.pass), expected: allIndices.flatMap((i) => only(i, i)) },
+  {
+    name: 'interleave of pass_all twice doubles every cell',
+    filter: F.interleave(F.pass, F.pass),
+    expected: allIndices.flatMap((i) => only(i, i)),
+  },
   { name: 'interleave of block_all', filter: F.interleave(F.block, F.block), expected: [] },
   { name: 'interleave with block_all is the other filter', filter: F.interleave(F.block, F.column('y')), expected: only(6) },
   {
@@ -119,9 +127,21 @@ const CASES: readonly Case[] = [
     expected: [`${ALL[0]} [l2]`, ALL[0]!, `${ALL[3]} [l2]`, `${ALL[4]} [l2]`, `${ALL[6]} [l2]`],
   },
   { name: 'cells per row limit counts duplicates', filter: F.chain(F.interleave(F.pass, F.pass), F.rowLimit(3)), expected: only(0, 0, 1) },
-  { name: 'cells per row offset counts duplicates', filter: F.chain(F.interleave(F.pass, F.pass), F.rowOffset(11)), expected: only(5, 6, 6) },
-  { name: 'cells per column limit counts duplicates', filter: F.chain(F.interleave(F.pass, F.pass), F.columnLimit(1)), expected: only(0, 3, 4, 6) },
-  { name: 'cells per column limit 3 over duplicates', filter: F.chain(F.interleave(F.pass, F.pass), F.columnLimit(3)), expected: only(0, 0, 1, 3, 3, 4, 4, 5, 6, 6) },
+  {
+    name: 'cells per row offset counts duplicates',
+    filter: F.chain(F.interleave(F.pass, F.pass), F.rowOffset(11)),
+    expected: only(5, 6, 6),
+  },
+  {
+    name: 'cells per column limit counts duplicates',
+    filter: F.chain(F.interleave(F.pass, F.pass), F.columnLimit(1)),
+    expected: only(0, 3, 4, 6),
+  },
+  {
+    name: 'cells per column limit 3 over duplicates',
+    filter: F.chain(F.interleave(F.pass, F.pass), F.columnLimit(3)),
+    expected: only(0, 0, 1, 3, 3, 4, 4, 5, 6, 6),
+  },
   {
     name: 'interleave of labelled branches in a chain with another filter',
     filter: F.chain(F.interleave(F.chain(F.column('y'), F.label('a')), F.chain(F.column('b'), F.label('b'))), F.strip),
@@ -133,9 +153,21 @@ const CASES: readonly Case[] = [
   { name: 'condition false branch', filter: F.condition(F.column('zz'), F.family('fam1'), F.column('a')), expected: only(0, 1, 2) },
   { name: 'condition true with no true filter outputs nothing', filter: F.condition(F.column('y'), undefined, F.pass), expected: [] },
   { name: 'condition false with no false filter outputs nothing', filter: F.condition(F.column('zz'), F.pass), expected: [] },
-  { name: 'condition without a predicate is true on any cell', filter: F.condition(undefined, F.label('t'), F.label('f')), expected: labelled('t', ...allIndices) },
-  { name: 'condition predicate output is not returned', filter: F.condition(F.chain(F.value('yy'), F.strip), F.rowLimit(1)), expected: only(0) },
-  { name: 'condition branches see the whole input row', filter: F.chain(F.family('fam1'), F.condition(F.column('y'), F.columnLimit(1))), expected: only(4, 6) },
+  {
+    name: 'condition without a predicate is true on any cell',
+    filter: F.condition(undefined, F.label('t'), F.label('f')),
+    expected: labelled('t', ...allIndices),
+  },
+  {
+    name: 'condition predicate output is not returned',
+    filter: F.condition(F.chain(F.value('yy'), F.strip), F.rowLimit(1)),
+    expected: only(0),
+  },
+  {
+    name: 'condition branches see the whole input row',
+    filter: F.chain(F.family('fam1'), F.condition(F.column('y'), F.columnLimit(1))),
+    expected: only(4, 6),
+  },
   { name: 'condition on a row key', filter: F.condition(F.key('row1'), F.strip, F.block), expected: stripped(...allIndices) },
 
   // ---- sink ----
@@ -210,7 +242,10 @@ describe('remembered regex answers', () => {
 
 describe('value bitmask: (value & mask) == mask, same length', () => {
   const BITS = row('b', 'bin:0f@1=\x0f', 'bin:1f@1=\x1f', 'bin:ff@1=\xff', 'bin:0a@1=\x0a', 'bin:two@1=\x0f\x0f', 'bin:empty@1=');
-  const names = (filter: RowFilter): string[] => compileFilter(filter).apply(BITS, ORDER).map((c) => c.qualifier);
+  const names = (filter: RowFilter): string[] =>
+    compileFilter(filter)
+      .apply(BITS, ORDER)
+      .map((c) => c.qualifier);
   it.each([
     [[0x0f], ['0f', '1f', 'ff']],
     [[0x00], ['0f', '1f', 'ff', '0a']],

@@ -161,7 +161,7 @@ describe('RowFilter properties', () => {
         fc.pre(!JSON.stringify(f).includes('"sink"'));
         const once = compileFilter(f, { random }).apply(row, ORDER);
         const expected: Cell[] = [];
-        for (let i = 0; i < once.length; ) {
+        for (let i = 0; i < once.length;) {
           let j = i + 1;
           while (j < once.length && ORDER(once[i]!, once[j]!) === 0) j++;
           const group = once.slice(i, j);

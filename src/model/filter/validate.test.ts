@@ -21,17 +21,45 @@ const INVALID: readonly (readonly [string, RowFilter, string])[] = [
   ['one-filter interleave', F.interleave(F.pass), 'Interleave must contain at least two RowFilters, got 1'],
   ['nested one-filter chain', F.chain(F.pass, F.chain(F.strip)), `Error in field 'chain.filters[1].chain' :`],
   // sink placement
-  ['sink as a predicate', F.condition(F.sink, F.pass), `Error in field 'condition.predicate_filter.sink' : sink cannot be nested in a condition filter`],
+  [
+    'sink as a predicate',
+    F.condition(F.sink, F.pass),
+    `Error in field 'condition.predicate_filter.sink' : sink cannot be nested in a condition filter`,
+  ],
   ['sink in a true filter', F.condition(F.pass, F.chain(F.pass, F.sink)), `Error in field 'condition.true_filter.chain.filters[1].sink'`],
-  ['sink in a false filter', F.condition(F.pass, undefined, F.interleave(F.sink, F.pass)), `'condition.false_filter.interleave.filters[0].sink'`],
-  ['sink in a nested condition', F.chain(F.pass, F.condition(F.pass, F.condition(F.pass, F.sink))), `'chain.filters[1].condition.true_filter.condition.true_filter.sink'`],
+  [
+    'sink in a false filter',
+    F.condition(F.pass, undefined, F.interleave(F.sink, F.pass)),
+    `'condition.false_filter.interleave.filters[0].sink'`,
+  ],
+  [
+    'sink in a nested condition',
+    F.chain(F.pass, F.condition(F.pass, F.condition(F.pass, F.sink))),
+    `'chain.filters[1].condition.true_filter.condition.true_filter.sink'`,
+  ],
   // labels
-  ['two labels in a chain', F.chain(F.label('a'), F.strip, F.label('b')), 'at most one sub-filter that applies a label (apply_label_transformer), because a cell cannot carry two labels; found 2: filters[0], filters[2]'],
-  ['labels in an interleave and after it', F.chain(F.interleave(F.label('a'), F.label('b')), F.label('c')), 'found 2: filters[0], filters[1]'],
+  [
+    'two labels in a chain',
+    F.chain(F.label('a'), F.strip, F.label('b')),
+    'at most one sub-filter that applies a label (apply_label_transformer), because a cell cannot carry two labels; found 2: filters[0], filters[2]',
+  ],
+  [
+    'labels in an interleave and after it',
+    F.chain(F.interleave(F.label('a'), F.label('b')), F.label('c')),
+    'found 2: filters[0], filters[1]',
+  ],
   ['labels in a condition branch and after it', F.chain(F.condition(F.pass, F.label('a')), F.label('b')), 'found 2'],
   ['a label in a predicate counts', F.chain(F.condition(F.label('a'), F.pass), F.label('b')), 'found 2'],
-  ['two labels in a nested chain', F.chain(F.pass, F.chain(F.label('a'), F.label('b'))), `Error in field 'chain.filters[1].chain' : a Chain may have at most one`],
-  ['label with upper case', F.label('Upper'), `Error in field 'apply_label_transformer' : label "Upper" must match [a-z0-9\\-]+ and be at most 15 characters`],
+  [
+    'two labels in a nested chain',
+    F.chain(F.pass, F.chain(F.label('a'), F.label('b'))),
+    `Error in field 'chain.filters[1].chain' : a Chain may have at most one`,
+  ],
+  [
+    'label with upper case',
+    F.label('Upper'),
+    `Error in field 'apply_label_transformer' : label "Upper" must match [a-z0-9\\-]+ and be at most 15 characters`,
+  ],
   ['label with a space', F.label('a b'), 'must match'],
   ['empty label', F.label(''), 'must match'],
   ['16-character label', F.label('abcdefghijklmnop'), 'at most 15 characters'],
@@ -46,21 +74,37 @@ const INVALID: readonly (readonly [string, RowFilter, string])[] = [
   ['family regex with a colon', F.family('fam:x'), `Error in field 'family_name_regex_filter' : the regex must not contain ':'`],
   ['family regex with an escaped colon', F.family('fam\\:'), `must not contain ':'`],
   // column range
-  ['column range without a family', F.columnRange(''), `Error in field 'column_range_filter.family_name' : "" is not a valid column family name`],
+  [
+    'column range without a family',
+    F.columnRange(''),
+    `Error in field 'column_range_filter.family_name' : "" is not a valid column family name`,
+  ],
   ['column range with a bad family', F.columnRange('fam:1'), 'is not a valid column family name'],
   ['column range with a long family', F.columnRange('f'.repeat(65)), 'is not a valid column family name'],
-  ['column range start after end', F.columnRange('f', closed('b'), closed('a')), `Error in field 'column_range_filter' : the qualifier range ["b", "a"] is empty`],
+  [
+    'column range start after end',
+    F.columnRange('f', closed('b'), closed('a')),
+    `Error in field 'column_range_filter' : the qualifier range ["b", "a"] is empty`,
+  ],
   ['column range [a, a)', F.columnRange('f', closed('a'), open('a')), 'is empty'],
   ['column range (a, a]', F.columnRange('f', open('a'), closed('a')), 'is empty'],
   ['column range (a, a)', F.columnRange('f', open('a'), open('a')), 'is empty'],
   ['column range ["", "")', F.columnRange('f', undefined, open('')), 'the qualifier range ["", "") is empty'],
   // value range
-  ['value range start after end', F.valueRange(closed('\xff'), open('\x00')), `Error in field 'value_range_filter' : the value range ["\\xff", "\\x00") is empty`],
+  [
+    'value range start after end',
+    F.valueRange(closed('\xff'), open('\x00')),
+    `Error in field 'value_range_filter' : the value range ["\\xff", "\\x00") is empty`,
+  ],
   ['value range (v, v)', F.valueRange(open('v'), open('v')), 'is empty'],
   // timestamp range
   ['timestamp range start after end', F.time(5000, 4000), `Error in field 'timestamp_range_filter' : the range [5000, 4000) is empty`],
   ['timestamp range start equals end', F.time(4000, 4000), 'is empty'],
-  ['negative start timestamp', F.time(-1000), `Error in field 'timestamp_range_filter.start_timestamp_micros' : must be a non-negative integer, got -1000`],
+  [
+    'negative start timestamp',
+    F.time(-1000),
+    `Error in field 'timestamp_range_filter.start_timestamp_micros' : must be a non-negative integer, got -1000`,
+  ],
   ['negative end timestamp', F.time(0, -1), `'timestamp_range_filter.end_timestamp_micros'`],
   ['fractional timestamp', F.time(0.5), 'must be a non-negative integer'],
   // counts
@@ -75,9 +119,17 @@ const INVALID: readonly (readonly [string, RowFilter, string])[] = [
   ['empty bitmask', F.bitmask(), `Error in field 'value_bitmask_filter.mask' : the mask is required and must not be empty`],
   // regex syntax, named by path
   ['bad row key regex', F.key('('), `Error in field 'row_key_regex_filter' : "(" is not a valid RE2 regex: missing )`],
-  ['bad nested value regex', F.interleave(F.pass, F.value('a**')), `Error in field 'interleave.filters[1].value_regex_filter' : "a**" is not a valid RE2 regex: bad repetition operator`],
+  [
+    'bad nested value regex',
+    F.interleave(F.pass, F.value('a**')),
+    `Error in field 'interleave.filters[1].value_regex_filter' : "a**" is not a valid RE2 regex: bad repetition operator`,
+  ],
   ['bad family regex', F.family('fam['), `Error in field 'family_name_regex_filter' : "fam[" is not a valid RE2 regex: missing ]`],
-  ['bad qualifier regex in a predicate', F.condition(F.column('\\u0041'), F.pass), `Error in field 'condition.predicate_filter.column_qualifier_regex_filter'`],
+  [
+    'bad qualifier regex in a predicate',
+    F.condition(F.column('\\u0041'), F.pass),
+    `Error in field 'condition.predicate_filter.column_qualifier_regex_filter'`,
+  ],
   ['bad regex deep in a chain', F.chain(F.pass, F.chain(F.strip, F.key('\\'))), `'chain.filters[1].chain.filters[1].row_key_regex_filter'`],
   // nesting and size
   ['21 levels of nesting', nested(21), 'row filters may be nested at most 20 levels deep'],

@@ -46,9 +46,7 @@ export function fieldError(path: string, fieldName: string, problem: string): Er
 
 function checkNesting(filter: RowFilter, enclosing: number, path: string): void {
   if (enclosing > LIMITS.maxFilterDepth) {
-    throw invalidArgument(
-      `Error in field '${path.slice(0, -1)}' : row filters may be nested at most ${LIMITS.maxFilterDepth} levels deep`,
-    );
+    throw invalidArgument(`Error in field '${path.slice(0, -1)}' : row filters may be nested at most ${LIMITS.maxFilterDepth} levels deep`);
   }
   forEachChild(filter, path, (child, childPath) => checkNesting(child, enclosing + 1, childPath));
 }
@@ -140,7 +138,11 @@ function checkFilter(filter: RowFilter, path: string, inCondition: boolean): voi
         throw fieldError(path, 'timestamp_range_filter.end_timestamp_micros', `must be a non-negative integer, got ${end}`);
       }
       if (end !== undefined && end !== 0 && end <= start) {
-        throw fieldError(path, 'timestamp_range_filter', `the range [${start}, ${end}) is empty: start must be less than end (0 means unbounded)`);
+        throw fieldError(
+          path,
+          'timestamp_range_filter',
+          `the range [${start}, ${end}) is empty: start must be less than end (0 means unbounded)`,
+        );
       }
       return;
     }

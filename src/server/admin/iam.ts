@@ -22,7 +22,10 @@ export class IamPolicies {
   set(resource: string, policy: IamPolicy): IamPolicy {
     const current = this.get(resource);
     if (policy.etag.length > 0 && !policy.etag.equals(current.etag)) {
-      throw new TabletopError('Aborted', `SetIamPolicy: the policy of ${resource} changed since it was read (etag mismatch); read it again and retry`);
+      throw new TabletopError(
+        'Aborted',
+        `SetIamPolicy: the policy of ${resource} changed since it was read (etag mismatch); read it again and retry`,
+      );
     }
     const stored: IamPolicy = { ...policy, etag: Buffer.from(`v${++this.version}`) };
     this.policies.set(resource, stored);
@@ -40,16 +43,24 @@ function checkResource(db: DatabaseCore, resource: string | null | undefined): s
 }
 
 /** The IAM methods, for a service's ServiceSpec; each targets the resource its request names. */
-export function iamMethods(db: DatabaseCore, policies: IamPolicies): Record<'GetIamPolicy' | 'SetIamPolicy' | 'TestIamPermissions', MethodSpec> {
+export function iamMethods(
+  db: DatabaseCore,
+  policies: IamPolicies,
+): Record<'GetIamPolicy' | 'SetIamPolicy' | 'TestIamPermissions', MethodSpec> {
   return {
-    GetIamPolicy: unary<PNameRequest & { resource?: string | null }, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) => policyToProto(policies.get(checkResource(db, req.resource)))),
+    GetIamPolicy: unary<PNameRequest & { resource?: string | null }, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) =>
+      policyToProto(policies.get(checkResource(db, req.resource))),
+    ),
     SetIamPolicy: unary<PSetIamPolicyRequest, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) => {
       const resource = checkResource(db, req.resource);
       return policyToProto(policies.set(resource, policyFromProto(req.policy)));
     }),
-    TestIamPermissions: unary<PTestIamPermissionsRequest, { permissions: string[] }>({ resource: (req) => resourceOfName(req.resource) }, (req) => {
-      checkResource(db, req.resource);
-      return { permissions: [...(req.permissions ?? [])] };
-    }),
+    TestIamPermissions: unary<PTestIamPermissionsRequest, { permissions: string[] }>(
+      { resource: (req) => resourceOfName(req.resource) },
+      (req) => {
+        checkResource(db, req.resource);
+        return { permissions: [...(req.permissions ?? [])] };
+      },
+    ),
   };
 }

@@ -1,6 +1,13 @@
 import type { ClusterSpec, DatabaseCore } from '../../db/api.js';
 import { invalidArgument } from '../../model/errors.js';
-import { type InstanceName, childNameString, instanceNameString, parseChildName, parseInstanceName, parseProjectName } from '../../model/names.js';
+import {
+  type InstanceName,
+  childNameString,
+  instanceNameString,
+  parseChildName,
+  parseInstanceName,
+  parseProjectName,
+} from '../../model/names.js';
 import {
   appProfileSpecFromProto,
   appProfileToProto,
@@ -60,31 +67,41 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
       if (clusters.size === 0) throw invalidArgument('CreateInstance needs at least one cluster');
       const name = { project, instance: instanceId };
       const info = await db.createInstance(name, instanceSpecFromProto(req.instance, instanceId), clusters);
-      return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'CreateInstanceMetadata', started));
+      return operationToProto(
+        operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'CreateInstanceMetadata', started),
+      );
     }),
 
     GetInstance: unary<PNameRequest, PInstance>({ resource: (req) => resource('instance', req.name) }, (req) =>
       instanceToProto(db.getInstance(parseInstanceName(required(req.name, 'GetInstance', 'name')))),
     ),
 
-    ListInstances: unary<PParentRequest, { instances: PInstance[]; failedLocations: string[]; nextPageToken: string }>({ resource: (req) => resource('project', req.parent) }, (req) => {
-      const project = parseProjectName(required(req.parent, 'ListInstances', 'parent'));
-      const { items, nextPageToken } = page(db.listInstances(project), (i) => i.name.instance, 0, req.pageToken);
-      return { instances: items.map(instanceToProto), failedLocations: [], nextPageToken };
-    }),
+    ListInstances: unary<PParentRequest, { instances: PInstance[]; failedLocations: string[]; nextPageToken: string }>(
+      { resource: (req) => resource('project', req.parent) },
+      (req) => {
+        const project = parseProjectName(required(req.parent, 'ListInstances', 'parent'));
+        const { items, nextPageToken } = page(db.listInstances(project), (i) => i.name.instance, 0, req.pageToken);
+        return { instances: items.map(instanceToProto), failedLocations: [], nextPageToken };
+      },
+    ),
 
     UpdateInstance: unary<PInstance, PInstance>({ resource: (req) => resource('instance', req.name) }, async (req) => {
       const name = parseInstanceName(required(req.name, 'UpdateInstance', 'name'));
       return instanceToProto(await db.updateInstance(name, instanceUpdateFromProto(req, undefined)));
     }),
 
-    PartialUpdateInstance: unary<PPartialUpdateInstanceRequest, POperation>({ resource: (req) => resource('instance', req.instance?.name) }, async (req) => {
-      const started = Date.now();
-      const instance = req.instance ?? {};
-      const name = parseInstanceName(required(instance.name, 'PartialUpdateInstance', 'instance.name'));
-      const info = await db.updateInstance(name, instanceUpdateFromProto(instance, req.updateMask ?? { paths: [] }));
-      return operationToProto(operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'UpdateInstanceMetadata', started));
-    }),
+    PartialUpdateInstance: unary<PPartialUpdateInstanceRequest, POperation>(
+      { resource: (req) => resource('instance', req.instance?.name) },
+      async (req) => {
+        const started = Date.now();
+        const instance = req.instance ?? {};
+        const name = parseInstanceName(required(instance.name, 'PartialUpdateInstance', 'instance.name'));
+        const info = await db.updateInstance(name, instanceUpdateFromProto(instance, req.updateMask ?? { paths: [] }));
+        return operationToProto(
+          operations.add(instanceNameString(name), { kind: 'instance', instance: info }, 'UpdateInstanceMetadata', started),
+        );
+      },
+    ),
 
     DeleteInstance: unary<PNameRequest, object>({ resource: (req) => resource('instance', req.name) }, async (req) => {
       await db.deleteInstance(parseInstanceName(required(req.name, 'DeleteInstance', 'name')));
@@ -96,7 +113,14 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
       const instance = parseInstanceName(required(req.parent, 'CreateCluster', 'parent'));
       const clusterId = required(req.clusterId, 'CreateCluster', 'cluster_id');
       const info = await db.createCluster(instance, clusterId, clusterSpecFromProto(req.cluster, clusterId));
-      return operationToProto(operations.add(childNameString(instance, 'clusters', clusterId), { kind: 'cluster', cluster: info }, 'CreateClusterMetadata', started));
+      return operationToProto(
+        operations.add(
+          childNameString(instance, 'clusters', clusterId),
+          { kind: 'cluster', cluster: info },
+          'CreateClusterMetadata',
+          started,
+        ),
+      );
     }),
 
     GetCluster: unary<PNameRequest, PCluster>({ resource: (req) => resource('cluster', req.name) }, (req) => {
@@ -104,26 +128,36 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
       return clusterToProto(db.getCluster(n, n.id));
     }),
 
-    ListClusters: unary<PParentRequest, { clusters: PCluster[]; failedLocations: string[]; nextPageToken: string }>({ resource: (req) => resource('instance', req.parent) }, (req) => {
-      const clusters = instancesOf(req.parent, 'ListClusters').flatMap((i) => db.listClusters(i));
-      const { items, nextPageToken } = page(clusters, (c) => childNameString(c.instance, 'clusters', c.id), 0, req.pageToken);
-      return { clusters: items.map(clusterToProto), failedLocations: [], nextPageToken };
-    }),
+    ListClusters: unary<PParentRequest, { clusters: PCluster[]; failedLocations: string[]; nextPageToken: string }>(
+      { resource: (req) => resource('instance', req.parent) },
+      (req) => {
+        const clusters = instancesOf(req.parent, 'ListClusters').flatMap((i) => db.listClusters(i));
+        const { items, nextPageToken } = page(clusters, (c) => childNameString(c.instance, 'clusters', c.id), 0, req.pageToken);
+        return { clusters: items.map(clusterToProto), failedLocations: [], nextPageToken };
+      },
+    ),
 
     UpdateCluster: unary<PCluster, POperation>({ resource: (req) => resource('cluster', req.name) }, async (req) => {
       const started = Date.now();
       const n = parseChildName(required(req.name, 'UpdateCluster', 'name'), 'clusters');
       const info = await db.updateCluster(n, n.id, clusterUpdateFromProto(req, undefined));
-      return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'UpdateClusterMetadata', started));
+      return operationToProto(
+        operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'UpdateClusterMetadata', started),
+      );
     }),
 
-    PartialUpdateCluster: unary<PPartialUpdateClusterRequest, POperation>({ resource: (req) => resource('cluster', req.cluster?.name) }, async (req) => {
-      const started = Date.now();
-      const cluster = req.cluster ?? {};
-      const n = parseChildName(required(cluster.name, 'PartialUpdateCluster', 'cluster.name'), 'clusters');
-      const info = await db.updateCluster(n, n.id, clusterUpdateFromProto(cluster, req.updateMask ?? { paths: [] }));
-      return operationToProto(operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'PartialUpdateClusterMetadata', started));
-    }),
+    PartialUpdateCluster: unary<PPartialUpdateClusterRequest, POperation>(
+      { resource: (req) => resource('cluster', req.cluster?.name) },
+      async (req) => {
+        const started = Date.now();
+        const cluster = req.cluster ?? {};
+        const n = parseChildName(required(cluster.name, 'PartialUpdateCluster', 'cluster.name'), 'clusters');
+        const info = await db.updateCluster(n, n.id, clusterUpdateFromProto(cluster, req.updateMask ?? { paths: [] }));
+        return operationToProto(
+          operations.add(childNameString(n, 'clusters', n.id), { kind: 'cluster', cluster: info }, 'PartialUpdateClusterMetadata', started),
+        );
+      },
+    ),
 
     DeleteCluster: unary<PNameRequest, object>({ resource: (req) => resource('cluster', req.name) }, async (req) => {
       const n = parseChildName(required(req.name, 'DeleteCluster', 'name'), 'clusters');
@@ -142,19 +176,37 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
       return appProfileToProto(db.getAppProfile(n, n.id));
     }),
 
-    ListAppProfiles: unary<PParentRequest, { appProfiles: PAppProfile[]; failedLocations: string[]; nextPageToken: string }>({ resource: (req) => resource('instance', req.parent) }, (req) => {
-      const profiles = instancesOf(req.parent, 'ListAppProfiles').flatMap((i) => db.listAppProfiles(i));
-      const { items, nextPageToken } = page(profiles, (p) => childNameString(p.instance, 'appProfiles', p.id), req.pageSize, req.pageToken);
-      return { appProfiles: items.map(appProfileToProto), failedLocations: [], nextPageToken };
-    }),
+    ListAppProfiles: unary<PParentRequest, { appProfiles: PAppProfile[]; failedLocations: string[]; nextPageToken: string }>(
+      { resource: (req) => resource('instance', req.parent) },
+      (req) => {
+        const profiles = instancesOf(req.parent, 'ListAppProfiles').flatMap((i) => db.listAppProfiles(i));
+        const { items, nextPageToken } = page(
+          profiles,
+          (p) => childNameString(p.instance, 'appProfiles', p.id),
+          req.pageSize,
+          req.pageToken,
+        );
+        return { appProfiles: items.map(appProfileToProto), failedLocations: [], nextPageToken };
+      },
+    ),
 
-    UpdateAppProfile: unary<PUpdateAppProfileRequest, POperation>({ resource: (req) => resource('appProfile', req.appProfile?.name) }, async (req) => {
-      const started = Date.now();
-      const profile = req.appProfile ?? {};
-      const n = parseChildName(required(profile.name, 'UpdateAppProfile', 'app_profile.name'), 'appProfiles');
-      const info = await db.updateAppProfile(n, n.id, appProfileUpdateFromProto(profile, req.updateMask, n.id));
-      return operationToProto(operations.add(childNameString(n, 'appProfiles', n.id), { kind: 'appProfile', appProfile: info }, 'UpdateAppProfileMetadata', started));
-    }),
+    UpdateAppProfile: unary<PUpdateAppProfileRequest, POperation>(
+      { resource: (req) => resource('appProfile', req.appProfile?.name) },
+      async (req) => {
+        const started = Date.now();
+        const profile = req.appProfile ?? {};
+        const n = parseChildName(required(profile.name, 'UpdateAppProfile', 'app_profile.name'), 'appProfiles');
+        const info = await db.updateAppProfile(n, n.id, appProfileUpdateFromProto(profile, req.updateMask, n.id));
+        return operationToProto(
+          operations.add(
+            childNameString(n, 'appProfiles', n.id),
+            { kind: 'appProfile', appProfile: info },
+            'UpdateAppProfileMetadata',
+            started,
+          ),
+        );
+      },
+    ),
 
     DeleteAppProfile: unary<PNameRequest, object>({ resource: (req) => resource('appProfile', req.name) }, async (req) => {
       const n = parseChildName(required(req.name, 'DeleteAppProfile', 'name'), 'appProfiles');
@@ -162,21 +214,24 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
       return {};
     }),
 
-    ListHotTablets: unary<PListHotTabletsRequest, { hotTablets: object[]; nextPageToken: string }>({ resource: (req) => resource('cluster', req.parent) }, (req) => {
-      // parent: projects/{p}/instances/{i}/clusters/{c}; "-" as the cluster means all clusters.
-      const parent = parseChildName(required(req.parent, 'ListHotTablets', 'parent'), 'clusters');
-      const instance = { project: parent.project, instance: parent.instance };
-      const nowMillis = Date.now();
-      const start = timestampToMillis(req.startTime, 'start_time');
-      const end = timestampToMillis(req.endTime, 'end_time') ?? nowMillis;
-      if (start !== undefined && start > end) throw invalidArgument('ListHotTablets: start_time must not be after end_time');
-      // tabletop keeps the last two minutes of load per tablet: the window is clamped to that.
-      const windowSeconds = Math.max(1, Math.min(110, Math.round((end - (start ?? end - 60_000)) / 1000)));
-      const hot = db.listHotTablets(instance, windowSeconds, parent.id === '-' ? undefined : parent.id);
-      const ranked = hot.map((h, i) => ({ rank: String(i).padStart(8, '0'), h }));
-      const { items, nextPageToken } = page(ranked, (r) => r.rank, req.pageSize, req.pageToken);
-      return { hotTablets: items.map((r) => hotTabletToProto(r.h)), nextPageToken };
-    }),
+    ListHotTablets: unary<PListHotTabletsRequest, { hotTablets: object[]; nextPageToken: string }>(
+      { resource: (req) => resource('cluster', req.parent) },
+      (req) => {
+        // parent: projects/{p}/instances/{i}/clusters/{c}; "-" as the cluster means all clusters.
+        const parent = parseChildName(required(req.parent, 'ListHotTablets', 'parent'), 'clusters');
+        const instance = { project: parent.project, instance: parent.instance };
+        const nowMillis = Date.now();
+        const start = timestampToMillis(req.startTime, 'start_time');
+        const end = timestampToMillis(req.endTime, 'end_time') ?? nowMillis;
+        if (start !== undefined && start > end) throw invalidArgument('ListHotTablets: start_time must not be after end_time');
+        // tabletop keeps the last two minutes of load per tablet: the window is clamped to that.
+        const windowSeconds = Math.max(1, Math.min(110, Math.round((end - (start ?? end - 60_000)) / 1000)));
+        const hot = db.listHotTablets(instance, windowSeconds, parent.id === '-' ? undefined : parent.id);
+        const ranked = hot.map((h, i) => ({ rank: String(i).padStart(8, '0'), h }));
+        const { items, nextPageToken } = page(ranked, (r) => r.rank, req.pageSize, req.pageToken);
+        return { hotTablets: items.map((r) => hotTabletToProto(r.h)), nextPageToken };
+      },
+    ),
 
     ...iamMethods(db, policies),
   };
@@ -186,7 +241,13 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
     methods,
     notYet: {
       'logical views': ['CreateLogicalView', 'GetLogicalView', 'ListLogicalViews', 'UpdateLogicalView', 'DeleteLogicalView'],
-      'materialized views': ['CreateMaterializedView', 'GetMaterializedView', 'ListMaterializedViews', 'UpdateMaterializedView', 'DeleteMaterializedView'],
+      'materialized views': [
+        'CreateMaterializedView',
+        'GetMaterializedView',
+        'ListMaterializedViews',
+        'UpdateMaterializedView',
+        'DeleteMaterializedView',
+      ],
     },
   };
 }

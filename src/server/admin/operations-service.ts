@@ -17,12 +17,17 @@ export function operationsService(operations: OperationStore): ServiceSpec {
     return req.name;
   };
   const methods = {
-    GetOperation: unary<PNameRequest, POperation>({ resource: (req) => resource('operation', req.name) }, (req) => operationToProto(operations.get(name(req, 'GetOperation')))),
-    ListOperations: unary<PListOperationsRequest, { operations: POperation[]; nextPageToken: string }>({ resource: (req) => resourceOfName(req.name) }, (req) => {
-      if (req.filter) throw invalidArgument('ListOperations: filter is not supported by tabletop');
-      const { items, nextPageToken } = page(operations.list(req.name ?? ''), (o) => o.name, req.pageSize, req.pageToken);
-      return { operations: items.map(operationToProto), nextPageToken };
-    }),
+    GetOperation: unary<PNameRequest, POperation>({ resource: (req) => resource('operation', req.name) }, (req) =>
+      operationToProto(operations.get(name(req, 'GetOperation'))),
+    ),
+    ListOperations: unary<PListOperationsRequest, { operations: POperation[]; nextPageToken: string }>(
+      { resource: (req) => resourceOfName(req.name) },
+      (req) => {
+        if (req.filter) throw invalidArgument('ListOperations: filter is not supported by tabletop');
+        const { items, nextPageToken } = page(operations.list(req.name ?? ''), (o) => o.name, req.pageSize, req.pageToken);
+        return { operations: items.map(operationToProto), nextPageToken };
+      },
+    ),
     DeleteOperation: unary<PNameRequest, object>({ resource: (req) => resource('operation', req.name) }, (req) => {
       operations.delete(name(req, 'DeleteOperation'));
       return {};
@@ -31,7 +36,9 @@ export function operationsService(operations: OperationStore): ServiceSpec {
       operations.get(name(req, 'CancelOperation'));
       return {};
     }),
-    WaitOperation: unary<PNameRequest, POperation>({ resource: (req) => resource('operation', req.name) }, (req) => operationToProto(operations.get(name(req, 'WaitOperation')))),
+    WaitOperation: unary<PNameRequest, POperation>({ resource: (req) => resource('operation', req.name) }, (req) =>
+      operationToProto(operations.get(name(req, 'WaitOperation'))),
+    ),
   };
   return { service: SERVICES.operations, methods };
 }

@@ -41,14 +41,17 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
       return tableResultToProto(info);
     }),
 
-    ListTables: unary<PListTablesRequest, { tables: PTable[]; nextPageToken: string }>({ resource: (req) => resource('instance', req.parent) }, (req) => {
-      if (!req.parent) throw invalidArgument('ListTables: parent is required (projects/{project}/instances/{instance})');
-      const instance = parseInstanceName(req.parent);
-      const view = tableViewFromProto(req.view, 'NAME_ONLY');
-      const { items, nextPageToken } = page(db.listTables(instance), (t) => t.name.table, req.pageSize, req.pageToken);
-      const clusters = view === 'NAME_ONLY' || view === 'SCHEMA_VIEW' ? [] : clusterIds(instance);
-      return { tables: items.map((t) => tableToProto(t, view, clusters)), nextPageToken };
-    }),
+    ListTables: unary<PListTablesRequest, { tables: PTable[]; nextPageToken: string }>(
+      { resource: (req) => resource('instance', req.parent) },
+      (req) => {
+        if (!req.parent) throw invalidArgument('ListTables: parent is required (projects/{project}/instances/{instance})');
+        const instance = parseInstanceName(req.parent);
+        const view = tableViewFromProto(req.view, 'NAME_ONLY');
+        const { items, nextPageToken } = page(db.listTables(instance), (t) => t.name.table, req.pageSize, req.pageToken);
+        const clusters = view === 'NAME_ONLY' || view === 'SCHEMA_VIEW' ? [] : clusterIds(instance);
+        return { tables: items.map((t) => tableToProto(t, view, clusters)), nextPageToken };
+      },
+    ),
 
     GetTable: unary<PGetTableRequest, PTable>({ resource: (req) => resource('table', req.name) }, (req) => {
       const name = parseTableName(required(req.name, 'GetTable', 'name'));
@@ -83,7 +86,11 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
           }
         }
       }
-      const info = await db.modifyColumnFamilies(name, commands.map((c) => c.modification), req.ignoreWarnings === true);
+      const info = await db.modifyColumnFamilies(
+        name,
+        commands.map((c) => c.modification),
+        req.ignoreWarnings === true,
+      );
       return tableResultToProto(info);
     }),
 
@@ -93,14 +100,20 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
       return {};
     }),
 
-    GenerateConsistencyToken: unary<PNameRequest, { consistencyToken: string }>({ resource: (req) => resource('table', req.name) }, async (req) => ({
-      consistencyToken: await db.generateConsistencyToken(parseTableName(required(req.name, 'GenerateConsistencyToken', 'name'))),
-    })),
+    GenerateConsistencyToken: unary<PNameRequest, { consistencyToken: string }>(
+      { resource: (req) => resource('table', req.name) },
+      async (req) => ({
+        consistencyToken: await db.generateConsistencyToken(parseTableName(required(req.name, 'GenerateConsistencyToken', 'name'))),
+      }),
+    ),
 
-    CheckConsistency: unary<PCheckConsistencyRequest, { consistent: boolean }>({ resource: (req) => resource('table', req.name) }, (req) => {
-      const name = parseTableName(required(req.name, 'CheckConsistency', 'name'));
-      return { consistent: db.checkConsistency(name, required(req.consistencyToken, 'CheckConsistency', 'consistency_token')) };
-    }),
+    CheckConsistency: unary<PCheckConsistencyRequest, { consistent: boolean }>(
+      { resource: (req) => resource('table', req.name) },
+      (req) => {
+        const name = parseTableName(required(req.name, 'CheckConsistency', 'name'));
+        return { consistent: db.checkConsistency(name, required(req.consistencyToken, 'CheckConsistency', 'consistency_token')) };
+      },
+    ),
 
     ...iamMethods(db, policies),
   };
@@ -112,7 +125,13 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
       snapshots: ['CreateTableFromSnapshot', 'SnapshotTable', 'GetSnapshot', 'ListSnapshots', 'DeleteSnapshot'],
       backups: ['CreateBackup', 'GetBackup', 'UpdateBackup', 'DeleteBackup', 'ListBackups', 'RestoreTable', 'CopyBackup'],
       'table undelete': ['UndeleteTable'],
-      'authorized views': ['CreateAuthorizedView', 'ListAuthorizedViews', 'GetAuthorizedView', 'UpdateAuthorizedView', 'DeleteAuthorizedView'],
+      'authorized views': [
+        'CreateAuthorizedView',
+        'ListAuthorizedViews',
+        'GetAuthorizedView',
+        'UpdateAuthorizedView',
+        'DeleteAuthorizedView',
+      ],
       'schema bundles': ['CreateSchemaBundle', 'UpdateSchemaBundle', 'GetSchemaBundle', 'ListSchemaBundles', 'DeleteSchemaBundle'],
     },
   };

@@ -38,7 +38,11 @@ function timestampOf(v: WireValue, op: string): number {
 }
 
 function describe(v: WireValue): string {
-  return v.kind === 'other' ? ` (got ${v.field})` : v.kind === 'null' ? ' (it is unset)' : ` (got ${v.kind === 'int' ? 'int_value' : v.kind === 'bytes' ? 'raw_value' : 'raw_timestamp_micros'})`;
+  return v.kind === 'other'
+    ? ` (got ${v.field})`
+    : v.kind === 'null'
+      ? ' (it is unset)'
+      : ` (got ${v.kind === 'int' ? 'int_value' : v.kind === 'bytes' ? 'raw_value' : 'raw_timestamp_micros'})`;
 }
 
 /**

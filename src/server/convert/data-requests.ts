@@ -31,8 +31,10 @@ export function targetTable(
   rpc: string,
   req: { tableName?: string | null; authorizedViewName?: string | null; materializedViewName?: string | null },
 ): TableName {
-  if (req.authorizedViewName) throw unimplemented(`${rpc} on an authorized view (${req.authorizedViewName}) is not implemented by tabletop yet`);
-  if (req.materializedViewName) throw unimplemented(`${rpc} on a materialized view (${req.materializedViewName}) is not implemented by tabletop yet`);
+  if (req.authorizedViewName)
+    throw unimplemented(`${rpc} on an authorized view (${req.authorizedViewName}) is not implemented by tabletop yet`);
+  if (req.materializedViewName)
+    throw unimplemented(`${rpc} on a materialized view (${req.materializedViewName}) is not implemented by tabletop yet`);
   if (!req.tableName) throw invalidArgument(`${rpc}: table_name is required`);
   return parseTableName(req.tableName);
 }
@@ -90,7 +92,8 @@ export function checkAndMutateRequestFromProto(req: PCheckAndMutateRowRequest): 
   const table = targetTable('CheckAndMutateRow', req);
   const sentTrue = req.trueMutations?.length ?? 0;
   const sentFalse = req.falseMutations?.length ?? 0;
-  if (sentTrue + sentFalse === 0) throw invalidArgument('CheckAndMutateRow needs at least one mutation in true_mutations or false_mutations');
+  if (sentTrue + sentFalse === 0)
+    throw invalidArgument('CheckAndMutateRow needs at least one mutation in true_mutations or false_mutations');
   return {
     table,
     key: fromBytes(req.rowKey ?? Buffer.alloc(0)),
@@ -119,4 +122,3 @@ export function pingRequestFromProto(req: PPingAndWarmRequest): InstanceName {
   if (!req.name) throw invalidArgument('PingAndWarm: name is required (projects/{project}/instances/{instance})');
   return parseInstanceName(req.name);
 }
-

@@ -10,7 +10,12 @@ const flags = (fields: [number, boolean][]): Buffer => {
 
 describe('parseFeatureFlags', () => {
   it('reads reverse_scans and last_scanned_row_responses from base64 and base64url', () => {
-    const bytes = flags([[1, true], [3, true], [4, true], [8, true]]);
+    const bytes = flags([
+      [1, true],
+      [3, true],
+      [4, true],
+      [8, true],
+    ]);
     expect(parseFeatureFlags(bytes.toString('base64'))).toEqual({ reverseScans: true, lastScannedRowResponses: true });
     expect(parseFeatureFlags(bytes.toString('base64url'))).toEqual({ reverseScans: true, lastScannedRowResponses: true });
     expect(parseFeatureFlags(flags([[4, true]]).toString('base64'))).toEqual({ reverseScans: false, lastScannedRowResponses: true });

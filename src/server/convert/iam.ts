@@ -32,7 +32,10 @@ export function policyFromProto(p: PPolicy | null | undefined): IamPolicy {
     const base = { role: b.role, members: [...(b.members ?? [])] };
     if (b.condition == null) return base;
     const c = b.condition;
-    return { ...base, condition: { expression: c.expression ?? '', title: c.title ?? '', description: c.description ?? '', location: c.location ?? '' } };
+    return {
+      ...base,
+      condition: { expression: c.expression ?? '', title: c.title ?? '', description: c.description ?? '', location: c.location ?? '' },
+    };
   });
   return { version: p.version ?? 0, bindings, etag: Buffer.from(p.etag ?? Buffer.alloc(0)) };
 }

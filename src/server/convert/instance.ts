@@ -1,6 +1,15 @@
 import { invalidArgument, unimplemented } from '../../model/errors.js';
 import { childNameString, instanceNameString } from '../../model/names.js';
-import type { AppProfileInfo, AppProfileSpec, AutoscalingSpec, ClusterInfo, ClusterSpec, ClusterUpdate, InstanceInfo, InstanceSpec } from '../../db/api.js';
+import type {
+  AppProfileInfo,
+  AppProfileSpec,
+  AutoscalingSpec,
+  ClusterInfo,
+  ClusterSpec,
+  ClusterUpdate,
+  InstanceInfo,
+  InstanceSpec,
+} from '../../db/api.js';
 import { millisToTimestamp } from './int64.js';
 import type { Enum, PAppProfile, PCluster, PFieldMask, PInstance } from './proto-types.js';
 import { maskPaths } from './table.js';
@@ -86,7 +95,8 @@ function autoscalingFromProto(a: PAutoscalingConfig): AutoscalingSpec {
  * targets, starting from serve_nodes when given, else from min_serve_nodes.
  */
 export function clusterSpecFromProto(c: PCluster | null | undefined, clusterId: string): ClusterSpec {
-  if ((c?.encryptionConfig as { kmsKeyName?: string | null } | null | undefined)?.kmsKeyName) throw unimplemented(`Cluster ${clusterId}: customer-managed encryption (encryption_config) is not implemented by tabletop yet`);
+  if ((c?.encryptionConfig as { kmsKeyName?: string | null } | null | undefined)?.kmsKeyName)
+    throw unimplemented(`Cluster ${clusterId}: customer-managed encryption (encryption_config) is not implemented by tabletop yet`);
   if (!c?.location) throw invalidArgument(`Cluster ${clusterId}: location is required (projects/{project}/locations/{zone})`);
   const serveNodes = c.serveNodes ?? 0;
   if (!Number.isInteger(serveNodes) || serveNodes < 0) throw invalidArgument(`Cluster ${clusterId}: serve_nodes must be a positive number`);
@@ -157,7 +167,9 @@ export function clusterUpdateFromProto(c: PCluster, mask: PFieldMask | null | un
     const change = autoscalingUpdate(p, c);
     if (change !== undefined) {
       if ((change === null) !== (autoscaling === null) && autoscaling !== undefined) {
-        throw invalidArgument(`PartialUpdateCluster: update_mask path "${p}" conflicts with another path of the mask (one clears the autoscaling config, the other sets part of it)`);
+        throw invalidArgument(
+          `PartialUpdateCluster: update_mask path "${p}" conflicts with another path of the mask (one clears the autoscaling config, the other sets part of it)`,
+        );
       }
       autoscaling = change === null ? null : { ...autoscaling, ...change };
     } else if (p === 'location' || p === 'default_storage_type' || p === 'encryption_config' || p === 'node_scaling_factor') {
@@ -184,7 +196,10 @@ export function clusterToProto(info: ClusterInfo): PCluster {
     out.clusterConfig = {
       clusterAutoscalingConfig: {
         autoscalingLimits: { minServeNodes: a.minServeNodes, maxServeNodes: a.maxServeNodes },
-        autoscalingTargets: { cpuUtilizationPercent: a.cpuUtilizationPercent, storageUtilizationGibPerNode: a.storageUtilizationGibPerNode },
+        autoscalingTargets: {
+          cpuUtilizationPercent: a.cpuUtilizationPercent,
+          storageUtilizationGibPerNode: a.storageUtilizationGibPerNode,
+        },
       },
     };
   }
@@ -212,9 +227,16 @@ function priorityFromProto(p: Enum | null | undefined): AppProfileSpec['priority
 }
 
 function routingFromProto(a: PAppProfile, id: string): AppProfileSpec['routing'] | undefined {
-  const kind = a.routingPolicy ?? (a.multiClusterRoutingUseAny != null ? 'multiClusterRoutingUseAny' : a.singleClusterRouting != null ? 'singleClusterRouting' : undefined);
+  const kind =
+    a.routingPolicy ??
+    (a.multiClusterRoutingUseAny != null
+      ? 'multiClusterRoutingUseAny'
+      : a.singleClusterRouting != null
+        ? 'singleClusterRouting'
+        : undefined);
   if (kind === 'multiClusterRoutingUseAny') {
-    if (a.multiClusterRoutingUseAny?.rowAffinity != null) throw unimplemented(`App profile ${id}: row affinity routing is not implemented by tabletop yet`);
+    if (a.multiClusterRoutingUseAny?.rowAffinity != null)
+      throw unimplemented(`App profile ${id}: row affinity routing is not implemented by tabletop yet`);
     return { kind: 'multiClusterAny', clusterIds: [...(a.multiClusterRoutingUseAny?.clusterIds ?? [])] };
   }
   if (kind === 'singleClusterRouting') {
@@ -226,7 +248,8 @@ function routingFromProto(a: PAppProfile, id: string): AppProfileSpec['routing']
 }
 
 function isolationPriority(a: PAppProfile, id: string): AppProfileSpec['priority'] | undefined {
-  if (a.dataBoostIsolationReadOnly != null) throw unimplemented(`App profile ${id}: Data Boost isolation is not implemented by tabletop yet`);
+  if (a.dataBoostIsolationReadOnly != null)
+    throw unimplemented(`App profile ${id}: Data Boost isolation is not implemented by tabletop yet`);
   if (a.standardIsolation != null) return priorityFromProto(a.standardIsolation.priority);
   if (a.priority != null) return priorityFromProto(a.priority);
   return undefined;
@@ -235,7 +258,8 @@ function isolationPriority(a: PAppProfile, id: string): AppProfileSpec['priority
 export function appProfileSpecFromProto(a: PAppProfile | null | undefined, id: string): AppProfileSpec {
   const p = a ?? {};
   const routing = routingFromProto(p, id);
-  if (routing === undefined) throw invalidArgument(`App profile ${id}: a routing policy is required (multi_cluster_routing_use_any or single_cluster_routing)`);
+  if (routing === undefined)
+    throw invalidArgument(`App profile ${id}: a routing policy is required (multi_cluster_routing_use_any or single_cluster_routing)`);
   return { description: p.description ?? '', routing, priority: isolationPriority(p, id) ?? 'unspecified' };
 }
 
@@ -254,7 +278,9 @@ export function appProfileUpdateFromProto(a: PAppProfile, mask: PFieldMask | nul
     } else if (p === 'data_boost_isolation_read_only' || p.startsWith('data_boost_isolation_read_only.')) {
       throw unimplemented('UpdateAppProfile: Data Boost isolation is not implemented by tabletop yet');
     } else {
-      throw invalidArgument(`UpdateAppProfile: update_mask path "${p}" is not supported (supported: description, multi_cluster_routing_use_any, single_cluster_routing, standard_isolation)`);
+      throw invalidArgument(
+        `UpdateAppProfile: update_mask path "${p}" is not supported (supported: description, multi_cluster_routing_use_any, single_cluster_routing, standard_isolation)`,
+      );
     }
   }
   return update;

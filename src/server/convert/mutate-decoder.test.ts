@@ -28,19 +28,60 @@ const TABLE = 'projects/p/instances/i/tables/t';
 const every: PMutation[] = [
   { setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '1000', value: b('v') } },
   { setCell: { familyName: 'cf', columnQualifier: b(''), timestampMicros: '-1', value: b('') } },
-  { deleteFromColumn: { familyName: 'cf', columnQualifier: b('q'), timeRange: { startTimestampMicros: '1000', endTimestampMicros: '5000' } } },
+  {
+    deleteFromColumn: {
+      familyName: 'cf',
+      columnQualifier: b('q'),
+      timeRange: { startTimestampMicros: '1000', endTimestampMicros: '5000' },
+    },
+  },
   { deleteFromColumn: { familyName: 'cf', columnQualifier: b('q') } },
   { deleteFromFamily: { familyName: 'cf' } },
   { deleteFromRow: {} },
-  { addToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '2000' }, input: { intValue: '-9223372036854775808' } } },
-  { addToCell: { familyName: 'hll', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '2000' }, input: { rawValue: b('item') } } },
-  { mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' }, input: { rawValue: b('\x00\x00\x00\x00\x00\x00\x00\x05') } } },
-  { mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' }, input: { intValue: '7' } } },
+  {
+    addToCell: {
+      familyName: 'agg',
+      columnQualifier: { rawValue: b('c') },
+      timestamp: { rawTimestampMicros: '2000' },
+      input: { intValue: '-9223372036854775808' },
+    },
+  },
+  {
+    addToCell: {
+      familyName: 'hll',
+      columnQualifier: { rawValue: b('c') },
+      timestamp: { rawTimestampMicros: '2000' },
+      input: { rawValue: b('item') },
+    },
+  },
+  {
+    mergeToCell: {
+      familyName: 'agg',
+      columnQualifier: { rawValue: b('c') },
+      timestamp: { rawTimestampMicros: '0' },
+      input: { rawValue: b('\x00\x00\x00\x00\x00\x00\x00\x05') },
+    },
+  },
+  {
+    mergeToCell: {
+      familyName: 'agg',
+      columnQualifier: { rawValue: b('c') },
+      timestamp: { rawTimestampMicros: '0' },
+      input: { intValue: '7' },
+    },
+  },
 ];
 
 describe('decodeMutateRowsRequest', () => {
   it('decodes every mutation kind like the object path', () => {
-    const bytes = encodeRows({ tableName: TABLE, appProfileId: 'prof', entries: [{ rowKey: b('k1'), mutations: every }, { rowKey: b('\xff\x00'), mutations: [every[0]] }] });
+    const bytes = encodeRows({
+      tableName: TABLE,
+      appProfileId: 'prof',
+      entries: [
+        { rowKey: b('k1'), mutations: every },
+        { rowKey: b('\xff\x00'), mutations: [every[0]] },
+      ],
+    });
     const d = decodeMutateRowsRequest(bytes);
     expect(d.error).toBeUndefined();
     expect(d.tableName).toBe(TABLE);
@@ -53,14 +94,23 @@ describe('decodeMutateRowsRequest', () => {
     expect(m[1]).toMatchObject({ kind: 'setCell', qualifier: '', timestamp: -1 });
     expect(m[2]).toEqual({ kind: 'deleteFromColumn', family: 'cf', qualifier: 'q', start: 1000, end: 5000 });
     expect(m[3]).toEqual({ kind: 'deleteFromColumn', family: 'cf', qualifier: 'q', start: 0, end: undefined });
-    expect(m[6]).toEqual({ kind: 'addToCell', family: 'agg', qualifier: 'c', timestamp: 2000, input: { kind: 'int', value: -(2n ** 63n) } });
+    expect(m[6]).toEqual({
+      kind: 'addToCell',
+      family: 'agg',
+      qualifier: 'c',
+      timestamp: 2000,
+      input: { kind: 'int', value: -(2n ** 63n) },
+    });
     expect(m[9]).toMatchObject({ kind: 'mergeToCell', input: b('\x00\x00\x00\x00\x00\x00\x00\x07') });
   });
 
   it('decodes large values exactly, as views of the request buffer (no copy)', () => {
     const big = Buffer.alloc(5 * 1024 * 1024);
     for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 0xff;
-    const bytes = encodeRows({ tableName: TABLE, entries: [{ rowKey: b('k'), mutations: [{ setCell: { familyName: 'f', value: big } }] }] });
+    const bytes = encodeRows({
+      tableName: TABLE,
+      entries: [{ rowKey: b('k'), mutations: [{ setCell: { familyName: 'f', value: big } }] }],
+    });
     const d = decodeMutateRowsRequest(bytes);
     const m = d.entries[0]!.mutations[0]!;
     expect(m.kind === 'setCell' && Buffer.from(m.value).equals(big)).toBe(true);
@@ -71,13 +121,52 @@ describe('decodeMutateRowsRequest', () => {
 
   it('skips unknown fields at every level', () => {
     const W = protobuf.Writer;
-    const setCell = W.create().uint32((1 << 3) | 2).string('cf').uint32((99 << 3) | 0).uint64(12345).uint32((4 << 3) | 2).bytes(b('v')).uint32((3 << 3) | 0).int64(3000).finish();
-    const mutation = W.create().uint32((77 << 3) | 5).fixed32(1).uint32((1 << 3) | 2).bytes(setCell).uint32((78 << 3) | 1).fixed64(9).finish();
-    const entry = W.create().uint32((3 << 3) | 2).bytes(b('idempotency')).uint32((1 << 3) | 2).bytes(b('row')).uint32((2 << 3) | 2).bytes(mutation).uint32((50 << 3) | 2).string('junk').finish();
-    const req = W.create().uint32((1 << 3) | 2).string(TABLE).uint32((2 << 3) | 2).bytes(entry).uint32((1000 << 3) | 2).bytes(b('xyz')).finish();
+    const setCell = W.create()
+      .uint32((1 << 3) | 2)
+      .string('cf')
+      .uint32((99 << 3) | 0)
+      .uint64(12345)
+      .uint32((4 << 3) | 2)
+      .bytes(b('v'))
+      .uint32((3 << 3) | 0)
+      .int64(3000)
+      .finish();
+    const mutation = W.create()
+      .uint32((77 << 3) | 5)
+      .fixed32(1)
+      .uint32((1 << 3) | 2)
+      .bytes(setCell)
+      .uint32((78 << 3) | 1)
+      .fixed64(9)
+      .finish();
+    const entry = W.create()
+      .uint32((3 << 3) | 2)
+      .bytes(b('idempotency'))
+      .uint32((1 << 3) | 2)
+      .bytes(b('row'))
+      .uint32((2 << 3) | 2)
+      .bytes(mutation)
+      .uint32((50 << 3) | 2)
+      .string('junk')
+      .finish();
+    const req = W.create()
+      .uint32((1 << 3) | 2)
+      .string(TABLE)
+      .uint32((2 << 3) | 2)
+      .bytes(entry)
+      .uint32((1000 << 3) | 2)
+      .bytes(b('xyz'))
+      .finish();
     const d = decodeMutateRowsRequest(Buffer.from(req));
     expect(d.error).toBeUndefined();
-    expect(d.entries).toEqual([{ key: 'row', mutations: [{ kind: 'setCell', family: 'cf', qualifier: '', timestamp: 3000, value: b('v') }], sent: 1, error: undefined }]);
+    expect(d.entries).toEqual([
+      {
+        key: 'row',
+        mutations: [{ kind: 'setCell', family: 'cf', qualifier: '', timestamp: 3000, value: b('v') }],
+        sent: 1,
+        error: undefined,
+      },
+    ]);
   });
 
   it('reports an invalid mutation as its entry error only', () => {
@@ -87,7 +176,19 @@ describe('decodeMutateRowsRequest', () => {
         { rowKey: b('ok'), mutations: [every[0]] },
         { rowKey: b('nokind'), mutations: [every[0], {}] },
         { rowKey: b('huge-ts'), mutations: [{ setCell: { familyName: 'f', timestampMicros: '9007199254740993' } }] },
-        { rowKey: b('bad-value-kind'), mutations: [{ addToCell: { familyName: 'f', columnQualifier: { stringValue: 'q' }, timestamp: { rawTimestampMicros: '0' }, input: { intValue: '1' } } }] },
+        {
+          rowKey: b('bad-value-kind'),
+          mutations: [
+            {
+              addToCell: {
+                familyName: 'f',
+                columnQualifier: { stringValue: 'q' },
+                timestamp: { rawTimestampMicros: '0' },
+                input: { intValue: '1' },
+              },
+            },
+          ],
+        },
         { rowKey: b('after'), mutations: [every[5]] },
       ],
     });
@@ -104,7 +205,17 @@ describe('decodeMutateRowsRequest', () => {
   it('drops aggregate mutations whose input is NULL but counts them as sent', () => {
     const bytes = encodeRows({
       tableName: TABLE,
-      entries: [{ rowKey: b('k'), mutations: [{ mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' }, input: {} } }, { addToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' } } }] }],
+      entries: [
+        {
+          rowKey: b('k'),
+          mutations: [
+            {
+              mergeToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' }, input: {} },
+            },
+            { addToCell: { familyName: 'agg', columnQualifier: { rawValue: b('c') }, timestamp: { rawTimestampMicros: '0' } } },
+          ],
+        },
+      ],
     });
     const d = decodeMutateRowsRequest(bytes);
     expect(d.entries[0]).toMatchObject({ mutations: [], sent: 2, error: undefined });
@@ -130,8 +241,26 @@ describe('decodeMutateRowsRequest', () => {
     // SetCell whose value claims 6 bytes while the SetCell is 4 bytes long; the bytes after it make up the difference.
     const setCell = Buffer.from([0x22, 0x06, 0x61, 0x62]);
     const mutation = Buffer.concat([Buffer.from([0x0a, setCell.length]), setCell]);
-    const entry = Buffer.concat([Buffer.from(W.create().uint32((1 << 3) | 2).bytes(b('k')).finish()), Buffer.from([0x12, mutation.length]), mutation]);
-    const req = Buffer.concat([Buffer.from([0x12, entry.length]), entry, Buffer.from(W.create().uint32((3 << 3) | 2).string('pr').finish())]);
+    const entry = Buffer.concat([
+      Buffer.from(
+        W.create()
+          .uint32((1 << 3) | 2)
+          .bytes(b('k'))
+          .finish(),
+      ),
+      Buffer.from([0x12, mutation.length]),
+      mutation,
+    ]);
+    const req = Buffer.concat([
+      Buffer.from([0x12, entry.length]),
+      entry,
+      Buffer.from(
+        W.create()
+          .uint32((3 << 3) | 2)
+          .string('pr')
+          .finish(),
+      ),
+    ]);
     const d = decodeMutateRowsRequest(req);
     expect(d.error?.code).toBe('InvalidArgument');
     expect(d.error?.message).toMatch(/overruns its length/);
@@ -155,12 +284,30 @@ describe('decodeMutateRowsRequest', () => {
     );
     const family = fc.constantFrom('', 'cf', 'f-1', 'ünï');
     const mutation: fc.Arbitrary<PMutation> = fc.oneof(
-      fc.record({ setCell: fc.record({ familyName: family, columnQualifier: bytesArb(6), timestampMicros: safeTs, value: bytesArb(20) }, { requiredKeys: [] }) }),
-      fc.record({ deleteFromColumn: fc.record({ familyName: family, columnQualifier: bytesArb(6), timeRange: fc.record({ startTimestampMicros: safeTs, endTimestampMicros: safeTs }, { requiredKeys: [] }) }, { requiredKeys: [] }) }),
+      fc.record({
+        setCell: fc.record(
+          { familyName: family, columnQualifier: bytesArb(6), timestampMicros: safeTs, value: bytesArb(20) },
+          { requiredKeys: [] },
+        ),
+      }),
+      fc.record({
+        deleteFromColumn: fc.record(
+          {
+            familyName: family,
+            columnQualifier: bytesArb(6),
+            timeRange: fc.record({ startTimestampMicros: safeTs, endTimestampMicros: safeTs }, { requiredKeys: [] }),
+          },
+          { requiredKeys: [] },
+        ),
+      }),
       fc.record({ deleteFromFamily: fc.record({ familyName: family }, { requiredKeys: [] }) }),
       fc.constant({ deleteFromRow: {} }),
-      fc.record({ addToCell: fc.record({ familyName: family, columnQualifier: value, timestamp: value, input: value }, { requiredKeys: [] }) }),
-      fc.record({ mergeToCell: fc.record({ familyName: family, columnQualifier: value, timestamp: value, input: value }, { requiredKeys: [] }) }),
+      fc.record({
+        addToCell: fc.record({ familyName: family, columnQualifier: value, timestamp: value, input: value }, { requiredKeys: [] }),
+      }),
+      fc.record({
+        mergeToCell: fc.record({ familyName: family, columnQualifier: value, timestamp: value, input: value }, { requiredKeys: [] }),
+      }),
       fc.constant({}),
     );
     const entry = fc.record({ rowKey: bytesArb(10), mutations: fc.array(mutation, { maxLength: 5 }) });
@@ -210,7 +357,9 @@ function piecesOf(bytes: Buffer, cuts: readonly number[]): Buffer[] {
 /** A decoded request with values as plain bytes and errors as their code and message, for comparing two decodes. */
 function plain(d: ReturnType<typeof decodeMutateRowsRequest>): unknown {
   return JSON.parse(
-    JSON.stringify(d, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Error ? { error: v.message, code: (v as { code?: unknown }).code } : v)),
+    JSON.stringify(d, (_k, v: unknown) =>
+      typeof v === 'bigint' ? `${v}n` : v instanceof Error ? { error: v.message, code: (v as { code?: unknown }).code } : v,
+    ),
   );
 }
 
@@ -233,23 +382,46 @@ describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)',
       expect(plain(decodeMutateRowsRequestParts(piecesOf(request, [cut, cut, cut + 1, cut + 2])))).toEqual(whole);
     }
     // One byte per piece: every varint and every field split.
-    expect(plain(decodeMutateRowsRequestParts(piecesOf(request, Array.from({ length: request.length }, (_, i) => i))))).toEqual(whole);
+    expect(
+      plain(
+        decodeMutateRowsRequestParts(
+          piecesOf(
+            request,
+            Array.from({ length: request.length }, (_, i) => i),
+          ),
+        ),
+      ),
+    ).toEqual(whole);
   });
 
   it('leaves values inside one piece as views of it, and copies only the entry that is split', () => {
     const big = Buffer.alloc(64 * 1024, 9);
-    const bytes = encodeRows({ tableName: TABLE, entries: [{ rowKey: b('a'), mutations: [{ setCell: { familyName: 'f', value: big } }] }, { rowKey: b('b'), mutations: [{ setCell: { familyName: 'f', value: big } }] }] });
+    const bytes = encodeRows({
+      tableName: TABLE,
+      entries: [
+        { rowKey: b('a'), mutations: [{ setCell: { familyName: 'f', value: big } }] },
+        { rowKey: b('b'), mutations: [{ setCell: { familyName: 'f', value: big } }] },
+      ],
+    });
     // The first piece ends in the middle of the second entry.
     const pieces = piecesOf(bytes, [bytes.length - 1000]);
     const d = decodeMutateRowsRequestParts(pieces);
     const [first, second] = d.entries.map((e) => e.mutations[0]!);
     expect(first!.kind === 'setCell' && first!.value.buffer === pieces[0]!.buffer && Buffer.from(first!.value).equals(big)).toBe(true);
-    expect(second!.kind === 'setCell' && second!.value.buffer !== pieces[0]!.buffer && second!.value.buffer !== pieces[1]!.buffer && Buffer.from(second!.value).equals(big)).toBe(true);
+    expect(
+      second!.kind === 'setCell' &&
+        second!.value.buffer !== pieces[0]!.buffer &&
+        second!.value.buffer !== pieces[1]!.buffer &&
+        Buffer.from(second!.value).equals(big),
+    ).toBe(true);
   });
 
   it('copies exactly the entries that a cut splits, wherever it falls', () => {
     const values = [1, 2, 3].map((i) => Buffer.alloc(40, i));
-    const bytes = encodeRows({ tableName: TABLE, entries: values.map((v, i) => ({ rowKey: b(`row${i}`), mutations: [{ setCell: { familyName: 'f', value: v } }] })) });
+    const bytes = encodeRows({
+      tableName: TABLE,
+      entries: values.map((v, i) => ({ rowKey: b(`row${i}`), mutations: [{ setCell: { familyName: 'f', value: v } }] })),
+    });
     // Where each entry's field (key and length included) lies in the joined request.
     const spans: [number, number][] = [];
     const r = protobuf.Reader.create(bytes);
@@ -278,7 +450,20 @@ describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)',
   it("gives the joined decode's result and error for unknown, non-length-delimited and malformed top-level fields", () => {
     const odd = [
       // An unknown varint field, a fixed64 and a fixed32 between entries.
-      Buffer.concat([request.subarray(0, 2 + TABLE.length), Buffer.from(W.create().uint32((90 << 3) | 0).uint64(300).uint32((91 << 3) | 1).fixed64(1).uint32((92 << 3) | 5).fixed32(2).finish()), request.subarray(2 + TABLE.length)]),
+      Buffer.concat([
+        request.subarray(0, 2 + TABLE.length),
+        Buffer.from(
+          W.create()
+            .uint32((90 << 3) | 0)
+            .uint64(300)
+            .uint32((91 << 3) | 1)
+            .fixed64(1)
+            .uint32((92 << 3) | 5)
+            .fixed32(2)
+            .finish(),
+        ),
+        request.subarray(2 + TABLE.length),
+      ]),
       // A length past the end, a field number 0, wire type 7, a key varint of six bytes.
       request.subarray(0, request.length - 3),
       Buffer.concat([request, Buffer.from([0x00, 0x01])]),
@@ -287,7 +472,8 @@ describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)',
     ];
     for (const bytes of odd) {
       const whole = plain(decodeMutateRowsRequest(bytes));
-      for (let cut = 0; cut <= bytes.length; cut += 7) expect(plain(decodeMutateRowsRequestParts(piecesOf(bytes, [cut, cut + 3])))).toEqual(whole);
+      for (let cut = 0; cut <= bytes.length; cut += 7)
+        expect(plain(decodeMutateRowsRequestParts(piecesOf(bytes, [cut, cut + 3])))).toEqual(whole);
     }
     expect(decodeMutateRowsRequest(odd[0]!)).toMatchObject({ error: undefined, tableName: TABLE, appProfileId: 'prof' });
     expect(decodeMutateRowsRequest(odd[0]!).entries).toHaveLength(3);
@@ -297,7 +483,10 @@ describe('decodeMutateRowsRequestParts (a request in the pieces it arrived in)',
 
   it('allocates nothing for a split field whose declared length runs past the message', () => {
     // Six bytes in two pieces: an entry claiming 2 GiB, then 4 GiB - 1.
-    for (const lengthVarint of [[0x80, 0x80, 0x80, 0x80, 0x08], [0xff, 0xff, 0xff, 0xff, 0x0f]]) {
+    for (const lengthVarint of [
+      [0x80, 0x80, 0x80, 0x80, 0x08],
+      [0xff, 0xff, 0xff, 0xff, 0x0f],
+    ]) {
       const pieces = [Buffer.from([0x12]), Buffer.from(lengthVarint)];
       const before = process.memoryUsage().arrayBuffers;
       const d = decodeMutateRowsRequestParts(pieces);
@@ -329,12 +518,27 @@ describe('decodeMutateRowRequest', () => {
   it('decodes the row, its mutations and the request fields in any field order', () => {
     const bytes = encodeRow({ tableName: TABLE, rowKey: b('row'), mutations: every, appProfileId: 'a', authorizedViewName: 'v' });
     const d = decodeMutateRowRequest(bytes);
-    expect(d).toMatchObject({ tableName: TABLE, key: 'row', appProfileId: 'a', authorizedViewName: 'v', sent: every.length, error: undefined });
+    expect(d).toMatchObject({
+      tableName: TABLE,
+      key: 'row',
+      appProfileId: 'a',
+      authorizedViewName: 'v',
+      sent: every.length,
+      error: undefined,
+    });
     expect(d.mutations).toEqual(viaLoader(encodeRows({ entries: [{ rowKey: b('row'), mutations: every }] }))[0]!.mutations);
     // Row key after the mutations on the wire.
     const W = protobuf.Writer;
     const m = mutateRow.requestSerialize({ mutations: [every[5]] }) as Buffer;
-    const reordered = Buffer.concat([m, W.create().uint32((2 << 3) | 2).bytes(b('late')).uint32((1 << 3) | 2).string(TABLE).finish()]);
+    const reordered = Buffer.concat([
+      m,
+      W.create()
+        .uint32((2 << 3) | 2)
+        .bytes(b('late'))
+        .uint32((1 << 3) | 2)
+        .string(TABLE)
+        .finish(),
+    ]);
     expect(decodeMutateRowRequest(reordered)).toMatchObject({ key: 'late', tableName: TABLE, mutations: [{ kind: 'deleteFromRow' }] });
   });
 

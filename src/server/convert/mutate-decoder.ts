@@ -74,7 +74,14 @@ export interface DecodedMutateRow extends DecodedEntry {
 }
 
 export function decodeMutateRowsRequest(buf: Uint8Array): DecodedMutateRows {
-  const out: Mutable<DecodedMutateRows> = { tableName: '', authorizedViewName: '', appProfileId: '', entries: [], mutationCount: 0, error: undefined };
+  const out: Mutable<DecodedMutateRows> = {
+    tableName: '',
+    authorizedViewName: '',
+    appProfileId: '',
+    entries: [],
+    mutationCount: 0,
+    error: undefined,
+  };
   try {
     const r = createReader(buf);
     while (r.pos < r.len) readRowsField(r, out);
@@ -96,7 +103,14 @@ export function decodeMutateRowsRequest(buf: Uint8Array): DecodedMutateRows {
  */
 export function decodeMutateRowsRequestParts(parts: readonly Buffer[]): DecodedMutateRows {
   if (parts.length === 1) return decodeMutateRowsRequest(parts[0]!);
-  const out: Mutable<DecodedMutateRows> = { tableName: '', authorizedViewName: '', appProfileId: '', entries: [], mutationCount: 0, error: undefined };
+  const out: Mutable<DecodedMutateRows> = {
+    tableName: '',
+    authorizedViewName: '',
+    appProfileId: '',
+    entries: [],
+    mutationCount: 0,
+    error: undefined,
+  };
   const pieces = new Pieces(parts);
   try {
     for (;;) {
@@ -278,7 +292,15 @@ class Pieces {
 }
 
 export function decodeMutateRowRequest(buf: Uint8Array): DecodedMutateRow {
-  const out: Mutable<DecodedMutateRow> = { tableName: '', authorizedViewName: '', appProfileId: '', key: '', mutations: [], sent: 0, error: undefined };
+  const out: Mutable<DecodedMutateRow> = {
+    tableName: '',
+    authorizedViewName: '',
+    appProfileId: '',
+    key: '',
+    mutations: [],
+    sent: 0,
+    error: undefined,
+  };
   try {
     const r = createReader(buf);
     // The row's own fields are interleaved with the request's: one pass decodes both.
@@ -359,7 +381,12 @@ function decodeEntry(r: Reader, end: number): DecodedEntry {
  * Decodes one Mutation in [r.pos, end) and appends it. A semantic problem is
  * returned as the entry's (first) error and the rest of the mutation skipped.
  */
-function decodeMutationInto(r: Reader, end: number, entry: Mutable<DecodedEntry>, error: TabletopError | undefined): TabletopError | undefined {
+function decodeMutationInto(
+  r: Reader,
+  end: number,
+  entry: Mutable<DecodedEntry>,
+  error: TabletopError | undefined,
+): TabletopError | undefined {
   try {
     const m = decodeMutation(r, end);
     // A first mutation gets an array of exactly one (a push into [] allocates room for 17): most entries have one.
@@ -427,7 +454,9 @@ function decodeMutation(r: Reader, end: number): Mutation | undefined {
       m = decodeAggregate(r, stop, 'mergeToCell');
       break;
     default:
-      throw invalidArgument('Mutation has no mutation set: exactly one of set_cell, add_to_cell, merge_to_cell, delete_from_column, delete_from_family, delete_from_row must be set');
+      throw invalidArgument(
+        'Mutation has no mutation set: exactly one of set_cell, add_to_cell, merge_to_cell, delete_from_column, delete_from_family, delete_from_row must be set',
+      );
   }
   // A last field whose length runs past the member's end (into the next field or entry) is malformed.
   if (r.pos !== stop) throw new WireError('Mutation member overruns its length');

@@ -11,7 +11,11 @@ describe('encodeMutateRowsResponse', () => {
   });
 
   it('matches protobufjs for mixed statuses (property)', () => {
-    const entry = fc.record({ index: fc.nat({ max: 2 ** 40 }), code: fc.integer({ min: 0, max: 16 }), message: fc.string({ maxLength: 30, unit: 'grapheme' }) });
+    const entry = fc.record({
+      index: fc.nat({ max: 2 ** 40 }),
+      code: fc.integer({ min: 0, max: 16 }),
+      message: fc.string({ maxLength: 30, unit: 'grapheme' }),
+    });
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 20 }), (entries) => {
         const mine = encodeMutateRowsResponse({ entries });
@@ -22,8 +26,12 @@ describe('encodeMutateRowsResponse', () => {
           })),
         }) as Buffer;
         expect(mine.equals(reference)).toBe(true);
-        const decoded = mutateRows.responseDeserialize(mine) as { entries?: { index?: string; status?: { code?: number; message?: string } }[] };
-        expect((decoded.entries ?? []).map((e) => [Number(e.index ?? 0), e.status?.code ?? 0, e.status?.message ?? ''])).toEqual(entries.map((e) => [e.index, e.code, e.message]));
+        const decoded = mutateRows.responseDeserialize(mine) as {
+          entries?: { index?: string; status?: { code?: number; message?: string } }[];
+        };
+        expect((decoded.entries ?? []).map((e) => [Number(e.index ?? 0), e.status?.code ?? 0, e.status?.message ?? ''])).toEqual(
+          entries.map((e) => [e.index, e.code, e.message]),
+        );
       }),
     );
   });

@@ -48,7 +48,13 @@ export function mutationFromProto(m: PMutation): Mutation | undefined {
       const d = m.deleteFromColumn ?? {};
       const start = int64ToNumber(d.timeRange?.startTimestampMicros, 'DeleteFromColumn.time_range.start_timestamp_micros');
       const end = int64ToNumber(d.timeRange?.endTimestampMicros, 'DeleteFromColumn.time_range.end_timestamp_micros');
-      return { kind: 'deleteFromColumn', family: d.familyName ?? '', qualifier: fromBytes(d.columnQualifier ?? EMPTY), start, end: end === 0 ? undefined : end };
+      return {
+        kind: 'deleteFromColumn',
+        family: d.familyName ?? '',
+        qualifier: fromBytes(d.columnQualifier ?? EMPTY),
+        start,
+        end: end === 0 ? undefined : end,
+      };
     }
     case 'deleteFromFamily':
       return { kind: 'deleteFromFamily', family: m.deleteFromFamily?.familyName ?? '' };
@@ -60,14 +66,29 @@ export function mutationFromProto(m: PMutation): Mutation | undefined {
       return aggregateMutation(kind, a.familyName ?? '', wireValue(a.columnQualifier), wireValue(a.timestamp), wireValue(a.input));
     }
     default:
-      throw invalidArgument('Mutation has no mutation set: exactly one of set_cell, add_to_cell, merge_to_cell, delete_from_column, delete_from_family, delete_from_row must be set');
+      throw invalidArgument(
+        'Mutation has no mutation set: exactly one of set_cell, add_to_cell, merge_to_cell, delete_from_column, delete_from_family, delete_from_row must be set',
+      );
   }
 }
 
 /** A Value object reduced to what aggregate mutations accept. */
 export function wireValue(v: PValue | null | undefined): WireValue {
   if (v == null) return NULL_VALUE;
-  const kind = v.kind ?? firstSet(v, ['rawValue', 'rawTimestampMicros', 'bytesValue', 'stringValue', 'intValue', 'boolValue', 'floatValue', 'timestampValue', 'dateValue', 'arrayValue']);
+  const kind =
+    v.kind ??
+    firstSet(v, [
+      'rawValue',
+      'rawTimestampMicros',
+      'bytesValue',
+      'stringValue',
+      'intValue',
+      'boolValue',
+      'floatValue',
+      'timestampValue',
+      'dateValue',
+      'arrayValue',
+    ]);
   switch (kind) {
     case undefined:
       return NULL_VALUE;
@@ -90,7 +111,8 @@ export function readModifyWriteRuleFromProto(r: PReadModifyWriteRule): ReadModif
   const family = r.familyName ?? '';
   const qualifier = fromBytes(r.columnQualifier ?? EMPTY);
   if (kind === 'appendValue') return { kind: 'append', family, qualifier, value: copyBytes(r.appendValue) };
-  if (kind === 'incrementAmount') return { kind: 'increment', family, qualifier, amount: int64ToBigInt(r.incrementAmount, 'ReadModifyWriteRule.increment_amount') };
+  if (kind === 'incrementAmount')
+    return { kind: 'increment', family, qualifier, amount: int64ToBigInt(r.incrementAmount, 'ReadModifyWriteRule.increment_amount') };
   throw invalidArgument('ReadModifyWriteRule has no rule set: one of append_value or increment_amount must be set');
 }
 

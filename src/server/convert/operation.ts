@@ -61,7 +61,12 @@ function metadataAny(op: OperationRecord): PAny {
   const type = ADMIN + op.metadataType;
   switch (op.metadataType) {
     case 'UpdateTableMetadata':
-      return { '@type': type, name: op.result.kind === 'table' ? tableNameString(op.result.table.name) : '', startTime: start, endTime: end };
+      return {
+        '@type': type,
+        name: op.result.kind === 'table' ? tableNameString(op.result.table.name) : '',
+        startTime: start,
+        endTime: end,
+      };
     case 'PartialUpdateClusterMetadata':
     case 'CreateInstanceMetadata':
     case 'UpdateInstanceMetadata':

@@ -17,11 +17,28 @@ export type Enum = string | number;
 type Opt<T> = T | null | undefined;
 
 // ---- google.protobuf ----
-export interface PDuration { seconds?: Opt<Int64>; nanos?: Opt<number> }
-export interface PTimestamp { seconds?: Opt<Int64>; nanos?: Opt<number> }
-export interface PFieldMask { paths?: Opt<string[]> }
-export interface PAny { type_url?: Opt<string>; value?: Opt<Buffer>; '@type'?: string; [field: string]: unknown }
-export interface PStatus { code?: Opt<number>; message?: Opt<string>; details?: Opt<PAny[]> }
+export interface PDuration {
+  seconds?: Opt<Int64>;
+  nanos?: Opt<number>;
+}
+export interface PTimestamp {
+  seconds?: Opt<Int64>;
+  nanos?: Opt<number>;
+}
+export interface PFieldMask {
+  paths?: Opt<string[]>;
+}
+export interface PAny {
+  type_url?: Opt<string>;
+  value?: Opt<Buffer>;
+  '@type'?: string;
+  [field: string]: unknown;
+}
+export interface PStatus {
+  code?: Opt<number>;
+  message?: Opt<string>;
+  details?: Opt<PAny[]>;
+}
 
 // ---- google.bigtable.v2 data ----
 export interface PRowRange {
@@ -30,7 +47,10 @@ export interface PRowRange {
   endKeyOpen?: Opt<Buffer>;
   endKeyClosed?: Opt<Buffer>;
 }
-export interface PRowSet { rowKeys?: Opt<Buffer[]>; rowRanges?: Opt<PRowRange[]> }
+export interface PRowSet {
+  rowKeys?: Opt<Buffer[]>;
+  rowRanges?: Opt<PRowRange[]>;
+}
 
 export interface PColumnRange {
   familyName?: Opt<string>;
@@ -45,7 +65,10 @@ export interface PValueRange {
   endValueClosed?: Opt<Buffer>;
   endValueOpen?: Opt<Buffer>;
 }
-export interface PTimestampRange { startTimestampMicros?: Opt<Int64>; endTimestampMicros?: Opt<Int64> }
+export interface PTimestampRange {
+  startTimestampMicros?: Opt<Int64>;
+  endTimestampMicros?: Opt<Int64>;
+}
 
 export interface PRowFilter {
   filter?: Opt<string>;
@@ -123,7 +146,10 @@ export interface PSampleRowKeysRequest {
   appProfileId?: Opt<string>;
   rowRange?: Opt<PRowRange>;
 }
-export interface PSampleRowKeysResponse { rowKey: Buffer; offsetBytes: Int64 }
+export interface PSampleRowKeysResponse {
+  rowKey: Buffer;
+  offsetBytes: Int64;
+}
 
 export interface PCheckAndMutateRowRequest {
   tableName?: Opt<string>;
@@ -143,12 +169,28 @@ export interface PReadModifyWriteRowRequest {
   rules?: Opt<PReadModifyWriteRule[]>;
 }
 
-export interface PPingAndWarmRequest { name?: Opt<string>; appProfileId?: Opt<string> }
+export interface PPingAndWarmRequest {
+  name?: Opt<string>;
+  appProfileId?: Opt<string>;
+}
 
-export interface PCell { timestampMicros: Int64; value: Buffer; labels: string[] }
-export interface PColumn { qualifier: Buffer; cells: PCell[] }
-export interface PFamily { name: string; columns: PColumn[] }
-export interface PRow { key: Buffer; families: PFamily[] }
+export interface PCell {
+  timestampMicros: Int64;
+  value: Buffer;
+  labels: string[];
+}
+export interface PColumn {
+  qualifier: Buffer;
+  cells: PCell[];
+}
+export interface PFamily {
+  name: string;
+  columns: PColumn[];
+}
+export interface PRow {
+  key: Buffer;
+  families: PFamily[];
+}
 
 // ---- google.bigtable.admin.v2 ----
 export interface PGcRule {
@@ -177,9 +219,15 @@ export interface PAggregateType {
   hllppUniqueCount?: Opt<object>;
 }
 
-export interface PColumnFamily { gcRule?: Opt<PGcRule>; valueType?: Opt<PType> }
+export interface PColumnFamily {
+  gcRule?: Opt<PGcRule>;
+  valueType?: Opt<PType>;
+}
 
-export interface PClusterState { replicationState?: Enum; encryptionInfo?: object[] }
+export interface PClusterState {
+  replicationState?: Enum;
+  encryptionInfo?: object[];
+}
 
 export interface PTable {
   name?: Opt<string>;
@@ -200,10 +248,24 @@ export interface PCreateTableRequest {
   table?: Opt<PTable>;
   initialSplits?: Opt<{ key?: Opt<Buffer> }[]>;
 }
-export interface PListTablesRequest { parent?: Opt<string>; view?: Opt<Enum>; pageSize?: Opt<number>; pageToken?: Opt<string> }
-export interface PGetTableRequest { name?: Opt<string>; view?: Opt<Enum> }
-export interface PUpdateTableRequest { table?: Opt<PTable>; updateMask?: Opt<PFieldMask>; ignoreWarnings?: Opt<boolean> }
-export interface PNameRequest { name?: Opt<string> }
+export interface PListTablesRequest {
+  parent?: Opt<string>;
+  view?: Opt<Enum>;
+  pageSize?: Opt<number>;
+  pageToken?: Opt<string>;
+}
+export interface PGetTableRequest {
+  name?: Opt<string>;
+  view?: Opt<Enum>;
+}
+export interface PUpdateTableRequest {
+  table?: Opt<PTable>;
+  updateMask?: Opt<PFieldMask>;
+  ignoreWarnings?: Opt<boolean>;
+}
+export interface PNameRequest {
+  name?: Opt<string>;
+}
 export interface PModification {
   id?: Opt<string>;
   mod?: Opt<string>;
@@ -212,9 +274,21 @@ export interface PModification {
   drop?: Opt<boolean>;
   updateMask?: Opt<PFieldMask>;
 }
-export interface PModifyColumnFamiliesRequest { name?: Opt<string>; modifications?: Opt<PModification[]>; ignoreWarnings?: Opt<boolean> }
-export interface PDropRowRangeRequest { name?: Opt<string>; target?: Opt<string>; rowKeyPrefix?: Opt<Buffer>; deleteAllDataFromTable?: Opt<boolean> }
-export interface PCheckConsistencyRequest { name?: Opt<string>; consistencyToken?: Opt<string> }
+export interface PModifyColumnFamiliesRequest {
+  name?: Opt<string>;
+  modifications?: Opt<PModification[]>;
+  ignoreWarnings?: Opt<boolean>;
+}
+export interface PDropRowRangeRequest {
+  name?: Opt<string>;
+  target?: Opt<string>;
+  rowKeyPrefix?: Opt<Buffer>;
+  deleteAllDataFromTable?: Opt<boolean>;
+}
+export interface PCheckConsistencyRequest {
+  name?: Opt<string>;
+  consistencyToken?: Opt<string>;
+}
 
 export interface PInstance {
   name?: Opt<string>;
@@ -248,18 +322,57 @@ export interface PAppProfile {
   dataBoostIsolationReadOnly?: Opt<object>;
 }
 
-export interface PCreateInstanceRequest { parent?: Opt<string>; instanceId?: Opt<string>; instance?: Opt<PInstance>; clusters?: Opt<Record<string, PCluster>> }
-export interface PPartialUpdateInstanceRequest { instance?: Opt<PInstance>; updateMask?: Opt<PFieldMask> }
-export interface PParentRequest { parent?: Opt<string>; pageToken?: Opt<string>; pageSize?: Opt<number> }
-export interface PCreateClusterRequest { parent?: Opt<string>; clusterId?: Opt<string>; cluster?: Opt<PCluster> }
-export interface PPartialUpdateClusterRequest { cluster?: Opt<PCluster>; updateMask?: Opt<PFieldMask> }
-export interface PCreateAppProfileRequest { parent?: Opt<string>; appProfileId?: Opt<string>; appProfile?: Opt<PAppProfile>; ignoreWarnings?: Opt<boolean> }
-export interface PUpdateAppProfileRequest { appProfile?: Opt<PAppProfile>; updateMask?: Opt<PFieldMask>; ignoreWarnings?: Opt<boolean> }
+export interface PCreateInstanceRequest {
+  parent?: Opt<string>;
+  instanceId?: Opt<string>;
+  instance?: Opt<PInstance>;
+  clusters?: Opt<Record<string, PCluster>>;
+}
+export interface PPartialUpdateInstanceRequest {
+  instance?: Opt<PInstance>;
+  updateMask?: Opt<PFieldMask>;
+}
+export interface PParentRequest {
+  parent?: Opt<string>;
+  pageToken?: Opt<string>;
+  pageSize?: Opt<number>;
+}
+export interface PCreateClusterRequest {
+  parent?: Opt<string>;
+  clusterId?: Opt<string>;
+  cluster?: Opt<PCluster>;
+}
+export interface PPartialUpdateClusterRequest {
+  cluster?: Opt<PCluster>;
+  updateMask?: Opt<PFieldMask>;
+}
+export interface PCreateAppProfileRequest {
+  parent?: Opt<string>;
+  appProfileId?: Opt<string>;
+  appProfile?: Opt<PAppProfile>;
+  ignoreWarnings?: Opt<boolean>;
+}
+export interface PUpdateAppProfileRequest {
+  appProfile?: Opt<PAppProfile>;
+  updateMask?: Opt<PFieldMask>;
+  ignoreWarnings?: Opt<boolean>;
+}
 
 // ---- google.iam.v1 ----
-export interface PPolicy { version?: Opt<number>; bindings?: Opt<object[]>; etag?: Opt<Buffer>; auditConfigs?: Opt<object[]> }
-export interface PSetIamPolicyRequest { resource?: Opt<string>; policy?: Opt<PPolicy> }
-export interface PTestIamPermissionsRequest { resource?: Opt<string>; permissions?: Opt<string[]> }
+export interface PPolicy {
+  version?: Opt<number>;
+  bindings?: Opt<object[]>;
+  etag?: Opt<Buffer>;
+  auditConfigs?: Opt<object[]>;
+}
+export interface PSetIamPolicyRequest {
+  resource?: Opt<string>;
+  policy?: Opt<PPolicy>;
+}
+export interface PTestIamPermissionsRequest {
+  resource?: Opt<string>;
+  permissions?: Opt<string[]>;
+}
 
 // ---- google.longrunning ----
 export interface POperation {
@@ -269,7 +382,12 @@ export interface POperation {
   error?: PStatus;
   response?: PAny;
 }
-export interface PListOperationsRequest { name?: Opt<string>; filter?: Opt<string>; pageSize?: Opt<number>; pageToken?: Opt<string> }
+export interface PListOperationsRequest {
+  name?: Opt<string>;
+  filter?: Opt<string>;
+  pageSize?: Opt<number>;
+  pageToken?: Opt<string>;
+}
 
 export interface PListHotTabletsRequest {
   parent?: Opt<string>;

@@ -137,10 +137,15 @@ describe('encodeReadRowsResponse', () => {
   it('encodes a heartbeat and the request-stats frame like protobufjs', () => {
     const heartbeat: ReadRowsFrame = { rows: [], lastScannedRowKey: 'scanned\xff' };
     expect(encodeReadRowsResponse(heartbeat).equals(reference(heartbeat, 1 << 20))).toBe(true);
-    const stats: ReadRowsFrame = { rows: [], stats: { rowsSeen: 10, rowsReturned: 3, cellsSeen: 0, cellsReturned: 300000, latencyMicros: 2_500_123.4 } };
+    const stats: ReadRowsFrame = {
+      rows: [],
+      stats: { rowsSeen: 10, rowsReturned: 3, cellsSeen: 0, cellsReturned: 300000, latencyMicros: 2_500_123.4 },
+    };
     expect(encodeReadRowsResponse(stats).equals(reference(stats, 1 << 20))).toBe(true);
     const empty: ReadRowsFrame = { rows: [], stats: { rowsSeen: 0, rowsReturned: 0, cellsSeen: 0, cellsReturned: 0, latencyMicros: 0 } };
-    const decoded = deserialize(encodeReadRowsResponse(empty)) as { requestStats?: { fullReadStatsView?: { readIterationStats?: object } } };
+    const decoded = deserialize(encodeReadRowsResponse(empty)) as {
+      requestStats?: { fullReadStatsView?: { readIterationStats?: object } };
+    };
     expect(decoded.requestStats?.fullReadStatsView?.readIterationStats).toEqual({});
   });
 
@@ -169,13 +174,26 @@ describe('encodeReadRowsResponse', () => {
         const byKey = new Map(raw.map((r) => [r.key, r]));
         const rows: Row[] = [...byKey.values()]
           .sort((a, b) => (a.key < b.key ? -1 : 1))
-          .map((r) => ({ key: r.key, cells: [...r.cells].sort((x, y) => (x.family < y.family ? -1 : x.family > y.family ? 1 : x.qualifier < y.qualifier ? -1 : x.qualifier > y.qualifier ? 1 : y.timestamp - x.timestamp)) }));
+          .map((r) => ({
+            key: r.key,
+            cells: [...r.cells].sort((x, y) =>
+              x.family < y.family
+                ? -1
+                : x.family > y.family
+                  ? 1
+                  : x.qualifier < y.qualifier
+                    ? -1
+                    : x.qualifier > y.qualifier
+                      ? 1
+                      : y.timestamp - x.timestamp,
+            ),
+          }));
         const buf = encodeReadRowsResponse({ rows }, chunk);
         expect(buf.equals(reference({ rows }, chunk))).toBe(true);
         const merged = mergeChunks([deserialize(buf)]);
-        expect(merged.rows.map((r) => ({ key: r.key, cells: r.cells.map((c) => ({ ...c, value: Buffer.from(c.value).toString('hex') })) }))).toEqual(
-          rows.map((r) => ({ key: r.key, cells: r.cells.map((c) => ({ ...c, value: Buffer.from(c.value).toString('hex') })) })),
-        );
+        expect(
+          merged.rows.map((r) => ({ key: r.key, cells: r.cells.map((c) => ({ ...c, value: Buffer.from(c.value).toString('hex') })) })),
+        ).toEqual(rows.map((r) => ({ key: r.key, cells: r.cells.map((c) => ({ ...c, value: Buffer.from(c.value).toString('hex') })) })));
       }),
       { numRuns: 300 },
     );

@@ -1,6 +1,18 @@
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
-import { fieldSize, int64Size, utf8Length, varintFieldSize, varintSize, writeFieldHeader, writeInt64, writeLatin1, writeStringField, writeVarint, writeVarintField } from './wire.js';
+import {
+  fieldSize,
+  int64Size,
+  utf8Length,
+  varintFieldSize,
+  varintSize,
+  writeFieldHeader,
+  writeInt64,
+  writeLatin1,
+  writeStringField,
+  writeVarint,
+  writeVarintField,
+} from './wire.js';
 
 /**
  * Hand-written serializer of google.bigtable.v2.ReadRowsResponse: one frame of
@@ -68,7 +80,8 @@ export function encodeReadRowsResponse(frame: ReadRowsFrame, valueChunkBytes: nu
   const buf = Buffer.allocUnsafe(size);
   let pos = 0;
   for (const row of frame.rows) pos = rowChunks(buf, pos, row, valueChunkBytes);
-  if (frame.lastScannedRowKey !== undefined) pos = writeStringField(buf, pos, 0x12, frame.lastScannedRowKey, frame.lastScannedRowKey.length);
+  if (frame.lastScannedRowKey !== undefined)
+    pos = writeStringField(buf, pos, 0x12, frame.lastScannedRowKey, frame.lastScannedRowKey.length);
   if (frame.stats !== undefined) {
     pos = writeFieldHeader(buf, pos, 0x1a, statsLen);
     pos = writeRequestStats(buf, pos, frame.stats);
@@ -155,7 +168,17 @@ function chunkBodySize(key: ByteString, c: Cell, parts: number, p: number, piece
 }
 
 /** One CellChunk (field 1 of the response) whose body is `len` bytes. */
-function writeChunk(buf: Buffer, pos: number, key: ByteString, c: Cell, parts: number, p: number, pieces: number, chunk: number, len: number): number {
+function writeChunk(
+  buf: Buffer,
+  pos: number,
+  key: ByteString,
+  c: Cell,
+  parts: number,
+  p: number,
+  pieces: number,
+  chunk: number,
+  len: number,
+): number {
   pos = writeFieldHeader(buf, pos, 0x0a, len);
   if (parts & PART_KEY) pos = writeStringField(buf, pos, 0x0a, key, key.length);
   if (parts & PART_FAMILY) pos = writeWrappedField(buf, pos, 0x12, c.family, utf8Length(c.family));

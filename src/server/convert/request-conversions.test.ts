@@ -30,7 +30,12 @@ describe('int64 fields', () => {
 describe('row sets', () => {
   it('normalises every bound kind, and treats an empty end key as unbounded', () => {
     const set = rowSetFromProto(
-      wire<{ rows: object }>({ rows: { rowKeys: [b('k\xff')], rowRanges: [{}, { startKeyOpen: b('a'), endKeyClosed: b('b') }, { startKeyClosed: b('c'), endKeyOpen: b('') }] } }).rows,
+      wire<{ rows: object }>({
+        rows: {
+          rowKeys: [b('k\xff')],
+          rowRanges: [{}, { startKeyOpen: b('a'), endKeyClosed: b('b') }, { startKeyClosed: b('c'), endKeyOpen: b('') }],
+        },
+      }).rows,
     );
     expect(set.keys).toEqual(['k\xff']);
     expect(set.ranges).toEqual([
@@ -44,20 +49,48 @@ describe('row sets', () => {
 
 describe('row filters', () => {
   const cases: [string, PRowFilter, RowFilter][] = [
-    ['chain', { chain: { filters: [{ passAllFilter: true }, { blockAllFilter: true }] } }, { kind: 'chain', filters: [{ kind: 'passAll' }, { kind: 'blockAll' }] }],
+    [
+      'chain',
+      { chain: { filters: [{ passAllFilter: true }, { blockAllFilter: true }] } },
+      { kind: 'chain', filters: [{ kind: 'passAll' }, { kind: 'blockAll' }] },
+    ],
     ['empty chain', { chain: {} }, { kind: 'chain', filters: [] }],
     ['interleave', { interleave: { filters: [{ sink: true }] } }, { kind: 'interleave', filters: [{ kind: 'sink' }] }],
-    ['condition', { condition: { predicateFilter: { stripValueTransformer: true }, falseFilter: { applyLabelTransformer: 'x' } } }, { kind: 'condition', predicate: { kind: 'stripValue' }, trueFilter: undefined, falseFilter: { kind: 'applyLabel', label: 'x' } }],
+    [
+      'condition',
+      { condition: { predicateFilter: { stripValueTransformer: true }, falseFilter: { applyLabelTransformer: 'x' } } },
+      { kind: 'condition', predicate: { kind: 'stripValue' }, trueFilter: undefined, falseFilter: { kind: 'applyLabel', label: 'x' } },
+    ],
     ['row key regex', { rowKeyRegexFilter: b('a\xff.*') }, { kind: 'rowKeyRegex', pattern: 'a\xff.*' }],
     ['row sample', { rowSampleFilter: 0.25 }, { kind: 'rowSample', probability: 0.25 }],
     ['family regex', { familyNameRegexFilter: 'cf.*' }, { kind: 'familyRegex', pattern: 'cf.*' }],
     ['qualifier regex', { columnQualifierRegexFilter: b('') }, { kind: 'qualifierRegex', pattern: '' }],
-    ['column range', { columnRangeFilter: { familyName: 'f', startQualifierOpen: b('a'), endQualifierClosed: b('z') } }, { kind: 'columnRange', family: 'f', start: { kind: 'open', value: 'a' }, end: { kind: 'closed', value: 'z' } }],
-    ['column range unbounded', { columnRangeFilter: { familyName: 'f' } }, { kind: 'columnRange', family: 'f', start: { kind: 'unbounded' }, end: { kind: 'unbounded' } }],
-    ['timestamp range', { timestampRangeFilter: { startTimestampMicros: '1000' } }, { kind: 'timestampRange', start: 1000, end: undefined }],
-    ['timestamp range bounded', { timestampRangeFilter: { startTimestampMicros: '1000', endTimestampMicros: '3000' } }, { kind: 'timestampRange', start: 1000, end: 3000 }],
+    [
+      'column range',
+      { columnRangeFilter: { familyName: 'f', startQualifierOpen: b('a'), endQualifierClosed: b('z') } },
+      { kind: 'columnRange', family: 'f', start: { kind: 'open', value: 'a' }, end: { kind: 'closed', value: 'z' } },
+    ],
+    [
+      'column range unbounded',
+      { columnRangeFilter: { familyName: 'f' } },
+      { kind: 'columnRange', family: 'f', start: { kind: 'unbounded' }, end: { kind: 'unbounded' } },
+    ],
+    [
+      'timestamp range',
+      { timestampRangeFilter: { startTimestampMicros: '1000' } },
+      { kind: 'timestampRange', start: 1000, end: undefined },
+    ],
+    [
+      'timestamp range bounded',
+      { timestampRangeFilter: { startTimestampMicros: '1000', endTimestampMicros: '3000' } },
+      { kind: 'timestampRange', start: 1000, end: 3000 },
+    ],
     ['value regex', { valueRegexFilter: b('v') }, { kind: 'valueRegex', pattern: 'v' }],
-    ['value range', { valueRangeFilter: { startValueClosed: b(''), endValueOpen: b('\xff') } }, { kind: 'valueRange', start: { kind: 'closed', value: '' }, end: { kind: 'open', value: '\xff' } }],
+    [
+      'value range',
+      { valueRangeFilter: { startValueClosed: b(''), endValueOpen: b('\xff') } },
+      { kind: 'valueRange', start: { kind: 'closed', value: '' }, end: { kind: 'open', value: '\xff' } },
+    ],
     ['cells per row offset', { cellsPerRowOffsetFilter: 3 }, { kind: 'cellsPerRowOffset', offset: 3 }],
     ['cells per row limit', { cellsPerRowLimitFilter: 0 }, { kind: 'cellsPerRowLimit', limit: 0 }],
     ['cells per column limit', { cellsPerColumnLimitFilter: -2 }, { kind: 'cellsPerColumnLimit', limit: -2 }],
@@ -69,7 +102,10 @@ describe('row filters', () => {
 
   it('reads a filter with no kind as pass-all; rejects false booleans and hostile nesting', () => {
     expect(filterOf({})).toEqual({ kind: 'passAll' });
-    expect(filterOf({ chain: { filters: [{}, { blockAllFilter: true }] } })).toEqual({ kind: 'chain', filters: [{ kind: 'passAll' }, { kind: 'blockAll' }] });
+    expect(filterOf({ chain: { filters: [{}, { blockAllFilter: true }] } })).toEqual({
+      kind: 'chain',
+      filters: [{ kind: 'passAll' }, { kind: 'blockAll' }],
+    });
     expect(code(() => filterOf({ sink: false }))).toBe('InvalidArgument');
     expect(code(() => filterOf({ passAllFilter: false }))).toBe('InvalidArgument');
     let deep: PRowFilter = { passAllFilter: true };
@@ -80,8 +116,16 @@ describe('row filters', () => {
 
 describe('data requests', () => {
   it('reads ReadRows options', () => {
-    const cmd = readRowsRequestFromProto(wire({ tableName: TABLE, rowsLimit: '10', reversed: true, requestStatsView: 'REQUEST_STATS_FULL' }));
-    expect(cmd).toMatchObject({ table: { project: 'p', instance: 'i', table: 't' }, limit: 10, reversed: true, fullStats: true, filter: undefined });
+    const cmd = readRowsRequestFromProto(
+      wire({ tableName: TABLE, rowsLimit: '10', reversed: true, requestStatsView: 'REQUEST_STATS_FULL' }),
+    );
+    expect(cmd).toMatchObject({
+      table: { project: 'p', instance: 'i', table: 't' },
+      limit: 10,
+      reversed: true,
+      fullStats: true,
+      filter: undefined,
+    });
     expect(readRowsRequestFromProto(wire({ tableName: TABLE })).limit).toBeUndefined();
     expect(code(() => readRowsRequestFromProto(wire({ tableName: TABLE, rowsLimit: '-1' })))).toBe('InvalidArgument');
     expect(code(() => readRowsRequestFromProto(wire({})))).toBe('InvalidArgument');
@@ -90,17 +134,32 @@ describe('data requests', () => {
 
   it('answers authorized and materialized views with Unimplemented', () => {
     expect(code(() => targetTable('ReadRows', { authorizedViewName: `${TABLE}/authorizedViews/v` }))).toBe('Unimplemented');
-    expect(code(() => targetTable('ReadRows', { materializedViewName: 'projects/p/instances/i/materializedViews/m' }))).toBe('Unimplemented');
+    expect(code(() => targetTable('ReadRows', { materializedViewName: 'projects/p/instances/i/materializedViews/m' }))).toBe(
+      'Unimplemented',
+    );
   });
 
   it('needs at least one mutation in CheckAndMutateRow and one rule in ReadModifyWriteRow', () => {
     expect(code(() => checkAndMutateRequestFromProto({ tableName: TABLE, rowKey: b('k') }))).toBe('InvalidArgument');
     const cmd = checkAndMutateRequestFromProto({ tableName: TABLE, rowKey: b('k'), falseMutations: [{ deleteFromRow: {} }] });
-    expect(cmd).toMatchObject({ key: 'k', predicate: undefined, trueMutations: [], falseMutations: [{ kind: 'deleteFromRow' }], sentTrue: 0, sentFalse: 1 });
+    expect(cmd).toMatchObject({
+      key: 'k',
+      predicate: undefined,
+      trueMutations: [],
+      falseMutations: [{ kind: 'deleteFromRow' }],
+      sentTrue: 0,
+      sentFalse: 1,
+    });
     expect(code(() => readModifyWriteRequestFromProto({ tableName: TABLE, rowKey: b('k'), rules: [] }))).toBe('InvalidArgument');
-    expect(code(() => readModifyWriteRequestFromProto({ tableName: TABLE, rowKey: b('k'), rules: [{ familyName: 'f' }] }))).toBe('InvalidArgument');
-    expect(readModifyWriteRequestFromProto({ tableName: TABLE, rowKey: b('k'), rules: [{ familyName: 'f', columnQualifier: b('q'), incrementAmount: '-3' }] }).rules).toEqual([
-      { kind: 'increment', family: 'f', qualifier: 'q', amount: -3n },
-    ]);
+    expect(code(() => readModifyWriteRequestFromProto({ tableName: TABLE, rowKey: b('k'), rules: [{ familyName: 'f' }] }))).toBe(
+      'InvalidArgument',
+    );
+    expect(
+      readModifyWriteRequestFromProto({
+        tableName: TABLE,
+        rowKey: b('k'),
+        rules: [{ familyName: 'f', columnQualifier: b('q'), incrementAmount: '-3' }],
+      }).rules,
+    ).toEqual([{ kind: 'increment', family: 'f', qualifier: 'q', amount: -3n }]);
   });
 });

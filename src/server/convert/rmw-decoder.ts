@@ -1,5 +1,15 @@
 import type { PReadModifyWriteRowRequest, PReadModifyWriteRule } from './proto-types.js';
-import { type Reader, WIRE_LEN, WIRE_VARINT, createReader, readInt64BigInt, readKey, readLengthEnd, readString, skipField } from './wire.js';
+import {
+  type Reader,
+  WIRE_LEN,
+  WIRE_VARINT,
+  createReader,
+  readInt64BigInt,
+  readKey,
+  readLengthEnd,
+  readString,
+  skipField,
+} from './wire.js';
 
 /**
  * Hand-written decoder of google.bigtable.v2.ReadModifyWriteRowRequest (a hot

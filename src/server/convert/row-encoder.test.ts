@@ -23,7 +23,13 @@ function reference(row: Row): object {
 const v = (s: string): Buffer => Buffer.from(s, 'latin1');
 
 interface Decoded {
-  row?: { key?: Buffer; families?: { name?: string; columns?: { qualifier?: Buffer; cells?: { timestampMicros?: string; value?: Buffer; labels?: string[] }[] }[] }[] };
+  row?: {
+    key?: Buffer;
+    families?: {
+      name?: string;
+      columns?: { qualifier?: Buffer; cells?: { timestampMicros?: string; value?: Buffer; labels?: string[] }[] }[];
+    }[];
+  };
 }
 
 /** A decoded response with every default filled in (absent and default-valued fields read the same in proto3). */
@@ -53,11 +59,31 @@ describe('encodeReadModifyWriteRowResponse', () => {
       ],
     };
     const decoded = method.responseDeserialize(encodeReadModifyWriteRowResponse({ row })) as {
-      row: { key: Buffer; families: { name: string; columns: { qualifier: Buffer; cells: { timestampMicros: string; value: Buffer }[] }[] }[] };
+      row: {
+        key: Buffer;
+        families: { name: string; columns: { qualifier: Buffer; cells: { timestampMicros: string; value: Buffer }[] }[] }[];
+      };
     };
     expect(decoded.row.key.toString()).toBe('k');
-    expect(decoded.row.families.map((f) => [f.name, f.columns.map((c) => [c.qualifier.toString(), c.cells.map((x) => [x.timestampMicros, x.value.toString()])])])).toEqual([
-      ['b', [['q', [['2000', '1'], ['1000', '2']]], ['r', [['1000', '3']]]]],
+    expect(
+      decoded.row.families.map((f) => [
+        f.name,
+        f.columns.map((c) => [c.qualifier.toString(), c.cells.map((x) => [x.timestampMicros, x.value.toString()])]),
+      ]),
+    ).toEqual([
+      [
+        'b',
+        [
+          [
+            'q',
+            [
+              ['2000', '1'],
+              ['1000', '2'],
+            ],
+          ],
+          ['r', [['1000', '3']]],
+        ],
+      ],
       ['a', [['q', [['1000', '4']]]]],
     ]);
   });
@@ -67,18 +93,37 @@ describe('encodeReadModifyWriteRowResponse', () => {
     // empty qualifier); proto3 readers cannot tell, so the messages are compared decoded.
     const cell: fc.Arbitrary<Cell> = fc.record({
       family: fc.constantFrom('a', 'cf', 'fäm'),
-      qualifier: fc.oneof(fc.constant(''), fc.string({ maxLength: 4 }).map((s) => Buffer.from(s, 'utf8').toString('latin1'))),
+      qualifier: fc.oneof(
+        fc.constant(''),
+        fc.string({ maxLength: 4 }).map((s) => Buffer.from(s, 'utf8').toString('latin1')),
+      ),
       timestamp: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2 ** 52 })),
       value: fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
       labels: fc.array(fc.constantFrom('x', 'label-ü'), { maxLength: 2 }),
     });
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 8 }).map((s) => Buffer.from(s, 'utf8').toString('latin1')), fc.array(cell, { maxLength: 12 }), (key, cells) => {
-        // Output order groups a family's cells and a column's cells together.
-        const sorted = [...cells].sort((x, y) => (x.family < y.family ? -1 : x.family > y.family ? 1 : x.qualifier < y.qualifier ? -1 : x.qualifier > y.qualifier ? 1 : y.timestamp - x.timestamp));
-        const row: Row = { key, cells: sorted };
-        expect(canonical(method.responseDeserialize(encodeReadModifyWriteRowResponse({ row })))).toEqual(canonical(method.responseDeserialize(method.responseSerialize(reference(row)))));
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 8 }).map((s) => Buffer.from(s, 'utf8').toString('latin1')),
+        fc.array(cell, { maxLength: 12 }),
+        (key, cells) => {
+          // Output order groups a family's cells and a column's cells together.
+          const sorted = [...cells].sort((x, y) =>
+            x.family < y.family
+              ? -1
+              : x.family > y.family
+                ? 1
+                : x.qualifier < y.qualifier
+                  ? -1
+                  : x.qualifier > y.qualifier
+                    ? 1
+                    : y.timestamp - x.timestamp,
+          );
+          const row: Row = { key, cells: sorted };
+          expect(canonical(method.responseDeserialize(encodeReadModifyWriteRowResponse({ row })))).toEqual(
+            canonical(method.responseDeserialize(method.responseSerialize(reference(row)))),
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });

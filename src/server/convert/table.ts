@@ -69,9 +69,12 @@ export function createTableRequestFromProto(req: PCreateTableRequest): CreateTab
 }
 
 function rejectUnimplementedTableFields(table: PTable, rpc: string): void {
-  if (table.changeStreamConfig != null) throw unimplemented(`${rpc}: change streams (change_stream_config) are not implemented by tabletop yet`);
-  if (table.automatedBackupPolicy != null) throw unimplemented(`${rpc}: automated backups (automated_backup_policy) are not implemented by tabletop yet`);
-  if (table.tieredStorageConfig != null) throw unimplemented(`${rpc}: tiered storage (tiered_storage_config) is not implemented by tabletop yet`);
+  if (table.changeStreamConfig != null)
+    throw unimplemented(`${rpc}: change streams (change_stream_config) are not implemented by tabletop yet`);
+  if (table.automatedBackupPolicy != null)
+    throw unimplemented(`${rpc}: automated backups (automated_backup_policy) are not implemented by tabletop yet`);
+  if (table.tieredStorageConfig != null)
+    throw unimplemented(`${rpc}: tiered storage (tiered_storage_config) is not implemented by tabletop yet`);
   if (table.rowKeySchema != null) throw unimplemented(`${rpc}: structured row keys (row_key_schema) are not implemented by tabletop yet`);
 }
 
@@ -163,10 +166,12 @@ export type DropTarget = { readonly kind: 'prefix'; readonly prefix: ByteString 
 export function dropRowRangeFromProto(req: PDropRowRangeRequest): { name: TableName; target: DropTarget } {
   if (!req.name) throw invalidArgument('DropRowRange: name is required');
   const name = parseTableName(req.name);
-  const target = req.target ?? (req.rowKeyPrefix != null ? 'rowKeyPrefix' : req.deleteAllDataFromTable != null ? 'deleteAllDataFromTable' : undefined);
+  const target =
+    req.target ?? (req.rowKeyPrefix != null ? 'rowKeyPrefix' : req.deleteAllDataFromTable != null ? 'deleteAllDataFromTable' : undefined);
   if (target === 'rowKeyPrefix') {
     const prefix = fromBytes(req.rowKeyPrefix ?? Buffer.alloc(0));
-    if (prefix === '') throw invalidArgument('DropRowRange: row_key_prefix must not be empty (use delete_all_data_from_table to drop every row)');
+    if (prefix === '')
+      throw invalidArgument('DropRowRange: row_key_prefix must not be empty (use delete_all_data_from_table to drop every row)');
     return { name, target: { kind: 'prefix', prefix } };
   }
   if (target === 'deleteAllDataFromTable') {

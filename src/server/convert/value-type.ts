@@ -13,7 +13,9 @@ export function valueTypeFromProto(t: PType | null | undefined): ValueType {
   const kind = typeKind(t);
   if (kind === undefined || kind === 'bytesType') return BYTES_TYPE;
   if (kind !== 'aggregateType') {
-    throw invalidArgument(`Column family value_type ${snake(kind)} is not supported: use aggregate_type (sum, min, max, hllpp_unique_count) or leave value_type unset`);
+    throw invalidArgument(
+      `Column family value_type ${snake(kind)} is not supported: use aggregate_type (sum, min, max, hllpp_unique_count) or leave value_type unset`,
+    );
   }
   const agg = t.aggregateType ?? {};
   const aggregator = aggregatorOf(agg);
@@ -21,7 +23,8 @@ export function valueTypeFromProto(t: PType | null | undefined): ValueType {
   let input: 'int64' | 'bytes';
   if (inputKind === 'int64Type') input = 'int64';
   else if (inputKind === 'bytesType') input = 'bytes';
-  else throw invalidArgument(`Aggregate value_type needs input_type int64_type or bytes_type${inputKind ? ` (got ${snake(inputKind)})` : ''}`);
+  else
+    throw invalidArgument(`Aggregate value_type needs input_type int64_type or bytes_type${inputKind ? ` (got ${snake(inputKind)})` : ''}`);
   if (aggregator !== 'hll' && input !== 'int64') {
     throw invalidArgument(`Aggregate ${aggregator} needs input_type int64_type (got bytes_type)`);
   }
@@ -29,7 +32,17 @@ export function valueTypeFromProto(t: PType | null | undefined): ValueType {
 }
 
 function aggregatorOf(agg: NonNullable<PType['aggregateType']>): Aggregator {
-  const a = agg.aggregator ?? (agg.sum != null ? 'sum' : agg.min != null ? 'min' : agg.max != null ? 'max' : agg.hllppUniqueCount != null ? 'hllppUniqueCount' : undefined);
+  const a =
+    agg.aggregator ??
+    (agg.sum != null
+      ? 'sum'
+      : agg.min != null
+        ? 'min'
+        : agg.max != null
+          ? 'max'
+          : agg.hllppUniqueCount != null
+            ? 'hllppUniqueCount'
+            : undefined);
   switch (a) {
     case 'sum':
     case 'min':

@@ -18,25 +18,42 @@ const b = (s: string) => Buffer.from(s, 'latin1');
 let ts: TestServer;
 let tableCounter = 0;
 
-async function createTable(families: Record<string, object> = { cf1: {}, cf2: { gcRule: { maxNumVersions: 1 } } }, server = ts): Promise<string> {
+async function createTable(
+  families: Record<string, object> = { cf1: {}, cf2: { gcRule: { maxNumVersions: 1 } } },
+  server = ts,
+): Promise<string> {
   const id = `t${++tableCounter}`;
   await unaryCall(server.clients.tableAdmin, 'CreateTable', { parent: INSTANCE, tableId: id, table: { columnFamilies: families } });
   return `${INSTANCE}/tables/${id}`;
 }
 
 const set = (family: string, qualifier: string, value: string | Buffer, ts = 1000) => ({
-  setCell: { familyName: family, columnQualifier: b(qualifier), timestampMicros: String(ts), value: typeof value === 'string' ? b(value) : value },
+  setCell: {
+    familyName: family,
+    columnQualifier: b(qualifier),
+    timestampMicros: String(ts),
+    value: typeof value === 'string' ? b(value) : value,
+  },
 });
 
 async function mutateRows(tableName: string, entries: object[], server = ts) {
-  const r = await streamCall<{ entries: { index?: string; status: { code?: number; message?: string } }[] }>(server.clients.data, 'MutateRows', { tableName, entries });
+  const r = await streamCall<{ entries: { index?: string; status: { code?: number; message?: string } }[] }>(
+    server.clients.data,
+    'MutateRows',
+    { tableName, entries },
+  );
   expect(r.status.code).toBe(status.OK);
-  return r.messages.flatMap((m) => m.entries).map((e) => ({ index: Number(e.index ?? 0), code: e.status.code ?? 0, message: e.status.message ?? '' }));
+  return r.messages
+    .flatMap((m) => m.entries)
+    .map((e) => ({ index: Number(e.index ?? 0), code: e.status.code ?? 0, message: e.status.message ?? '' }));
 }
 
 async function read(request: object, metadata?: Parameters<typeof streamCall>[3], server = ts) {
   const r = await streamCall<DecodedResponse>(server.clients.data, 'ReadRows', request, metadata);
-  return { ...r, merged: r.status.code === status.OK ? mergeChunks(r.messages, (request as { reversed?: boolean }).reversed === true) : undefined };
+  return {
+    ...r,
+    merged: r.status.code === status.OK ? mergeChunks(r.messages, (request as { reversed?: boolean }).reversed === true) : undefined,
+  };
 }
 
 beforeAll(async () => {
@@ -52,7 +69,10 @@ describe('ReadRows chunking', () => {
   it('packs many small rows into one message and never splits a row', async () => {
     const table = await createTable();
     const keys = Array.from({ length: 50 }, (_, i) => `r${String(i).padStart(2, '0')}`);
-    await mutateRows(table, keys.map((k) => ({ rowKey: b(k), mutations: [set('cf1', 'a', 'x'), set('cf1', 'b', 'y'), set('cf2', '', 'z')] })));
+    await mutateRows(
+      table,
+      keys.map((k) => ({ rowKey: b(k), mutations: [set('cf1', 'a', 'x'), set('cf1', 'b', 'y'), set('cf2', '', 'z')] })),
+    );
     const r = await read({ tableName: table, rows: { rowRanges: [{}] } });
     expect(r.status.code).toBe(status.OK);
     expect(r.messages).toHaveLength(1);
@@ -94,14 +114,20 @@ describe('ReadRows options', () => {
   let table: string;
   beforeAll(async () => {
     table = await createTable();
-    await mutateRows(table, ['a', 'b', 'c', 'd', 'e'].map((k) => ({ rowKey: b(k), mutations: [set('cf1', 'q', `v-${k}`), set('cf1', 'r', `w-${k}`)] })));
+    await mutateRows(
+      table,
+      ['a', 'b', 'c', 'd', 'e'].map((k) => ({ rowKey: b(k), mutations: [set('cf1', 'q', `v-${k}`), set('cf1', 'r', `w-${k}`)] })),
+    );
   });
 
   it('reverses only when the client announces reverse_scans in bigtable-features', async () => {
     const refused = await read({ tableName: table, reversed: true });
     expect(refused.status.code).toBe(status.UNIMPLEMENTED);
     expect(refused.status.details).toMatch(/reverse scans/);
-    const r = await read({ tableName: table, reversed: true, rows: { rowRanges: [{ startKeyClosed: b('b'), endKeyOpen: b('e') }] } }, featuresMetadata({ reverseScans: true }));
+    const r = await read(
+      { tableName: table, reversed: true, rows: { rowRanges: [{ startKeyClosed: b('b'), endKeyOpen: b('e') }] } },
+      featuresMetadata({ reverseScans: true }),
+    );
     expect(r.status.code).toBe(status.OK);
     expect(r.merged!.rows.map((row) => row.key)).toEqual(['d', 'c', 'b']);
     expect(r.merged!.rows[0]!.cells.map((c) => c.qualifier)).toEqual(['q', 'r']);
@@ -120,7 +146,12 @@ describe('ReadRows options', () => {
     expect(r.status.code).toBe(status.OK);
     const last = r.messages[r.messages.length - 1] as DecodedResponse & { requestStats: any };
     expect(last.chunks).toBeUndefined();
-    expect(last.requestStats.fullReadStatsView.readIterationStats).toEqual({ rowsSeenCount: '5', rowsReturnedCount: '2', cellsSeenCount: '10', cellsReturnedCount: '4' });
+    expect(last.requestStats.fullReadStatsView.readIterationStats).toEqual({
+      rowsSeenCount: '5',
+      rowsReturnedCount: '2',
+      cellsSeenCount: '10',
+      cellsReturnedCount: '4',
+    });
     expect(last.requestStats.fullReadStatsView.requestLatencyStats.frontendServerLatency).toBeDefined();
     expect(r.messages.slice(0, -1).every((m) => (m as { requestStats?: unknown }).requestStats === undefined)).toBe(true);
     const empty = await read({ tableName: table, rows: { rowKeys: [b('zz')] }, requestStatsView: 'REQUEST_STATS_FULL' });
@@ -131,7 +162,12 @@ describe('ReadRows options', () => {
   });
 
   it('rejects malformed filters and regexes with INVALID_ARGUMENT', async () => {
-    for (const filter of [{ chain: { filters: [{}] } }, { valueRegexFilter: b('(') }, { rowSampleFilter: 2 }, { applyLabelTransformer: 'Bad Label' }]) {
+    for (const filter of [
+      { chain: { filters: [{}] } },
+      { valueRegexFilter: b('(') },
+      { rowSampleFilter: 2 },
+      { applyLabelTransformer: 'Bad Label' },
+    ]) {
       const r = await read({ tableName: table, filter });
       expect([filter, r.status.code]).toEqual([filter, status.INVALID_ARGUMENT]);
     }
@@ -149,7 +185,10 @@ describe('ReadRows options', () => {
     expect((await read({ tableName: `${INSTANCE}/tables/nope` })).status.code).toBe(status.NOT_FOUND);
     expect((await read({ tableName: 'tables/nope' })).status.code).toBe(status.INVALID_ARGUMENT);
     expect((await read({})).status.code).toBe(status.INVALID_ARGUMENT);
-    expect((await read({ authorizedViewName: `${table}/authorizedViews/v` })).status).toMatchObject({ code: status.UNIMPLEMENTED, details: expect.stringMatching(/not implemented by tabletop yet/) });
+    expect((await read({ authorizedViewName: `${table}/authorizedViews/v` })).status).toMatchObject({
+      code: status.UNIMPLEMENTED,
+      details: expect.stringMatching(/not implemented by tabletop yet/),
+    });
   });
 });
 
@@ -214,7 +253,14 @@ describe('MutateRows', () => {
     });
     expect(tooMany.status).toEqual({ code: status.INVALID_ARGUMENT, details: 'Too many mutations: 100001 provided; limit 100000' });
     expect((await streamCall(ts.clients.data, 'MutateRows', { tableName: table, entries: [] })).status.code).toBe(status.INVALID_ARGUMENT);
-    expect((await streamCall(ts.clients.data, 'MutateRows', { tableName: `${INSTANCE}/tables/nope`, entries: [{ rowKey: b('k'), mutations: [set('cf1', 'q', 'v')] }] })).status.code).toBe(status.NOT_FOUND);
+    expect(
+      (
+        await streamCall(ts.clients.data, 'MutateRows', {
+          tableName: `${INSTANCE}/tables/nope`,
+          entries: [{ rowKey: b('k'), mutations: [set('cf1', 'q', 'v')] }],
+        })
+      ).status.code,
+    ).toBe(status.NOT_FOUND);
   });
 });
 
@@ -225,26 +271,61 @@ describe('single-row calls', () => {
     const r = await read({ tableName: table });
     expect(r.merged!.rows[0]!.cells[0]!.timestamp % 1000).toBe(0);
     expect(r.merged!.rows[0]!.cells[0]!.timestamp).toBeGreaterThan(Date.UTC(2020, 0, 1) * 1000);
-    expect((await unaryError(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'), mutations: [] })).code).toBe(status.INVALID_ARGUMENT);
-    expect((await unaryError(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'.repeat(5000)), mutations: [set('cf1', 'q', 'v')] })).code).toBe(status.INVALID_ARGUMENT);
-    expect((await unaryError(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'), mutations: [set('zz', 'q', 'v')] })).code).toBe(status.NOT_FOUND);
-    expect((await unaryError(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'), mutations: [set('cf1', 'q', 'v', 9007199254740993 as number)] })).code).toBe(status.INVALID_ARGUMENT);
-    expect((await unaryError(ts.clients.data, 'MutateRow', { tableName: `${INSTANCE}/tables/none`, rowKey: b('k'), mutations: [set('cf1', 'q', 'v')] })).code).toBe(status.NOT_FOUND);
+    expect((await unaryError(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'), mutations: [] })).code).toBe(
+      status.INVALID_ARGUMENT,
+    );
+    expect(
+      (await unaryError(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'.repeat(5000)), mutations: [set('cf1', 'q', 'v')] }))
+        .code,
+    ).toBe(status.INVALID_ARGUMENT);
+    expect(
+      (await unaryError(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'), mutations: [set('zz', 'q', 'v')] })).code,
+    ).toBe(status.NOT_FOUND);
+    expect(
+      (
+        await unaryError(ts.clients.data, 'MutateRow', {
+          tableName: table,
+          rowKey: b('k'),
+          mutations: [set('cf1', 'q', 'v', 9007199254740993 as number)],
+        })
+      ).code,
+    ).toBe(status.INVALID_ARGUMENT);
+    expect(
+      (
+        await unaryError(ts.clients.data, 'MutateRow', {
+          tableName: `${INSTANCE}/tables/none`,
+          rowKey: b('k'),
+          mutations: [set('cf1', 'q', 'v')],
+        })
+      ).code,
+    ).toBe(status.NOT_FOUND);
   });
 
   it('CheckAndMutateRow reports whether the predicate matched', async () => {
     const table = await createTable();
     await unaryCall(ts.clients.data, 'MutateRow', { tableName: table, rowKey: b('k'), mutations: [set('cf1', 'q', 'yes')] });
-    const hit = await unaryCall(ts.clients.data, 'CheckAndMutateRow', { tableName: table, rowKey: b('k'), predicateFilter: { valueRegexFilter: b('yes') }, trueMutations: [set('cf1', 'hit', '1')], falseMutations: [set('cf1', 'miss', '1')] });
+    const hit = await unaryCall(ts.clients.data, 'CheckAndMutateRow', {
+      tableName: table,
+      rowKey: b('k'),
+      predicateFilter: { valueRegexFilter: b('yes') },
+      trueMutations: [set('cf1', 'hit', '1')],
+      falseMutations: [set('cf1', 'miss', '1')],
+    });
     expect(hit.predicateMatched).toBe(true);
-    const none = await unaryCall(ts.clients.data, 'CheckAndMutateRow', { tableName: table, rowKey: b('other'), falseMutations: [set('cf1', 'created', '1')] });
+    const none = await unaryCall(ts.clients.data, 'CheckAndMutateRow', {
+      tableName: table,
+      rowKey: b('other'),
+      falseMutations: [set('cf1', 'created', '1')],
+    });
     expect(none.predicateMatched ?? false).toBe(false);
     const r = await read({ tableName: table });
     expect(r.merged!.rows.map((row) => [row.key, row.cells.map((c) => c.qualifier)])).toEqual([
       ['k', ['hit', 'q']],
       ['other', ['created']],
     ]);
-    expect((await unaryError(ts.clients.data, 'CheckAndMutateRow', { tableName: table, rowKey: b('k') })).code).toBe(status.INVALID_ARGUMENT);
+    expect((await unaryError(ts.clients.data, 'CheckAndMutateRow', { tableName: table, rowKey: b('k') })).code).toBe(
+      status.INVALID_ARGUMENT,
+    );
   });
 
   it('ReadModifyWriteRow returns exactly the modified cells', async () => {
@@ -263,7 +344,15 @@ describe('single-row calls', () => {
       ['n', '0000000000000005'],
       ['s', Buffer.from('ab').toString('hex')],
     ]);
-    expect((await unaryError(ts.clients.data, 'ReadModifyWriteRow', { tableName: table, rowKey: b('k'), rules: [{ familyName: 'cf1', columnQualifier: b('n') }] })).code).toBe(status.INVALID_ARGUMENT);
+    expect(
+      (
+        await unaryError(ts.clients.data, 'ReadModifyWriteRow', {
+          tableName: table,
+          rowKey: b('k'),
+          rules: [{ familyName: 'cf1', columnQualifier: b('n') }],
+        })
+      ).code,
+    ).toBe(status.INVALID_ARGUMENT);
   });
 
   it('SampleRowKeys ends with the empty key; PingAndWarm answers', async () => {
@@ -282,7 +371,10 @@ describe('single-row calls', () => {
 describe('RPCs tabletop does not implement yet', () => {
   it('answers UNIMPLEMENTED with a clear message, whatever the method type', async () => {
     const q = await streamCall(ts.clients.data, 'ExecuteQuery', { instanceName: INSTANCE, query: 'SELECT 1' });
-    expect(q.status).toMatchObject({ code: status.UNIMPLEMENTED, details: expect.stringMatching(/^ExecuteQuery .*not implemented by tabletop yet/) });
+    expect(q.status).toMatchObject({
+      code: status.UNIMPLEMENTED,
+      details: expect.stringMatching(/^ExecuteQuery .*not implemented by tabletop yet/),
+    });
     const cs = await streamCall(ts.clients.data, 'ReadChangeStream', { tableName: `${INSTANCE}/tables/t` });
     expect(cs.status.code).toBe(status.UNIMPLEMENTED);
     const prep = await unaryError(ts.clients.data, 'PrepareQuery', { instanceName: INSTANCE });
@@ -295,6 +387,9 @@ describe('RPCs tabletop does not implement yet', () => {
       call.write({});
       call.end();
     });
-    expect(bidi).toMatchObject({ code: status.UNIMPLEMENTED, details: expect.stringMatching(/OpenTable .*not implemented by tabletop yet/) });
+    expect(bidi).toMatchObject({
+      code: status.UNIMPLEMENTED,
+      details: expect.stringMatching(/OpenTable .*not implemented by tabletop yet/),
+    });
   });
 });

@@ -3,10 +3,31 @@ import { TabletopError, invalidArgument, unimplemented } from '../../model/error
 import { LIMITS } from '../../model/limits.js';
 import type { Row } from '../../model/cell.js';
 import { tooManyMutationsMessage } from '../../model/validate-mutation.js';
-import { checkAndMutateRequestFromProto, pingRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, sampleRowKeysRequestFromProto, sampleToProto, targetTable } from '../convert/data-requests.js';
-import { type DecodedMutateRow, type DecodedMutateRows, decodeMutateRowRequest, decodeMutateRowsRequest, decodeMutateRowsRequestParts } from '../convert/mutate-decoder.js';
+import {
+  checkAndMutateRequestFromProto,
+  pingRequestFromProto,
+  readModifyWriteRequestFromProto,
+  readRowsRequestFromProto,
+  sampleRowKeysRequestFromProto,
+  sampleToProto,
+  targetTable,
+} from '../convert/data-requests.js';
+import {
+  type DecodedMutateRow,
+  type DecodedMutateRows,
+  decodeMutateRowRequest,
+  decodeMutateRowsRequest,
+  decodeMutateRowsRequestParts,
+} from '../convert/mutate-decoder.js';
 import { type EntryStatus, type MutateRowsFrame, encodeMutateRowsResponse } from '../convert/mutate-rows-encoder.js';
-import type { PCheckAndMutateRowRequest, PPingAndWarmRequest, PReadModifyWriteRowRequest, PReadRowsRequest, PSampleRowKeysRequest, PSampleRowKeysResponse } from '../convert/proto-types.js';
+import type {
+  PCheckAndMutateRowRequest,
+  PPingAndWarmRequest,
+  PReadModifyWriteRowRequest,
+  PReadRowsRequest,
+  PSampleRowKeysRequest,
+  PSampleRowKeysResponse,
+} from '../convert/proto-types.js';
 import { type ReadRowsFrame, encodeReadRowsResponse } from '../convert/read-rows-encoder.js';
 import { decodeReadModifyWriteRowRequest } from '../convert/rmw-decoder.js';
 import { encodeReadModifyWriteRowResponse } from '../convert/row-encoder.js';
@@ -29,41 +50,53 @@ import { streamReadRows } from './read-rows-stream.js';
  */
 export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Metrics, logger: Logger): ServiceSpec {
   const methods = {
-    ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>({ encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget }, async (req, out, ctx) => {
-      const started = performance.now();
-      const cmd = readRowsRequestFromProto(req);
-      if (cmd.reversed && !ctx.features.reverseScans) {
-        throw unimplemented(
-          "Client doesn't support reverse scans yet: a reversed ReadRows needs the client to send the bigtable-features header with reverse_scans set",
-        );
-      }
-      const reader = db.readRows(cmd.table, { rows: cmd.rows, filter: cmd.filter, limit: cmd.limit, reversed: cmd.reversed });
-      try {
-        const result = await streamReadRows(
-          reader,
-          out,
-          {
-            targetFrameBytes: tuning.readRowsFrameBytes,
-            heartbeatRows: tuning.heartbeatRows,
-            heartbeatMillis: tuning.heartbeatMillis,
-            valueChunkBytes: tuning.valueChunkBytes,
-            reversed: cmd.reversed,
-            yieldEveryMillis: tuning.yieldEveryMillis,
-          },
-          ctx.cancelled,
-        );
-        metrics.rowsReturned += reader.stats.rowsReturned;
-        metrics.cellsReturned += reader.stats.cellsReturned;
-        if (result.completed && cmd.fullStats) {
-          const s = reader.stats;
-          const latencyMicros = (performance.now() - started) * 1000;
-          const w = out.write({ rows: [], stats: { rowsSeen: s.rowsSeen, rowsReturned: s.rowsReturned, cellsSeen: s.cellsSeen, cellsReturned: s.cellsReturned, latencyMicros } });
-          if (w instanceof Promise) await w;
+    ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>(
+      { encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget },
+      async (req, out, ctx) => {
+        const started = performance.now();
+        const cmd = readRowsRequestFromProto(req);
+        if (cmd.reversed && !ctx.features.reverseScans) {
+          throw unimplemented(
+            "Client doesn't support reverse scans yet: a reversed ReadRows needs the client to send the bigtable-features header with reverse_scans set",
+          );
         }
-      } finally {
-        reader.close();
-      }
-    }),
+        const reader = db.readRows(cmd.table, { rows: cmd.rows, filter: cmd.filter, limit: cmd.limit, reversed: cmd.reversed });
+        try {
+          const result = await streamReadRows(
+            reader,
+            out,
+            {
+              targetFrameBytes: tuning.readRowsFrameBytes,
+              heartbeatRows: tuning.heartbeatRows,
+              heartbeatMillis: tuning.heartbeatMillis,
+              valueChunkBytes: tuning.valueChunkBytes,
+              reversed: cmd.reversed,
+              yieldEveryMillis: tuning.yieldEveryMillis,
+            },
+            ctx.cancelled,
+          );
+          metrics.rowsReturned += reader.stats.rowsReturned;
+          metrics.cellsReturned += reader.stats.cellsReturned;
+          if (result.completed && cmd.fullStats) {
+            const s = reader.stats;
+            const latencyMicros = (performance.now() - started) * 1000;
+            const w = out.write({
+              rows: [],
+              stats: {
+                rowsSeen: s.rowsSeen,
+                rowsReturned: s.rowsReturned,
+                cellsSeen: s.cellsSeen,
+                cellsReturned: s.cellsReturned,
+                latencyMicros,
+              },
+            });
+            if (w instanceof Promise) await w;
+          }
+        } finally {
+          reader.close();
+        }
+      },
+    ),
 
     SampleRowKeys: serverStream<PSampleRowKeysRequest, PSampleRowKeysResponse>({ resource: dataTarget }, async (req, out, ctx) => {
       const cmd = sampleRowKeysRequestFromProto(req);
@@ -87,49 +120,63 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
       return {};
     }),
 
-    MutateRows: serverStream<DecodedMutateRows, MutateRowsFrame>({ decode: decodeMutateRowsRequest, decodeParts: decodeMutateRowsRequestParts, encode: encodeMutateRowsResponse, resource: dataTarget }, async (req, out, ctx) => {
-      if (req.error !== undefined) throw req.error;
-      const table = targetTable('MutateRows', req);
-      if (req.entries.length === 0) throw invalidArgument('MutateRows needs at least one entry');
-      checkMutationCount(req.mutationCount);
-      metrics.mutations += req.mutationCount;
-      const results: (TabletopError | undefined)[] = new Array<TabletopError | undefined>(req.entries.length).fill(undefined);
-      const toApply: DecodedMutateRows['entries'][number][] = [];
-      const positions: number[] = [];
-      req.entries.forEach((e, i) => {
-        if (e.error !== undefined) results[i] = e.error;
-        else if (e.sent > 0 && e.mutations.length === 0) results[i] = undefined;
-        else {
-          toApply.push(e);
-          positions.push(i);
+    MutateRows: serverStream<DecodedMutateRows, MutateRowsFrame>(
+      {
+        decode: decodeMutateRowsRequest,
+        decodeParts: decodeMutateRowsRequestParts,
+        encode: encodeMutateRowsResponse,
+        resource: dataTarget,
+      },
+      async (req, out, ctx) => {
+        if (req.error !== undefined) throw req.error;
+        const table = targetTable('MutateRows', req);
+        if (req.entries.length === 0) throw invalidArgument('MutateRows needs at least one entry');
+        checkMutationCount(req.mutationCount);
+        metrics.mutations += req.mutationCount;
+        const results: (TabletopError | undefined)[] = new Array<TabletopError | undefined>(req.entries.length).fill(undefined);
+        const toApply: DecodedMutateRows['entries'][number][] = [];
+        const positions: number[] = [];
+        req.entries.forEach((e, i) => {
+          if (e.error !== undefined) results[i] = e.error;
+          else if (e.sent > 0 && e.mutations.length === 0) results[i] = undefined;
+          else {
+            toApply.push(e);
+            positions.push(i);
+          }
+        });
+        if (ctx.cancelled()) return;
+        const applied = toApply.length === 0 ? [] : await db.mutateRows(table, toApply);
+        applied.forEach((r, j) => (results[positions[j]!] = r));
+        const per = tuning.mutateRowsStatusesPerMessage;
+        for (let from = 0; from < results.length; from += per) {
+          const entries: EntryStatus[] = [];
+          for (let i = from; i < Math.min(results.length, from + per); i++) entries.push(entryStatus(i, results[i], logger));
+          const w = out.write({ entries });
+          if (!(w instanceof Promise ? await w : w)) return;
         }
-      });
-      if (ctx.cancelled()) return;
-      const applied = toApply.length === 0 ? [] : await db.mutateRows(table, toApply);
-      applied.forEach((r, j) => (results[positions[j]!] = r));
-      const per = tuning.mutateRowsStatusesPerMessage;
-      for (let from = 0; from < results.length; from += per) {
-        const entries: EntryStatus[] = [];
-        for (let i = from; i < Math.min(results.length, from + per); i++) entries.push(entryStatus(i, results[i], logger));
-        const w = out.write({ entries });
-        if (!(w instanceof Promise ? await w : w)) return;
-      }
-    }),
+      },
+    ),
 
-    CheckAndMutateRow: unary<PCheckAndMutateRowRequest, { predicateMatched: boolean }>({ encode: encodeCheckAndMutateRowResponse, resource: dataTarget }, async (req) => {
-      const cmd = checkAndMutateRequestFromProto(req);
-      checkMutationCount(cmd.sentTrue);
-      checkMutationCount(cmd.sentFalse);
-      metrics.mutations += cmd.sentTrue + cmd.sentFalse;
-      const matched = await db.checkAndMutateRow(cmd.table, cmd.key, cmd.predicate, cmd.trueMutations, cmd.falseMutations);
-      return { predicateMatched: matched };
-    }),
+    CheckAndMutateRow: unary<PCheckAndMutateRowRequest, { predicateMatched: boolean }>(
+      { encode: encodeCheckAndMutateRowResponse, resource: dataTarget },
+      async (req) => {
+        const cmd = checkAndMutateRequestFromProto(req);
+        checkMutationCount(cmd.sentTrue);
+        checkMutationCount(cmd.sentFalse);
+        metrics.mutations += cmd.sentTrue + cmd.sentFalse;
+        const matched = await db.checkAndMutateRow(cmd.table, cmd.key, cmd.predicate, cmd.trueMutations, cmd.falseMutations);
+        return { predicateMatched: matched };
+      },
+    ),
 
-    ReadModifyWriteRow: unary<PReadModifyWriteRowRequest, { row: Row }>({ decode: decodeReadModifyWriteRowRequest, encode: encodeReadModifyWriteRowResponse, resource: dataTarget }, async (req) => {
-      const cmd = readModifyWriteRequestFromProto(req);
-      checkMutationCount(cmd.rules.length);
-      return { row: await db.readModifyWriteRow(cmd.table, cmd.key, cmd.rules) };
-    }),
+    ReadModifyWriteRow: unary<PReadModifyWriteRowRequest, { row: Row }>(
+      { decode: decodeReadModifyWriteRowRequest, encode: encodeReadModifyWriteRowResponse, resource: dataTarget },
+      async (req) => {
+        const cmd = readModifyWriteRequestFromProto(req);
+        checkMutationCount(cmd.rules.length);
+        return { row: await db.readModifyWriteRow(cmd.table, cmd.key, cmd.rules) };
+      },
+    ),
 
     PingAndWarm: unary<PPingAndWarmRequest, object>({ resource: (req) => resource('instance', req.name) }, (req) => {
       db.getInstance(pingRequestFromProto(req));
@@ -152,7 +199,11 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
 }
 
 /** The table, authorized view or materialized view a data request names. */
-export function dataTarget(req: { tableName?: string | null; authorizedViewName?: string | null; materializedViewName?: string | null }): Resource | undefined {
+export function dataTarget(req: {
+  tableName?: string | null;
+  authorizedViewName?: string | null;
+  materializedViewName?: string | null;
+}): Resource | undefined {
   if (req.authorizedViewName) return { kind: 'authorizedView', name: req.authorizedViewName };
   if (req.materializedViewName) return { kind: 'materializedView', name: req.materializedViewName };
   return resource('table', req.tableName);

@@ -18,7 +18,10 @@ class ScriptedReader implements RowPuller {
   pulls = 0;
   closed = false;
   private i = 0;
-  constructor(private readonly steps: readonly Step[], private readonly valueBytes = 10) {}
+  constructor(
+    private readonly steps: readonly Step[],
+    private readonly valueBytes = 10,
+  ) {}
 
   next(): MaybePromise<Row | undefined> {
     this.pulls++;
@@ -74,11 +77,15 @@ const opts = (o: Partial<ReadRowsStreamOptions> = {}): ReadRowsStreamOptions => 
   ...o,
 });
 
-const keys = (frames: readonly ReadRowsFrame[]) => frames.map((f) => (f.lastScannedRowKey !== undefined ? `hb:${f.lastScannedRowKey}` : f.rows.map((r) => r.key).join(',')));
+const keys = (frames: readonly ReadRowsFrame[]) =>
+  frames.map((f) => (f.lastScannedRowKey !== undefined ? `hb:${f.lastScannedRowKey}` : f.rows.map((r) => r.key).join(',')));
 
 describe('streamReadRows', () => {
   it('packs whole rows into frames of about the target size', async () => {
-    const reader = new ScriptedReader(['a', 'b', 'c', 'd', 'e'].map((row) => ({ row })), 100);
+    const reader = new ScriptedReader(
+      ['a', 'b', 'c', 'd', 'e'].map((row) => ({ row })),
+      100,
+    );
     const out = collector();
     // Each row encodes to a bit over 100 bytes: two rows reach 200.
     const result = await streamReadRows(reader, out, opts({ targetFrameBytes: 200 }), () => false);
@@ -94,7 +101,18 @@ describe('streamReadRows', () => {
   });
 
   it('sends last_scanned_row_key after a long filtered stretch, in a frame of its own', async () => {
-    const reader = new ScriptedReader([{ row: 'a' }, { skip: 'b' }, { skip: 'c' }, { skip: 'd' }, 'block', { skip: 'e' }, 'block', { row: 'f' }, { skip: 'g' }, 'block']);
+    const reader = new ScriptedReader([
+      { row: 'a' },
+      { skip: 'b' },
+      { skip: 'c' },
+      { skip: 'd' },
+      'block',
+      { skip: 'e' },
+      'block',
+      { row: 'f' },
+      { skip: 'g' },
+      'block',
+    ]);
     const out = collector();
     await streamReadRows(reader, out, opts({ heartbeatRows: 3 }), () => false);
     // After "a", rows b..d were examined (3) when the reader blocked: heartbeat "d". "e" alone is below the threshold.
@@ -128,7 +146,10 @@ describe('streamReadRows', () => {
   });
 
   it('does not pull the reader while the client is not keeping up', async () => {
-    const reader = new ScriptedReader(['a', 'b', 'c'].map((row) => ({ row })), 10);
+    const reader = new ScriptedReader(
+      ['a', 'b', 'c'].map((row) => ({ row })),
+      10,
+    );
     const frames: string[] = [];
     let release: (ok: boolean) => void = () => {};
     const out: StreamWriter<ReadRowsFrame> = {
@@ -152,7 +173,10 @@ describe('streamReadRows', () => {
   });
 
   it('stops when the call is cancelled or the client goes away', async () => {
-    const reader = new ScriptedReader(['a', 'b', 'c', 'd'].map((row) => ({ row })), 10);
+    const reader = new ScriptedReader(
+      ['a', 'b', 'c', 'd'].map((row) => ({ row })),
+      10,
+    );
     let cancelled = false;
     const out: StreamWriter<ReadRowsFrame> = {
       write: () => {
@@ -163,7 +187,12 @@ describe('streamReadRows', () => {
     const result = await streamReadRows(reader, out, opts({ targetFrameBytes: 1 }), () => cancelled);
     expect(result.completed).toBe(false);
     expect(reader.pulls).toBe(1);
-    const gone = await streamReadRows(new ScriptedReader([{ row: 'a' }, { row: 'b' }]), { write: () => false }, opts({ targetFrameBytes: 1 }), () => false);
+    const gone = await streamReadRows(
+      new ScriptedReader([{ row: 'a' }, { row: 'b' }]),
+      { write: () => false },
+      opts({ targetFrameBytes: 1 }),
+      () => false,
+    );
     expect(gone).toEqual({ completed: false, framesSent: 1 });
   });
 });

@@ -48,11 +48,22 @@ describe('HTTP server', () => {
     const table = await get(`/api/v1/projects/${project}/instances/dev/tables/events`);
     expect(table.type).toMatch(/application\/json/);
     const t = JSON.parse(table.body);
-    expect(t).toMatchObject({ name: 'projects/{{projectId}}/instances/dev/tables/events', tableId: 'events', granularity: 'millis', deletionProtection: false });
+    expect(t).toMatchObject({
+      name: 'projects/{{projectId}}/instances/dev/tables/events',
+      tableId: 'events',
+      granularity: 'millis',
+      deletionProtection: false,
+    });
     expect(t.families).toEqual([
       {
         name: 'stats',
-        gcRule: { kind: 'union', rules: [{ kind: 'maxVersions', versions: 2 }, { kind: 'maxAge', maxAgeMicros: 7 * 86400 * 1e6 }] },
+        gcRule: {
+          kind: 'union',
+          rules: [
+            { kind: 'maxVersions', versions: 2 },
+            { kind: 'maxAge', maxAgeMicros: 7 * 86400 * 1e6 },
+          ],
+        },
         gcPolicy: '(versions() > 2 || age() > 7d)',
         valueType: { kind: 'bytes' },
       },
@@ -62,22 +73,47 @@ describe('HTTP server', () => {
     expect(instance.clusters.length).toBeGreaterThan(0);
   });
 
-  it('serves tablets (stored and logical bytes, rows, which figures are estimates, node per cluster) and each cluster\'s nodes', async () => {
+  it("serves tablets (stored and logical bytes, rows, which figures are estimates, node per cluster) and each cluster's nodes", async () => {
     const project = encodeURIComponent('{{projectId}}');
     await unaryCall(ts.clients.data, 'MutateRow', {
       tableName: 'projects/{{projectId}}/instances/dev/tables/events',
       rowKey: Buffer.from('r1'),
-      mutations: [{ setCell: { familyName: 'raw', columnQualifier: Buffer.from('q'), timestampMicros: '1000', value: Buffer.alloc(100, 'x') } }],
+      mutations: [
+        { setCell: { familyName: 'raw', columnQualifier: Buffer.from('q'), timestampMicros: '1000', value: Buffer.alloc(100, 'x') } },
+      ],
     });
     const { tablets } = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev/tables/events/tablets`)).body);
     expect(tablets).toHaveLength(1);
     // The test server keeps data in memory: every figure is exact.
-    expect(tablets[0]).toMatchObject({ storedBytes: 2 + 3 + 1 + 100 + 8, logicalBytes: 2 + 3 + 1 + 100 + 8, rowCount: 1, estimates: [], nodes: [{ clusterId: 'dev-c1', node: 0 }] });
-    expect(Object.keys(tablets[0].rates)).toEqual(['requestsPerSec', 'rowsReadPerSec', 'rowsWrittenPerSec', 'bytesReadPerSec', 'bytesWrittenPerSec', 'servingMicrosPerSec']);
+    expect(tablets[0]).toMatchObject({
+      storedBytes: 2 + 3 + 1 + 100 + 8,
+      logicalBytes: 2 + 3 + 1 + 100 + 8,
+      rowCount: 1,
+      estimates: [],
+      nodes: [{ clusterId: 'dev-c1', node: 0 }],
+    });
+    expect(Object.keys(tablets[0].rates)).toEqual([
+      'requestsPerSec',
+      'rowsReadPerSec',
+      'rowsWrittenPerSec',
+      'bytesReadPerSec',
+      'bytesWrittenPerSec',
+      'servingMicrosPerSec',
+    ]);
     const { clusters } = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev/nodes`)).body);
     expect(clusters).toMatchObject([{ clusterId: 'dev-c1', serveNodes: 3, storageType: 'ssd', autoscaling: null, storedBytes: 114 }]);
     expect(clusters[0].nodes.map((n: { tabletCount: number }) => n.tabletCount).sort()).toEqual([0, 0, 1]);
-    expect(Object.keys(clusters[0].nodes[0])).toEqual(['node', 'storedBytes', 'logicalBytes', 'tabletCount', 'requestsPerSec', 'servingMicrosPerSec', 'servingUtilization', 'loadShare', 'tablets']);
+    expect(Object.keys(clusters[0].nodes[0])).toEqual([
+      'node',
+      'storedBytes',
+      'logicalBytes',
+      'tabletCount',
+      'requestsPerSec',
+      'servingMicrosPerSec',
+      'servingUtilization',
+      'loadShare',
+      'tablets',
+    ]);
   });
 
   it('answers 404 on every path of an instance nobody created, and creates none', async () => {
@@ -104,8 +140,12 @@ describe('HTTP server', () => {
     const metrics = await get('/metrics');
     expect(metrics.type).toMatch(/text\/plain; version=0.0.4/);
     expect(metrics.body).toContain('tabletop_grpc_requests_total{service="google.bigtable.v2.Bigtable",method="PingAndWarm",code="OK"} 1');
-    expect(metrics.body).toContain('tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="GetTable",code="NOT_FOUND"} 1');
-    expect(metrics.body).toContain('tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="CreateTable",code="OK"} 1');
+    expect(metrics.body).toContain(
+      'tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="GetTable",code="NOT_FOUND"} 1',
+    );
+    expect(metrics.body).toContain(
+      'tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="CreateTable",code="OK"} 1',
+    );
     expect(metrics.body).toMatch(/# TYPE tabletop_grpc_requests_total counter/);
   });
 });

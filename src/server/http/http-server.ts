@@ -96,7 +96,10 @@ function handle(opts: HttpServerOptions, req: http.IncomingMessage, res: http.Se
   }
   if (path === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
   if (path === '/metrics') return send(res, 200, 'text/plain; version=0.0.4; charset=utf-8', opts.metrics.render());
-  const segments = path.split('/').filter((s) => s !== '').map(decodeSegment);
+  const segments = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeSegment);
   const body = routeApi(opts.db, segments);
   if (body === undefined) {
     throw new TabletopError('NotFound', `No such path: ${path} (try / for what this server offers)`);

@@ -1,4 +1,13 @@
-import type { AppProfileInfo, ClusterInfo, ClusterNodesInfo, DatabaseCore, HotTabletInfo, InstanceInfo, TableInfo, TabletInfo } from '../../db/api.js';
+import type {
+  AppProfileInfo,
+  ClusterInfo,
+  ClusterNodesInfo,
+  DatabaseCore,
+  HotTabletInfo,
+  InstanceInfo,
+  TableInfo,
+  TabletInfo,
+} from '../../db/api.js';
 import { type ByteString, printable, toBytes } from '../../model/bytes.js';
 import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
@@ -77,7 +86,13 @@ export function routeApi(db: DatabaseCore, segments: readonly string[]): unknown
     };
   }
   if (tables !== 'tables') throw notFound(`No such API path: /${segments.join('/')}`);
-  if (table === undefined) return { tables: db.listTables(name).sort((a, b) => (a.name.table < b.name.table ? -1 : 1)).map(tableJson) };
+  if (table === undefined)
+    return {
+      tables: db
+        .listTables(name)
+        .sort((a, b) => (a.name.table < b.name.table ? -1 : 1))
+        .map(tableJson),
+    };
   return tableJson(db.getTable({ ...name, table }));
 }
 
@@ -116,7 +131,8 @@ function tabletJson(t: TabletInfo) {
     nodes: t.placements.map((p) => ({ clusterId: p.cluster, node: p.node })),
     windowSeconds: t.windowSeconds,
     rates: ratesJson(t.rates),
-    singleRowHotspot: t.singleRowHotspot === undefined ? null : { key: keyJson(t.singleRowHotspot.key), share: round(t.singleRowHotspot.share) },
+    singleRowHotspot:
+      t.singleRowHotspot === undefined ? null : { key: keyJson(t.singleRowHotspot.key), share: round(t.singleRowHotspot.share) },
   };
 }
 
@@ -168,7 +184,13 @@ function instanceJson(i: InstanceInfo) {
 }
 
 function clusterJson(c: ClusterInfo) {
-  return { clusterId: c.id, location: c.location, serveNodes: c.serveNodes, storageType: c.storageType, autoscaling: c.autoscaling ?? null };
+  return {
+    clusterId: c.id,
+    location: c.location,
+    serveNodes: c.serveNodes,
+    storageType: c.storageType,
+    autoscaling: c.autoscaling ?? null,
+  };
 }
 
 function appProfileJson(p: AppProfileInfo) {

@@ -41,7 +41,8 @@ export function mergeChunks(responses: readonly DecodedResponse[], reversed = fa
     if (res.lastScannedRowKey != null && res.lastScannedRowKey.length > 0) {
       if ((res.chunks ?? []).length > 0) throw new Error(`message ${m}: last_scanned_row_key together with chunks`);
       const k = res.lastScannedRowKey.toString('latin1');
-      if (lastKey !== undefined && (reversed ? k >= lastKey : k <= lastKey)) throw new Error(`message ${m}: last_scanned_row_key ${k} does not advance past ${lastKey}`);
+      if (lastKey !== undefined && (reversed ? k >= lastKey : k <= lastKey))
+        throw new Error(`message ${m}: last_scanned_row_key ${k} does not advance past ${lastKey}`);
       info.lastScannedRowKey = k;
       lastKey = k;
     }
@@ -57,8 +58,10 @@ export function mergeChunks(responses: readonly DecodedResponse[], reversed = fa
         if (key === undefined) {
           if (c.rowKey == null || c.rowKey.length === 0) throw new Error(`${where}: a new row must start with row_key`);
           key = c.rowKey.toString('latin1');
-          if (lastKey !== undefined && (reversed ? key >= lastKey : key <= lastKey)) throw new Error(`${where}: row ${key} out of order after ${lastKey}`);
-          if (c.familyName == null || c.qualifier == null) throw new Error(`${where}: a row's first chunk must carry family_name and qualifier`);
+          if (lastKey !== undefined && (reversed ? key >= lastKey : key <= lastKey))
+            throw new Error(`${where}: row ${key} out of order after ${lastKey}`);
+          if (c.familyName == null || c.qualifier == null)
+            throw new Error(`${where}: a row's first chunk must carry family_name and qualifier`);
         } else if (c.rowKey != null && c.rowKey.length > 0) throw new Error(`${where}: row_key repeated inside a row`);
         if (c.familyName != null) {
           if (c.qualifier == null) throw new Error(`${where}: family_name without qualifier`);
@@ -79,7 +82,8 @@ export function mergeChunks(responses: readonly DecodedResponse[], reversed = fa
         continue;
       }
       const value = Buffer.concat(pending.parts);
-      if (pending.size > 0 && value.length !== pending.size) throw new Error(`${where}: value is ${value.length} bytes, value_size said ${pending.size}`);
+      if (pending.size > 0 && value.length !== pending.size)
+        throw new Error(`${where}: value is ${value.length} bytes, value_size said ${pending.size}`);
       cells.push({ family: family!, qualifier: qualifier!, timestamp: pending.timestamp, value, labels: pending.labels });
       pending = undefined;
       if (c.commitRow) {

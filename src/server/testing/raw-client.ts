@@ -22,7 +22,8 @@ const CHANNEL_OPTIONS = { 'grpc.max_receive_message_length': -1, 'grpc.max_send_
 export function rawClients(address: string): RawClients {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const pkg = grpc.loadPackageDefinition(packageDefinition()) as any;
-  const make = (ctor: new (a: string, c: grpc.ChannelCredentials, o: object) => Client): Client => new ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  const make = (ctor: new (a: string, c: grpc.ChannelCredentials, o: object) => Client): Client =>
+    new ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
   const clients = {
     data: make(pkg.google.bigtable.v2.Bigtable),
     tableAdmin: make(pkg.google.bigtable.admin.v2.BigtableTableAdmin),
@@ -42,7 +43,9 @@ export function unaryCall<T = any>(client: Client, method: string, request: obje
   return new Promise((resolve, reject) => {
     const fn = client[method];
     if (fn === undefined) return reject(new Error(`no method ${method}`));
-    fn.call(client, request, metadata, { deadline: Date.now() + 20_000 }, (err: grpc.ServiceError | null, res: T) => (err ? reject(err) : resolve(res)));
+    fn.call(client, request, metadata, { deadline: Date.now() + 20_000 }, (err: grpc.ServiceError | null, res: T) =>
+      err ? reject(err) : resolve(res),
+    );
   });
 }
 
@@ -64,7 +67,12 @@ export interface StreamResult<T> {
 }
 
 /** A server-streaming call, collected: all messages and the final status. */
-export function streamCall<T = any>(client: Client, method: string, request: object, metadata = new grpc.Metadata()): Promise<StreamResult<T>> {
+export function streamCall<T = any>(
+  client: Client,
+  method: string,
+  request: object,
+  metadata = new grpc.Metadata(),
+): Promise<StreamResult<T>> {
   return new Promise((resolve) => {
     const fn = client[method];
     if (fn === undefined) throw new Error(`no method ${method}`);

@@ -15,7 +15,9 @@ export interface TestServer {
 }
 
 /** A server on a free port over a fresh in-memory database, with raw clients. */
-export async function startTestServer(options: { engine?: StorageEngine; tuning?: Partial<ServerTuning>; httpPort?: number | false } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { engine?: StorageEngine; tuning?: Partial<ServerTuning>; httpPort?: number | false } = {},
+): Promise<TestServer> {
   const db = await createDatabase({ engine: options.engine ?? createMemoryEngine() });
   const logger = memoryLogger();
   const server = await startTabletopServer({

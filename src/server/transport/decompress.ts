@@ -24,7 +24,9 @@ export function decompress(encoding: 'gzip' | 'deflate', compressed: Buffer, max
     const done = (err: Error | null, out: Buffer): void => {
       if (err === null) return resolve(out);
       if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        reject(new FramingError(Status.RESOURCE_EXHAUSTED, `Received message that decompresses to more than the maximum of ${maxBytes} bytes`));
+        reject(
+          new FramingError(Status.RESOURCE_EXHAUSTED, `Received message that decompresses to more than the maximum of ${maxBytes} bytes`),
+        );
       } else {
         reject(new FramingError(Status.INTERNAL, `Failed to decompress the ${encoding} request message: ${err.message}`));
       }

@@ -1,6 +1,13 @@
 import type net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import type { ServerDuplexStream, ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedHandleCall, sendUnaryData } from '@grpc/grpc-js';
+import type {
+  ServerDuplexStream,
+  ServerReadableStream,
+  ServerUnaryCall,
+  ServerWritableStream,
+  UntypedHandleCall,
+  sendUnaryData,
+} from '@grpc/grpc-js';
 import type { Logger } from '../logger.js';
 import type { CallShape, Method, MethodTable } from '../method-table.js';
 import type { CallBase, ServerStreamCall, UnaryCall } from '../rpc.js';

@@ -173,7 +173,10 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     this.received = undefined;
     const method = this.method;
     try {
-      this.request = parts.length > 1 && method.decodeParts !== undefined ? method.decodeParts(parts) : method.decode(joinMessage({ compressed: false, parts }));
+      this.request =
+        parts.length > 1 && method.decodeParts !== undefined
+          ? method.decodeParts(parts)
+          : method.decode(joinMessage({ compressed: false, parts }));
     } catch (e) {
       // The table's decoders report malformed requests themselves; a throw is a tabletop bug.
       this.internalError('decoding the request', e);
@@ -208,7 +211,10 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
       return undefined;
     }
     if (payload.length > this.opts.maxMessageBytes) {
-      this.fail(Status.RESOURCE_EXHAUSTED, `${this.method.label} response message of ${payload.length} bytes is larger than the maximum of ${this.opts.maxMessageBytes}`);
+      this.fail(
+        Status.RESOURCE_EXHAUSTED,
+        `${this.method.label} response message of ${payload.length} bytes is larger than the maximum of ${this.opts.maxMessageBytes}`,
+      );
       return undefined;
     }
     return payload;

@@ -117,7 +117,11 @@ export function createH2Transport(opts: H2TransportOptions): H2Transport {
         },
         oversizedHeaders(stream, listBytes) {
           monitor?.streamOpened();
-          rejectStream(stream, Status.RESOURCE_EXHAUSTED, `Request headers of ${listBytes} bytes are larger than the maximum of ${opts.maxHeaderListBytes}`);
+          rejectStream(
+            stream,
+            Status.RESOURCE_EXHAUSTED,
+            `Request headers of ${listBytes} bytes are larger than the maximum of ${opts.maxHeaderListBytes}`,
+          );
         },
         streamClosed() {
           monitor?.streamClosed();

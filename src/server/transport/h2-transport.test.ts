@@ -3,7 +3,16 @@ import zlib from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { invalidArgument } from '../../model/errors.js';
-import { type EchoHandlers, type EchoServer, SERVICE, callUnary, frame, rawRequest, rawStatus, startEchoServer } from './testing/echo-transport.js';
+import {
+  type EchoHandlers,
+  type EchoServer,
+  SERVICE,
+  callUnary,
+  frame,
+  rawRequest,
+  rawStatus,
+  startEchoServer,
+} from './testing/echo-transport.js';
 import type { ServerTuning } from '../server-config.js';
 
 let server: EchoServer | undefined;
@@ -37,7 +46,14 @@ describe('h2 transport: calls', () => {
       unary: (_req, ctx) => {
         const text = ctx.metadata.get('x-text');
         const bin = ctx.metadata.get('x-blob-bin');
-        return b(JSON.stringify({ text, bin: bin.map((v) => (v as Buffer).toString('hex')), none: ctx.metadata.get('absent'), path: ctx.metadata.get(':path') }));
+        return b(
+          JSON.stringify({
+            text,
+            bin: bin.map((v) => (v as Buffer).toString('hex')),
+            none: ctx.metadata.get('absent'),
+            path: ctx.metadata.get(':path'),
+          }),
+        );
       },
     });
     const md = new grpc.Metadata();
@@ -188,7 +204,9 @@ describe('h2 transport: message size and compression', () => {
 
   it('stops decompressing at maxMessageBytes (a small compressed message cannot expand past the limit)', async () => {
     const s = await start({ unary: (req) => b(String(req.length)) }, { maxMessageBytes: 64 * 1024 });
-    const fits = await rawRequest(s.address, { ':path': UNARY, 'grpc-encoding': 'gzip' }, [frame(zlib.gzipSync(Buffer.alloc(64 * 1024)), { flag: 1 })]);
+    const fits = await rawRequest(s.address, { ':path': UNARY, 'grpc-encoding': 'gzip' }, [
+      frame(zlib.gzipSync(Buffer.alloc(64 * 1024)), { flag: 1 }),
+    ]);
     expect(fits.data.subarray(5).toString()).toBe(String(64 * 1024));
     const bomb = zlib.gzipSync(Buffer.alloc(10 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(64 * 1024);
@@ -271,7 +289,12 @@ describe('h2 transport: deadlines and cancellation', () => {
         handlerDone = true;
       },
     });
-    const call = s.client.makeServerStreamRequest(`/${SERVICE}/Stream`, (x: Buffer) => x, (x: Buffer) => x, b(''));
+    const call = s.client.makeServerStreamRequest(
+      `/${SERVICE}/Stream`,
+      (x: Buffer) => x,
+      (x: Buffer) => x,
+      b(''),
+    );
     let received = 0;
     const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
     call.on('error', () => {});
@@ -290,7 +313,10 @@ describe('h2 transport: deadlines and cancellation', () => {
 
 describe('h2 transport: concurrency', () => {
   it('serves many concurrent calls on one connection, beyond maxConcurrentStreams (the client queues)', async () => {
-    const s = await start({ unary: async (req) => (await sleep(Math.random() * 20), Buffer.concat([req, req])) }, { maxConcurrentStreams: 50 });
+    const s = await start(
+      { unary: async (req) => (await sleep(Math.random() * 20), Buffer.concat([req, req])) },
+      { maxConcurrentStreams: 50 },
+    );
     const n = 1000;
     const results = await Promise.all(Array.from({ length: n }, (_, i) => callUnary(s.client, b(String(i)))));
     results.forEach((r, i) => expect(r.response?.toString()).toBe(`${i}${i}`));

@@ -40,7 +40,10 @@ describe('MessageDecoder', () => {
 
   it('takes the stream one byte at a time', () => {
     const d = new MessageDecoder(1024);
-    const got = decodeAll(d, [...stream].map((b) => Buffer.from([b])));
+    const got = decodeAll(
+      d,
+      [...stream].map((b) => Buffer.from([b])),
+    );
     expect(got).toEqual(expected);
   });
 

@@ -48,8 +48,10 @@ export class SessionMonitor {
     private readonly session: MonitoredSession,
     private readonly opts: SessionMonitorOptions,
   ) {
-    if (opts.keepaliveTimeMillis > 0 && opts.keepaliveTimeMillis <= MAX_DELAY) this.keepaliveTimer = unref(setTimeout(this.keepaliveTick, opts.keepaliveTimeMillis));
-    if (opts.maxConnectionIdleMillis > 0 && opts.maxConnectionIdleMillis <= MAX_DELAY) this.idleTimer = unref(setTimeout(this.idleTick, opts.maxConnectionIdleMillis));
+    if (opts.keepaliveTimeMillis > 0 && opts.keepaliveTimeMillis <= MAX_DELAY)
+      this.keepaliveTimer = unref(setTimeout(this.keepaliveTick, opts.keepaliveTimeMillis));
+    if (opts.maxConnectionIdleMillis > 0 && opts.maxConnectionIdleMillis <= MAX_DELAY)
+      this.idleTimer = unref(setTimeout(this.idleTick, opts.maxConnectionIdleMillis));
   }
 
   streamOpened(): void {
@@ -70,14 +72,14 @@ export class SessionMonitor {
       return;
     }
     const sent = this.session.ping((err) => {
-        clearTimeout(this.pingTimer);
-        this.pingTimer = undefined;
-        if (this.disposed) return;
-        if (err !== null) {
-          this.session.destroy();
-          return;
-        }
-        this.keepaliveTimer = unref(setTimeout(this.keepaliveTick, this.opts.keepaliveTimeMillis));
+      clearTimeout(this.pingTimer);
+      this.pingTimer = undefined;
+      if (this.disposed) return;
+      if (err !== null) {
+        this.session.destroy();
+        return;
+      }
+      this.keepaliveTimer = unref(setTimeout(this.keepaliveTick, this.opts.keepaliveTimeMillis));
     });
     if (!sent) {
       this.session.destroy();

@@ -35,15 +35,36 @@ async function conversation(ts: TestServer): Promise<unknown[]> {
     mutations: [{ setCell: { familyName: i === 7 ? 'nope' : 'cf', columnQualifier: b('q'), timestampMicros: '1000', value: b(`v${i}`) } }],
   }));
   out.push(await streamCall(data, 'MutateRows', { tableName: TABLE, entries }));
-  out.push(await unaryCall(data, 'MutateRow', { tableName: TABLE, rowKey: b('single'), mutations: [{ setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '2000', value: Buffer.alloc(3 * 1024 * 1024, 'x') } }] }));
+  out.push(
+    await unaryCall(data, 'MutateRow', {
+      tableName: TABLE,
+      rowKey: b('single'),
+      mutations: [
+        { setCell: { familyName: 'cf', columnQualifier: b('q'), timestampMicros: '2000', value: Buffer.alloc(3 * 1024 * 1024, 'x') } },
+      ],
+    }),
+  );
   out.push(await unaryCall(data, 'CheckAndMutateRow', { tableName: TABLE, rowKey: b('row001'), trueMutations: [{ deleteFromRow: {} }] }));
-  out.push(await unaryCall(data, 'ReadModifyWriteRow', { tableName: TABLE, rowKey: b('counter'), rules: [{ familyName: 'cf', columnQualifier: b('n'), incrementAmount: '5' }] }).then((r: { row: { families: { columns: { cells: { value: Buffer }[] }[] }[] } }) => r.row.families[0]!.columns[0]!.cells[0]!.value));
+  out.push(
+    await unaryCall(data, 'ReadModifyWriteRow', {
+      tableName: TABLE,
+      rowKey: b('counter'),
+      rules: [{ familyName: 'cf', columnQualifier: b('n'), incrementAmount: '5' }],
+    }).then((r: { row: { families: { columns: { cells: { value: Buffer }[] }[] }[] } }) => r.row.families[0]!.columns[0]!.cells[0]!.value),
+  );
   // Message boundaries: a 3 MiB value is split into 1 MiB chunks, rows never cross messages.
   // (Reads skip the row "counter", whose timestamp is the server's clock.)
   const rows = { rowRanges: [{ startKeyClosed: b('row'), endKeyOpen: b('t') }] };
   out.push(await streamCall(data, 'ReadRows', { tableName: TABLE, rows, rowsLimit: '40' }));
   out.push(await streamCall(data, 'ReadRows', { tableName: TABLE, rows, reversed: true }));
-  out.push(await streamCall(data, 'ReadRows', { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b('row04') }] }, reversed: true }, featuresMetadata({ reverseScans: true })));
+  out.push(
+    await streamCall(
+      data,
+      'ReadRows',
+      { tableName: TABLE, rows: { rowRanges: [{ startKeyClosed: b('row04') }] }, reversed: true },
+      featuresMetadata({ reverseScans: true }),
+    ),
+  );
   out.push(await streamCall(data, 'ReadRows', { tableName: `${INSTANCE}/tables/missing` }));
   out.push(await streamCall(data, 'SampleRowKeys', { tableName: TABLE }));
   out.push(await streamCall(data, 'ReadChangeStream', { tableName: TABLE }));
@@ -65,7 +86,9 @@ function digest(v: unknown): unknown {
 async function notImplemented(): Promise<Method[]> {
   const db = await createDatabase({ engine: createMemoryEngine() });
   try {
-    return methodTable({ db, logger: memoryLogger(), metrics: new Metrics(), tuning: DEFAULT_SERVER_TUNING }).methods.filter((m) => m.handler.kind === 'reject');
+    return methodTable({ db, logger: memoryLogger(), metrics: new Metrics(), tuning: DEFAULT_SERVER_TUNING }).methods.filter(
+      (m) => m.handler.kind === 'reject',
+    );
   } finally {
     await db.close();
   }
@@ -133,10 +156,18 @@ describe('both transports', () => {
     const methods = await notImplemented();
     expect(methods.length).toBeGreaterThan(30);
     const answers = new Map<string, { code: number; details: string }[]>();
-    for (const [transport, ts] of servers) answers.set(transport, await Promise.all(methods.map((m) => callAnyShape(ts.server.address, m))));
+    for (const [transport, ts] of servers)
+      answers.set(transport, await Promise.all(methods.map((m) => callAnyShape(ts.server.address, m))));
     expect(answers.get('h2')).toEqual(answers.get('grpc-js'));
     const byName = new Map(methods.map((m, i) => [m.name, answers.get('h2')![i]!]));
-    for (const m of methods) expect([m.path, byName.get(m.name)]).toEqual([m.path, { code: grpc.status.UNIMPLEMENTED, details: expect.stringMatching(new RegExp(`^${m.name} \\(.+\\) is not implemented by tabletop yet$`)) }]);
+    for (const m of methods)
+      expect([m.path, byName.get(m.name)]).toEqual([
+        m.path,
+        {
+          code: grpc.status.UNIMPLEMENTED,
+          details: expect.stringMatching(new RegExp(`^${m.name} \\(.+\\) is not implemented by tabletop yet$`)),
+        },
+      ]);
     expect(byName.get('ExecuteQuery')?.details).toBe('ExecuteQuery (SQL queries) is not implemented by tabletop yet');
     expect(byName.get('OpenTable')?.details).toBe('OpenTable (the session API) is not implemented by tabletop yet');
     expect(byName.get('CreateBackup')?.details).toBe('CreateBackup (backups) is not implemented by tabletop yet');
@@ -147,7 +178,13 @@ describe('both transports', () => {
   it('honour a deadline that has passed (DEADLINE_EXCEEDED)', async () => {
     for (const ts of servers.values()) {
       const err = await new Promise<grpc.ServiceError | null>((resolve) =>
-        ts.clients.data['PingAndWarm']!.call(ts.clients.data, { name: INSTANCE }, new grpc.Metadata(), { deadline: Date.now() - 1 }, (e: grpc.ServiceError | null) => resolve(e)),
+        ts.clients.data['PingAndWarm']!.call(
+          ts.clients.data,
+          { name: INSTANCE },
+          new grpc.Metadata(),
+          { deadline: Date.now() - 1 },
+          (e: grpc.ServiceError | null) => resolve(e),
+        ),
       );
       expect(err?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
     }

@@ -48,7 +48,8 @@ export interface BlockCacheOptions {
 export const ENTRY_OVERHEAD_BYTES = 128;
 
 export function createBlockCache(capacityBytes: number, options: BlockCacheOptions = {}): BlockCache {
-  if (!(capacityBytes >= 0 && Number.isFinite(capacityBytes))) throw new RangeError(`block cache capacity must be a non-negative number, got ${capacityBytes}`);
+  if (!(capacityBytes >= 0 && Number.isFinite(capacityBytes)))
+    throw new RangeError(`block cache capacity must be a non-negative number, got ${capacityBytes}`);
   const fraction = options.maxBlockFraction ?? 1 / 8;
   if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`maxBlockFraction must be in (0, 1], got ${fraction}`);
   return new ClockCache(capacityBytes, Math.floor(capacityBytes * fraction));

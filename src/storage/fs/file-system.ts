@@ -90,5 +90,8 @@ export function dirname(path: string): string {
 
 /** Joins path segments with '/'. */
 export function join(...parts: string[]): string {
-  return parts.filter((p) => p.length > 0).join('/').replace(/\/+/g, '/');
+  return parts
+    .filter((p) => p.length > 0)
+    .join('/')
+    .replace(/\/+/g, '/');
 }

@@ -153,7 +153,8 @@ class Inode {
   /** Writes at `at`: the end of the file, or (reuse) the end of the previous write. */
   write(at: number, bytes: Uint8Array): void {
     if (this.dirtyFrom < 0) this.dirtyFrom = this.dirtyEnd = at;
-    else if (at !== this.dirtyEnd) throw new Error(`MemoryFileSystem: writes since a sync must be sequential (at ${at}, expected ${this.dirtyEnd})`);
+    else if (at !== this.dirtyEnd)
+      throw new Error(`MemoryFileSystem: writes since a sync must be sequential (at ${at}, expected ${this.dirtyEnd})`);
     const end = at + bytes.byteLength;
     if (at < this.syncedLength) this.replaced.push(Buffer.from(this.data.subarray(at, Math.min(end, this.syncedLength))));
     this.place(at, bytes);
@@ -188,7 +189,8 @@ class Inode {
         // Pages written out of order: some pages of the surviving part never reached the disk.
         for (let page = from - (from % PAGE_BYTES); page < from + keep; page += PAGE_BYTES) {
           if (random() >= 0.25) continue;
-          for (let i = Math.max(page, from); i < Math.min(page + PAGE_BYTES, from + keep); i++) ino.data[i] = i - from < old.length ? old[i - from]! : 0;
+          for (let i = Math.max(page, from); i < Math.min(page + PAGE_BYTES, from + keep); i++)
+            ino.data[i] = i - from < old.length ? old[i - from]! : 0;
         }
       }
     }

@@ -153,7 +153,8 @@ class NodeWritableFile implements WritableFile {
   }
   extend(length: number): void {
     if (length <= this.length) return;
-    if (this.size !== this.length) throw new Error(`extend of ${this.path} while appending inside it (at ${this.size} of ${this.length} bytes)`);
+    if (this.size !== this.length)
+      throw new Error(`extend of ${this.path} while appending inside it (at ${this.size} of ${this.length} bytes)`);
     while (this.length < length) {
       const n = Math.min(ZEROS.length, length - this.length);
       this.write(ZEROS.subarray(0, n), this.length);

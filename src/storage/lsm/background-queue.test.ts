@@ -10,7 +10,12 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** A queue whose compaction lane runs c1 until `compaction` is resolved; `log` records what ran. */
-async function withRunningCompaction(): Promise<{ q: BackgroundQueue; log: string[]; compaction: { resolve: () => void }; c1: Promise<void> }> {
+async function withRunningCompaction(): Promise<{
+  q: BackgroundQueue;
+  log: string[];
+  compaction: { resolve: () => void };
+  c1: Promise<void>;
+}> {
   const q = new BackgroundQueue(() => undefined);
   const log: string[] = [];
   const compaction = deferred();

@@ -109,7 +109,15 @@ async function writeTable(
   }
   const info = await writer.finish();
   await engine.fs.syncDir(engine.path(SST_DIR));
-  return { number, size: info.size, entries: info.entries, smallest: info.smallestKey ?? '', largest: info.largestKey ?? '', minSeq: seqs.minSeq, maxSeq: seqs.maxSeq };
+  return {
+    number,
+    size: info.size,
+    entries: info.entries,
+    smallest: info.smallestKey ?? '',
+    largest: info.largestKey ?? '',
+    minSeq: seqs.minSeq,
+    maxSeq: seqs.maxSeq,
+  };
 }
 
 const ABANDONED = Symbol('abandoned');
@@ -185,7 +193,6 @@ async function fillFromMemtable(writer: SSTableWriter, store: DiskStore, imm: Me
     c.close();
   }
 }
-
 
 /** The files to merge next, or undefined when the store is fine as it is. */
 export function pickCompaction(store: DiskStore, config: Config): TableFile[] | undefined {

@@ -15,14 +15,27 @@ import { openDiskEngine } from './disk-engine.js';
 import { seededRandom } from '../../testing/random.js';
 
 const COLUMNS = ['a', 'b', 'c'];
-const config = { memtableBytes: 2048, blockBytes: 512, compactionTrigger: 3, majorCompactionTrigger: 6, walFileBytes: 8192, backgroundSliceMillis: 0 };
+const config = {
+  memtableBytes: 2048,
+  blockBytes: 512,
+  compactionTrigger: 3,
+  majorCompactionTrigger: 6,
+  walFileBytes: 8192,
+  backgroundSliceMillis: 0,
+};
 
 /**
  * A row write: every column of the row gets the same version, so a torn row shows mixed versions.
  * `padding` makes it larger (commit-log groups that span pages).
  */
 function writeOps(version: number, padding = 0): StoreOp[] {
-  return COLUMNS.map((q) => ({ kind: 'put', family: 'f', qualifier: q, timestamp: 1000, value: Buffer.from(String(version) + ' '.repeat(padding)) }));
+  return COLUMNS.map((q) => ({
+    kind: 'put',
+    family: 'f',
+    qualifier: q,
+    timestamp: 1000,
+    value: Buffer.from(String(version) + ' '.repeat(padding)),
+  }));
 }
 
 async function readAll(store: RowStore): Promise<Map<string, string[]>> {
@@ -32,7 +45,10 @@ async function readAll(store: RowStore): Promise<Map<string, string[]>> {
     for (;;) {
       const r = await c.next();
       if (r === undefined) return out;
-      out.set(r.key, r.cells.map((x) => `${x.qualifier}=${Buffer.from(x.value).toString().trimEnd()}`));
+      out.set(
+        r.key,
+        r.cells.map((x) => `${x.qualifier}=${Buffer.from(x.value).toString().trimEnd()}`),
+      );
     }
   } finally {
     c.close();
@@ -56,7 +72,13 @@ async function crashRun(seed: number): Promise<void> {
   // commit-log groups, whose pages the crash may keep in any order.
   const syncRandom = seededRandom(seed ^ 0x5bd1e995);
   // Commit-log syncs are the slow ones, so flushes and manifest edits can complete while a group is still unsynced.
-  const slow = slowSyncFs(fs, (path) => new Promise((res) => (!path.includes('/wal/') || syncRandom() < 0.3 ? setImmediate(res) : setTimeout(res, 1 + Math.floor(syncRandom() * 3)))));
+  const slow = slowSyncFs(
+    fs,
+    (path) =>
+      new Promise((res) =>
+        !path.includes('/wal/') || syncRandom() < 0.3 ? setImmediate(res) : setTimeout(res, 1 + Math.floor(syncRandom() * 3)),
+      ),
+  );
   const counting = createFaultFileSystem(slow, (op) => void (op === 'reuse' && reusedLogs++));
   const engine = await openDiskEngine({ fs: counting, dir: 'db', config, onBackgroundError: () => undefined });
   // Two stores (tablets) sharing the commit log: rows below row20 in one, the rest in the other.
@@ -151,7 +173,10 @@ async function crashRun(seed: number): Promise<void> {
     expect(allowed.has(seen), `row ${key}: found ${seen}, acked index ${ackedIdx} of ${issued.join(',')} (seed ${seed})`).toBe(true);
   }
   for (const key of rows.keys()) expect(state.issued.has(key)).toBe(true);
-  expect(isPrefixState(history, rows, lastAcked), `the database after the crash is not what a prefix of the writes (through the last acknowledged one, #${lastAcked}) leaves (seed ${seed})`).toBe(true);
+  expect(
+    isPrefixState(history, rows, lastAcked),
+    `the database after the crash is not what a prefix of the writes (through the last acknowledged one, #${lastAcked}) leaves (seed ${seed})`,
+  ).toBe(true);
   await reopened.close();
 }
 
@@ -168,10 +193,11 @@ function isPrefixState(history: readonly { key: string; version: number }[], row
   // What the prefix leaves for each row (-1: absent), and how many rows differ from `rows`.
   const expected = new Map<string, number>();
   let differing = 0;
-  for (const { key } of history) if (!expected.has(key)) {
-    expected.set(key, -1);
-    if (found(key) !== -1) differing++;
-  }
+  for (const { key } of history)
+    if (!expected.has(key)) {
+      expected.set(key, -1);
+      if (found(key) !== -1) differing++;
+    }
   for (let k = 0; k <= history.length; k++) {
     if (k > lastAcked && differing === 0) return true;
     const w = history[k];

@@ -46,7 +46,10 @@ describe('prepareDataDir', () => {
   });
 
   it('returns at once, with the reason, where directories cannot be created (recursive mkdir spins on /proc)', () => {
-    expect(failure('/proc/tabletop-data')).toEqual({ code: 'FailedPrecondition', message: 'cannot create data directory /proc/tabletop-data: directories cannot be created in /proc' });
+    expect(failure('/proc/tabletop-data')).toEqual({
+      code: 'FailedPrecondition',
+      message: 'cannot create data directory /proc/tabletop-data: directories cannot be created in /proc',
+    });
     expect(failure('/proc/tabletop/a/b').message).toContain('directories cannot be created in /proc');
     expect(failure('/sys/tabletop-data').message).toMatch(/no permission to create directories in \/sys/);
   });
@@ -61,11 +64,17 @@ describe('prepareDataDir', () => {
     const results = asAnotherUser(cases);
     expect(results[0]).toEqual({
       code: 'FailedPrecondition',
-      message: expect.stringMatching(new RegExp(`^no permission to read and write in data directory ${locked}: ${locked} is owned by uid \\d+, mode 0755; tabletop runs as uid \\d+$`)),
+      message: expect.stringMatching(
+        new RegExp(
+          `^no permission to read and write in data directory ${locked}: ${locked} is owned by uid \\d+, mode 0755; tabletop runs as uid \\d+$`,
+        ),
+      ),
     });
     expect(results[1]).toEqual({
       code: 'FailedPrecondition',
-      message: expect.stringMatching(new RegExp(`^no permission to create data directory ${join(locked, 'new')} in ${locked}: ${locked} is owned by uid`)),
+      message: expect.stringMatching(
+        new RegExp(`^no permission to create data directory ${join(locked, 'new')} in ${locked}: ${locked} is owned by uid`),
+      ),
     });
   });
 });
@@ -95,7 +104,12 @@ function asAnotherUser(dirs: readonly string[]): unknown[] {
     }
     console.log(JSON.stringify(out));`;
   const tsx = join(import.meta.dirname, '../../../node_modules/tsx/dist/loader.mjs');
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(tsx).href, '--input-type=module', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: '/' });
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(tsx).href, '--input-type=module', '-e', script], {
+    uid: 65534,
+    gid: 65534,
+    encoding: 'utf8',
+    cwd: '/',
+  });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as unknown[];
 }

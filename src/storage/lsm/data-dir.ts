@@ -25,7 +25,11 @@ export function prepareDataDir(dir: string): string {
   const existing = nearestExisting(abs);
   if (!existing.stat.isDirectory()) {
     const what = describeKind(existing.stat);
-    throw failed(existing.path === abs ? `data directory ${dir} is ${what}, not a directory` : `cannot create data directory ${dir}: ${existing.path} is ${what}, not a directory`);
+    throw failed(
+      existing.path === abs
+        ? `data directory ${dir} is ${what}, not a directory`
+        : `cannot create data directory ${dir}: ${existing.path} is ${what}, not a directory`,
+    );
   }
   if (existing.path === abs) {
     checkAccess(dir, abs, existing.stat);
@@ -85,7 +89,9 @@ function reason(code: string | undefined, at: string, e: unknown): string {
       } catch {
         // Described without the owner then.
       }
-      return stat === undefined ? `no permission to create directories in ${at}` : `no permission to create directories in ${at} (${ownership(at, stat)})`;
+      return stat === undefined
+        ? `no permission to create directories in ${at}`
+        : `no permission to create directories in ${at} (${ownership(at, stat)})`;
     }
     case 'EROFS':
       return `${at} is on a read-only file system`;

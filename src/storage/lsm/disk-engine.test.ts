@@ -19,33 +19,42 @@ import { replayLog } from '../wal/log-reader.js';
 let counter = 0;
 
 async function freshEngine(fs = new MemoryFileSystem(), manualCompaction = false): Promise<DiskEngine> {
-  return openDiskEngine({ fs, dir: 'db', manualCompaction, config: { memtableBytes: 4096, blockBytes: 256, compactionTrigger: 3, gcCompactionIntervalMillis: 0 } });
+  return openDiskEngine({
+    fs,
+    dir: 'db',
+    manualCompaction,
+    config: { memtableBytes: 4096, blockBytes: 256, compactionTrigger: 3, gcCompactionIntervalMillis: 0 },
+  });
 }
 
 // Writes land in memtables (small ones, so flushes and compactions happen along the way).
 runRowStoreConformance('disk engine', async () => (await freshEngine()).openStore(`s${counter++}`), { exactStats: false });
 
 // Every write is flushed at once, so reads come from SSTables.
-runRowStoreConformance('disk engine, flushed after every write', async () => {
-  const engine = await freshEngine();
-  const store = await engine.openStore(`s${counter++}`);
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'write') {
-        return async (batch: readonly RowWrite[]) => {
-          await target.write(batch);
-          await engine.flushAll();
-        };
-      }
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  }) as RowStore;
-}, { exactStats: false });
+runRowStoreConformance(
+  'disk engine, flushed after every write',
+  async () => {
+    const engine = await freshEngine();
+    const store = await engine.openStore(`s${counter++}`);
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'write') {
+          return async (batch: readonly RowWrite[]) => {
+            await target.write(batch);
+            await engine.flushAll();
+          };
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    }) as RowStore;
+  },
+  { exactStats: false },
+);
 
 /** Waits until `cond` holds (polling; the machine may be slow), failing after 10 s. */
 async function until(cond: () => boolean): Promise<void> {
-  for (const start = Date.now(); !cond(); ) {
+  for (const start = Date.now(); !cond();) {
     if (Date.now() - start > 10_000) throw new Error('timed out waiting for a condition');
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -53,7 +62,7 @@ async function until(cond: () => boolean): Promise<void> {
 
 /** Opens the state a crash would leave now, again and again (polling), until `check` holds; returns that engine. */
 async function crashUntil(mem: MemoryFileSystem, check: (engine: DiskEngine) => Promise<boolean>): Promise<DiskEngine> {
-  for (const start = Date.now(); ; ) {
+  for (const start = Date.now(); ;) {
     const crashed = await openDiskEngine({ fs: mem.crash(), dir: 'db' });
     if (await check(crashed)) return crashed;
     await crashed.close();
@@ -62,7 +71,13 @@ async function crashUntil(mem: MemoryFileSystem, check: (engine: DiskEngine) => 
   }
 }
 
-const put = (q: string, ts: number, value: string): StoreOp => ({ kind: 'put', family: 'f', qualifier: q, timestamp: ts, value: Buffer.from(value) });
+const put = (q: string, ts: number, value: string): StoreOp => ({
+  kind: 'put',
+  family: 'f',
+  qualifier: q,
+  timestamp: ts,
+  value: Buffer.from(value),
+});
 
 async function rows(store: RowStore): Promise<string[]> {
   const c = store.scan({ range: FULL_RANGE });
@@ -298,7 +313,9 @@ describe('disk engine commit-log files', () => {
     const { fs, hold } = holdingSyncs(mem, 'MANIFEST');
     const engine = await openDiskEngine({ fs, dir: 'db' });
     const s = await engine.openStore('s');
-    await s.write([{ key: 'k', ops: [put('a', 1, 'before'), { kind: 'put', family: 'g', qualifier: 'q', timestamp: 1, value: Buffer.from('other') }] }]);
+    await s.write([
+      { key: 'k', ops: [put('a', 1, 'before'), { kind: 'put', family: 'g', qualifier: 'q', timestamp: 1, value: Buffer.from('other') }] },
+    ]);
     await engine.flushAll();
     await s.write([{ key: 'm', ops: [put('a', 1, 'unflushed')] }]);
     const release = hold();
@@ -436,12 +453,19 @@ describe('disk engine commit-log bookkeeping under concurrent manifest writes', 
 
 describe('disk engine block cache', () => {
   it('a compaction reads its inputs without filling the cache, so the blocks reads use stay cached', async () => {
-    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true, config: { memtableBytes: 1 << 20, blockBytes: 256, blockCacheBytes: 32 * 1024 } });
+    const engine = await openDiskEngine({
+      fs: new MemoryFileSystem(),
+      dir: 'db',
+      manualCompaction: true,
+      config: { memtableBytes: 1 << 20, blockBytes: 256, blockCacheBytes: 32 * 1024 },
+    });
     const hot = await engine.openStore('hot');
     const big = await engine.openStore('big');
-    for (let i = 0; i < 20; i++) await hot.write([{ key: `h${String(i).padStart(3, '0')}`, ops: [put('q', 1, `hot-${i}`.padEnd(60, '.'))] }]);
+    for (let i = 0; i < 20; i++)
+      await hot.write([{ key: `h${String(i).padStart(3, '0')}`, ops: [put('q', 1, `hot-${i}`.padEnd(60, '.'))] }]);
     for (let round = 0; round < 3; round++) {
-      for (let i = 0; i < 400; i++) await big.write([{ key: `b${String(i).padStart(3, '0')}`, ops: [put('q', round + 1, `v${round}-${i}`.padEnd(60, '.'))] }]);
+      for (let i = 0; i < 400; i++)
+        await big.write([{ key: `b${String(i).padStart(3, '0')}`, ops: [put('q', round + 1, `v${round}-${i}`.padEnd(60, '.'))] }]);
       await engine.flushAll();
     }
     expect(await rows(hot)).toHaveLength(20);
@@ -463,10 +487,16 @@ describe('disk engine block cache', () => {
 
 describe('disk engine flushes beside compactions', () => {
   it('a flush during a major compaction neither waits for it nor brings back rows a range drop removed', async () => {
-    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true, config: { memtableBytes: 1 << 20, blockBytes: 256, backgroundSliceMillis: 0 } });
+    const engine = await openDiskEngine({
+      fs: new MemoryFileSystem(),
+      dir: 'db',
+      manualCompaction: true,
+      config: { memtableBytes: 1 << 20, blockBytes: 256, backgroundSliceMillis: 0 },
+    });
     const store = await engine.openStore('t');
     for (let f = 0; f < 2; f++) {
-      for (let i = 0; i < 300; i++) await store.write([{ key: `b${f}${String(i).padStart(3, '0')}`, ops: [put('q', 1, 'old'.padEnd(40, '.'))] }]);
+      for (let i = 0; i < 300; i++)
+        await store.write([{ key: `b${f}${String(i).padStart(3, '0')}`, ops: [put('q', 1, 'old'.padEnd(40, '.'))] }]);
       await engine.flushAll();
     }
     // Rows written once (their fragments are flushed as they are), then dropped while still in the memtable.
@@ -513,7 +543,12 @@ describe('disk engine splits', () => {
 describe('disk engine splits during a compaction', () => {
   it('a split does not wait for a running compaction of its store: the compaction gives up, its output goes, and the children share the inputs', async () => {
     const mem = new MemoryFileSystem();
-    const engine = await openDiskEngine({ fs: mem, dir: 'db', manualCompaction: true, config: { blockBytes: 256, backgroundSliceMillis: 0 } });
+    const engine = await openDiskEngine({
+      fs: mem,
+      dir: 'db',
+      manualCompaction: true,
+      config: { blockBytes: 256, backgroundSliceMillis: 0 },
+    });
     const store = await engine.openStore('p');
     for (let f = 0; f < 3; f++) {
       await store.write(Array.from({ length: 2000 }, (_, i) => ({ key: `k${String(i).padStart(4, '0')}`, ops: [put('q', f, `v${f}`)] })));
@@ -549,7 +584,10 @@ describe('disk engine file references', () => {
     const store = await engine.openStore('t');
     await store.write([{ key: 'a1', ops: [put('q', 1000, 'x')] }]);
     await engine.flushAll();
-    await store.write([{ key: 'b1', ops: [put('q', 1000, 'y')] }, { key: 'b2', ops: [put('q', 1000, 'z')] }]);
+    await store.write([
+      { key: 'b1', ops: [put('q', 1000, 'y')] },
+      { key: 'b2', ops: [put('q', 1000, 'z')] },
+    ]);
     await engine.flushAll();
     const inputs = fs.list('db/sst');
     expect(inputs).toHaveLength(2);
@@ -594,7 +632,11 @@ describe('disk engine manifest failures', () => {
 
 describe('disk engine memtable accounting', () => {
   it('keeps its running totals of memtable bytes equal to the sum over the stores', async () => {
-    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', config: { memtableBytes: 2048, totalMemtableBytes: 6000, blockBytes: 256 } });
+    const engine = await openDiskEngine({
+      fs: new MemoryFileSystem(),
+      dir: 'db',
+      config: { memtableBytes: 2048, totalMemtableBytes: 6000, blockBytes: 256 },
+    });
     const totals = (): { active: number; unflushed: number } => {
       let active = 0;
       let unflushed = 0;
@@ -654,7 +696,13 @@ describe('disk engine stats', () => {
       expect(child.logicalBytes).toBeGreaterThan(flushed.logicalBytes * 0.3);
       expect(child.logicalBytes).toBeLessThan(flushed.logicalBytes * 0.7);
     }
-    expect((await engine.openStore('empty')).stats()).toEqual({ bytes: 0, logicalBytes: 0, rows: 0, rowsEstimated: false, bytesEstimated: false });
+    expect((await engine.openStore('empty')).stats()).toEqual({
+      bytes: 0,
+      logicalBytes: 0,
+      rows: 0,
+      rowsEstimated: false,
+      bytesEstimated: false,
+    });
     await engine.close();
   });
 });
@@ -665,7 +713,9 @@ describe('disk engine row size bound', () => {
     const store = await engine.openStore('t');
     const key = (i: number): string => `row${String(i).padStart(5, '0')}`;
     for (let file = 0; file < 4; file++) {
-      await store.write(Array.from({ length: 300 }, (_, i) => ({ key: key(file * 300 + i), ops: [put('q', 1, randomBytes(500).toString('hex'))] })));
+      await store.write(
+        Array.from({ length: 300 }, (_, i) => ({ key: key(file * 300 + i), ops: [put('q', 1, randomBytes(500).toString('hex'))] })),
+      );
       await engine.flushAll();
     }
     await store.write([{ key: key(5), ops: [put('q', 2, 'w'.repeat(1000))] }]);
@@ -697,7 +747,13 @@ describe('disk engine close', () => {
     const mem = new MemoryFileSystem();
     const { fs, hold } = holdingSyncs(mem, 'MANIFEST');
     const failures: unknown[] = [];
-    const engine = await openDiskEngine({ fs, dir: 'db', manualCompaction: true, config: { walFileBytes: 512 }, onBackgroundError: (e) => failures.push(e) });
+    const engine = await openDiskEngine({
+      fs,
+      dir: 'db',
+      manualCompaction: true,
+      config: { walFileBytes: 512 },
+      onBackgroundError: (e) => failures.push(e),
+    });
     const store = await engine.openStore('t');
     const release = hold();
     // Passes the log size: the write starts a rotation, whose manifest record waits.
@@ -714,7 +770,12 @@ describe('disk engine close', () => {
   });
 
   it('acknowledges the durable writes held back by a write stall instead of leaving them pending', async () => {
-    const engine = await openDiskEngine({ fs: new MemoryFileSystem(), dir: 'db', manualCompaction: true, config: { memtableBytes: 1024, totalMemtableBytes: 1024 } });
+    const engine = await openDiskEngine({
+      fs: new MemoryFileSystem(),
+      dir: 'db',
+      manualCompaction: true,
+      config: { memtableBytes: 1024, totalMemtableBytes: 1024 },
+    });
     const store = await engine.openStore('t');
     // Flushes only run when asked, so the stall outlasts the write's sync.
     const stalled = store.write([{ key: 'k', ops: [put('q', 1000, 'v'.repeat(4096))] }]);
@@ -768,7 +829,14 @@ describe('disk engine events', () => {
   it('reports recovery, flushes (with their reason) and compactions with their figures', async () => {
     const fs = new MemoryFileSystem();
     const events: EngineEvent[] = [];
-    const open = () => openDiskEngine({ fs, dir: 'db', manualCompaction: true, config: { memtableBytes: 1 << 20, blockBytes: 256 }, onEvent: (e) => events.push(e) });
+    const open = () =>
+      openDiskEngine({
+        fs,
+        dir: 'db',
+        manualCompaction: true,
+        config: { memtableBytes: 1 << 20, blockBytes: 256 },
+        onEvent: (e) => events.push(e),
+      });
     let engine = await open();
     expect(events).toEqual([expect.objectContaining({ kind: 'recovered', stores: 0, sstables: 0, rowsReplayed: 0, storesFlushed: 0 })]);
     let store = await engine.openStore('t');

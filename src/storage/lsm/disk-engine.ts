@@ -454,11 +454,13 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   async splitStore(parentId: string, at: ByteString, leftId: string, rightId: string, meta?: MetaUpdate): Promise<void> {
     this.checkWritable();
     const parent = this.requireStore(parentId);
-    await this.yieldingCompactions([parent], () => this.background.add('exclusive', parentId, async () => {
-      this.rotate(parent, 'split');
-      await this.flushStore(parent);
-      await splitFlushed(this, parent, at, leftId, rightId, meta);
-    }));
+    await this.yieldingCompactions([parent], () =>
+      this.background.add('exclusive', parentId, async () => {
+        this.rotate(parent, 'split');
+        await this.flushStore(parent);
+        await splitFlushed(this, parent, at, leftId, rightId, meta);
+      }),
+    );
   }
 
   /**
@@ -482,13 +484,15 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     this.checkWritable();
     const left = this.requireStore(leftId);
     const right = this.requireStore(rightId);
-    await this.yieldingCompactions([left, right], () => this.background.add('exclusive', leftId, async () => {
-      for (const s of [left, right]) {
-        this.rotate(s, 'merge');
-        await this.flushStore(s);
-      }
-      await mergeFlushed(this, left, right, mergedId, meta);
-    }));
+    await this.yieldingCompactions([left, right], () =>
+      this.background.add('exclusive', leftId, async () => {
+        for (const s of [left, right]) {
+          this.rotate(s, 'merge');
+          await this.flushStore(s);
+        }
+        await mergeFlushed(this, left, right, mergedId, meta);
+      }),
+    );
   }
 
   private requireStore(id: string): DiskStore {
@@ -620,7 +624,11 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       this.failure =
         e instanceof TabletopError && e.code === 'Unavailable'
           ? e
-          : new TabletopError('Unavailable', `storage failed; writes are refused until restart: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+          : new TabletopError(
+              'Unavailable',
+              `storage failed; writes are refused until restart: ${e instanceof Error ? e.message : String(e)}`,
+              { cause: e },
+            );
       this.releaseStalls();
       const waiters = this.durableWaiters;
       this.durableWaiters = [];

@@ -97,7 +97,6 @@ export class DiskStore implements RowStore {
     return this.engine.write(this, batch);
   }
 
-
   get(key: ByteString): Row | undefined {
     return this.read(key, this.engine.visibleSeq);
   }
@@ -273,7 +272,13 @@ export class DiskStore implements RowStore {
     if (coarse <= enough) return coarse;
     for (const f of this.fileList) {
       const info = f.reader.info;
-      if (info.smallestKey !== undefined && key >= info.smallestKey && info.largestKey !== undefined && key <= info.largestKey && f.reader.mayContain(key)) {
+      if (
+        info.smallestKey !== undefined &&
+        key >= info.smallestKey &&
+        info.largestKey !== undefined &&
+        key <= info.largestKey &&
+        f.reader.mayContain(key)
+      ) {
         encoded += entryBound(f);
       }
     }
@@ -301,7 +306,8 @@ export class DiskStore implements RowStore {
     // key is the bytes before it, summed over files (from their indexes) and memtables.
     const candidates = new Set<ByteString>();
     const step = Math.max(1, Math.floor(bytesPerPiece / 4));
-    for (const f of this.files) for (const s of f.reader.sampleKeys(step)) if (this.owns(s.key) && s.key !== this.lower) candidates.add(s.key);
+    for (const f of this.files)
+      for (const s of f.reader.sampleKeys(step)) if (this.owns(s.key) && s.key !== this.lower) candidates.add(s.key);
     const memOffsets: { keys: ByteString[]; before: number[]; total: number }[] = [];
     for (const m of [this.mem, ...this.imms]) {
       const keys: ByteString[] = [];

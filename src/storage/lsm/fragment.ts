@@ -209,7 +209,11 @@ export function decodePutsOnly(buf: Buffer, snapshotSeq: number, where: string):
     const timestamp = r.varint('timestamp');
     const cell: Cell = { family, qualifier, timestamp, value: r.lengthPrefixed('value'), labels: NO_LABELS };
     if (prev !== undefined) {
-      if (prev.family > family || (prev.family === family && (prev.qualifier > qualifier || (prev.qualifier === qualifier && prev.timestamp <= timestamp)))) return undefined;
+      if (
+        prev.family > family ||
+        (prev.family === family && (prev.qualifier > qualifier || (prev.qualifier === qualifier && prev.timestamp <= timestamp)))
+      )
+        return undefined;
     }
     cells[i] = cell;
     prev = cell;
@@ -263,7 +267,8 @@ class Tombstones {
     if (this.families !== undefined && p.seq < (this.families.get(p.family) ?? 0)) return true;
     if (this.columns !== undefined) {
       for (const c of this.columns) {
-        if (c.seq > p.seq && c.family === p.family && c.qualifier === p.qualifier && p.ts >= c.ts && (c.end < 0 || p.ts < c.end)) return true;
+        if (c.seq > p.seq && c.family === p.family && c.qualifier === p.qualifier && p.ts >= c.ts && (c.end < 0 || p.ts < c.end))
+          return true;
       }
     }
     return false;

@@ -8,42 +8,69 @@ import { encodeBatch, fragmentOf } from './wal-batch.js';
 import { checkIteratorOps, iteratorOpArb } from '../testing/iterator-contract.js';
 
 const op: fc.Arbitrary<StoreOp> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('put' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'r'), timestamp: fc.constantFrom(1000, 2000, 3000), value: fc.uint8Array({ maxLength: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteColumn' as const), family: fc.constantFrom('a', 'b'), qualifier: fc.constantFrom('q', 'r'), start: fc.constant(0), end: fc.constantFrom(2000, undefined) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('put' as const),
+      family: fc.constantFrom('a', 'b'),
+      qualifier: fc.constantFrom('q', 'r'),
+      timestamp: fc.constantFrom(1000, 2000, 3000),
+      value: fc.uint8Array({ maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('deleteColumn' as const),
+      family: fc.constantFrom('a', 'b'),
+      qualifier: fc.constantFrom('q', 'r'),
+      start: fc.constant(0),
+      end: fc.constantFrom(2000, undefined),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'deleteRow' as const }) },
 );
 
-const show = (cells: readonly Cell[]): string[] => cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${Buffer.from(c.value).toString('hex')}`);
+const show = (cells: readonly Cell[]): string[] =>
+  cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${Buffer.from(c.value).toString('hex')}`);
 
 describe('MemRow.cellsAsOf', () => {
   it('agrees with full resolution at every snapshot it answers, on top of older data', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 30 }), fc.array(op, { maxLength: 3 }), fc.nat(), (writes, olderOps, cut) => {
-        // Older (flushed) data for the row: sequence numbers below the memtable's.
-        const older: Entry[] = olderOps.length === 0 ? [] : decodeFragment(((b) => fragmentOf(b, b.rows[0]!))(encodeBatch('s', [{ key: 'k', ops: olderOps }], 1)), 'older');
-        const olderCells = resolveEntries('k', [...older], Number.MAX_SAFE_INTEGER, NO_DROPS);
-        const mem = new Memtable();
-        let seq = 100;
-        const snapshots: number[] = [];
-        for (const ops of writes) {
-          const e = encodeBatch('s', [{ key: 'k', ops }], seq);
-          mem.add('k', Buffer.from(fragmentOf(e, e.rows[0]!)), e.rows[0]!.firstSeq, e.rows[0]!.lastSeq);
-          seq = e.lastSeq + 1;
-          snapshots.push(e.lastSeq);
-        }
-        const row = mem.get('k');
-        if (!(row instanceof MemRow)) throw new Error('a row written twice is a MemRow');
-        // Ask at an increasing series of snapshots, like reads over time.
-        const start = cut % snapshots.length;
-        for (const s of snapshots.slice(start)) {
-          const fast = row.cellsAsOf(s, () => olderCells);
-          const full = resolveEntries('k', [...older, ...row.entries()], s, NO_DROPS);
-          expect(fast).toBeDefined();
-          expect(show(fast!)).toEqual(show(full));
-        }
-        // An older snapshot than the cache is declined.
-        if (start > 0) expect(row.cellsAsOf(snapshots[0]!, () => olderCells)).toBeUndefined();
-      }),
+      fc.property(
+        fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 30 }),
+        fc.array(op, { maxLength: 3 }),
+        fc.nat(),
+        (writes, olderOps, cut) => {
+          // Older (flushed) data for the row: sequence numbers below the memtable's.
+          const older: Entry[] =
+            olderOps.length === 0
+              ? []
+              : decodeFragment(((b) => fragmentOf(b, b.rows[0]!))(encodeBatch('s', [{ key: 'k', ops: olderOps }], 1)), 'older');
+          const olderCells = resolveEntries('k', [...older], Number.MAX_SAFE_INTEGER, NO_DROPS);
+          const mem = new Memtable();
+          let seq = 100;
+          const snapshots: number[] = [];
+          for (const ops of writes) {
+            const e = encodeBatch('s', [{ key: 'k', ops }], seq);
+            mem.add('k', Buffer.from(fragmentOf(e, e.rows[0]!)), e.rows[0]!.firstSeq, e.rows[0]!.lastSeq);
+            seq = e.lastSeq + 1;
+            snapshots.push(e.lastSeq);
+          }
+          const row = mem.get('k');
+          if (!(row instanceof MemRow)) throw new Error('a row written twice is a MemRow');
+          // Ask at an increasing series of snapshots, like reads over time.
+          const start = cut % snapshots.length;
+          for (const s of snapshots.slice(start)) {
+            const fast = row.cellsAsOf(s, () => olderCells);
+            const full = resolveEntries('k', [...older, ...row.entries()], s, NO_DROPS);
+            expect(fast).toBeDefined();
+            expect(show(fast!)).toEqual(show(full));
+          }
+          // An older snapshot than the cache is declined.
+          if (start > 0) expect(row.cellsAsOf(snapshots[0]!, () => olderCells)).toBeUndefined();
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -57,9 +84,16 @@ describe('Memtable lookups and views', () => {
   it('agree with the writes in arrival order while the lookup index catches up a few entries at a time', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof({ weight: 4, arbitrary: fc.record({ add: fc.constantFrom('a', 'b', 'c', 'd', 'e', '\x00', '\xff') }) }, { weight: 1, arbitrary: fc.record({ get: fc.constantFrom('a', 'c', 'e', 'z') }) }, { weight: 1, arbitrary: fc.constant({ view: true }) }), {
-          maxLength: 300,
-        }),
+        fc.array(
+          fc.oneof(
+            { weight: 4, arbitrary: fc.record({ add: fc.constantFrom('a', 'b', 'c', 'd', 'e', '\x00', '\xff') }) },
+            { weight: 1, arbitrary: fc.record({ get: fc.constantFrom('a', 'c', 'e', 'z') }) },
+            { weight: 1, arbitrary: fc.constant({ view: true }) },
+          ),
+          {
+            maxLength: 300,
+          },
+        ),
         fc.integer({ min: 1, max: 9 }),
         (steps, chunk) => {
           const mem = new Memtable(chunk);
@@ -94,9 +128,16 @@ describe('Memtable lookups and views', () => {
     const keyArb = fc.constantFrom('a', 'b', 'c', 'd', 'e', '\x00', '\xff', 'bb');
     fc.assert(
       fc.property(
-        fc.array(keyArb, { maxLength: 200 }).chain((keys) =>
-          fc.tuple(fc.constant(keys), fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 40 }), fc.constantFrom('', 'b', 'c'), fc.constantFrom(undefined, 'c', 'e')),
-        ),
+        fc
+          .array(keyArb, { maxLength: 200 })
+          .chain((keys) =>
+            fc.tuple(
+              fc.constant(keys),
+              fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 40 }),
+              fc.constantFrom('', 'b', 'c'),
+              fc.constantFrom(undefined, 'c', 'e'),
+            ),
+          ),
         ([keys, ops, lower, upper]) => {
           const mem = new Memtable();
           const model = new Map<string, string[]>();

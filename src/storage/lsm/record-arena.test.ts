@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { RecordArena } from './record-arena.js';
 import { decodeBatch, encodeBatch, fragmentOf } from './wal-batch.js';
 
-const put = (key: string, value: Buffer) => ({ key, ops: [{ kind: 'put' as const, family: 'cf', qualifier: 'q', timestamp: 1000, value }] });
+const put = (key: string, value: Buffer) => ({
+  key,
+  ops: [{ kind: 'put' as const, family: 'cf', qualifier: 'q', timestamp: 1000, value }],
+});
 
 describe('RecordArena', () => {
   it('places small records side by side in memory of their own, not in buffers shared with other allocations', () => {

@@ -75,7 +75,10 @@ export function openStores(host: RecoveryHost, state: ManifestState): { sstables
         opened.set(meta.number, file);
         store.files = [...store.files, file];
       } catch (e) {
-        store.failure = e instanceof TabletopError && e.code === 'DataLoss' ? e : dataLoss(`store ${id}: cannot open ${sstName(meta.number)}: ${String(e)}`);
+        store.failure =
+          e instanceof TabletopError && e.code === 'DataLoss'
+            ? e
+            : dataLoss(`store ${id}: cannot open ${sstName(meta.number)}: ${String(e)}`);
       }
     }
   }
@@ -102,7 +105,9 @@ export interface Replayed {
 
 /** The manifest edits recording a drop read back from the commit log. */
 function dropEdits(d: LoggedDrop): ManifestEdit[] {
-  return d.kind === 'range' ? [{ op: 'rangeDrop', id: d.storeId, drop: d.drop }] : [{ op: 'familyDrop', id: d.storeId, family: d.family, seq: d.seq }];
+  return d.kind === 'range'
+    ? [{ op: 'rangeDrop', id: d.storeId, drop: d.drop }]
+    : [{ op: 'familyDrop', id: d.storeId, family: d.family, seq: d.seq }];
 }
 
 /**

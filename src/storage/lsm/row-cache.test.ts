@@ -8,34 +8,58 @@ import { RowCache } from './row-cache.js';
 const family = fc.constantFrom('a', 'a0', 'b');
 const qualifier = fc.constantFrom('', 'q', 'q\u0000', 'r\u00ff');
 const op: fc.Arbitrary<StoreOp> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('put' as const), family, qualifier, timestamp: fc.integer({ min: 0, max: 6 }).map((t) => t * 1000), value: fc.uint8Array({ maxLength: 2 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteColumn' as const), family, qualifier, start: fc.constantFrom(0, 2000), end: fc.constantFrom(3000, undefined) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('put' as const),
+      family,
+      qualifier,
+      timestamp: fc.integer({ min: 0, max: 6 }).map((t) => t * 1000),
+      value: fc.uint8Array({ maxLength: 2 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('deleteColumn' as const),
+      family,
+      qualifier,
+      start: fc.constantFrom(0, 2000),
+      end: fc.constantFrom(3000, undefined),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteFamily' as const), family }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'deleteRow' as const }) },
 );
 const column: fc.Arbitrary<ColumnRef> = fc.record({ family, qualifier });
 
-const show = (cells: readonly Cell[]): string[] => cells.map((c) => `${c.family}:${JSON.stringify(c.qualifier)}@${c.timestamp}=${Buffer.from(c.value).toString('hex')}`);
+const show = (cells: readonly Cell[]): string[] =>
+  cells.map((c) => `${c.family}:${JSON.stringify(c.qualifier)}@${c.timestamp}=${Buffer.from(c.value).toString('hex')}`);
 
 describe('RowCache', () => {
   it('holds what applyStoreOps gives, after every write, and the newest cell of any columns', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 8 }), fc.array(fc.array(op, { minLength: 1, maxLength: 4 }), { maxLength: 20 }), fc.array(column, { maxLength: 4 }), (initial, writes, asked) => {
-        const start = applyStoreOps([], initial);
-        const cache = new RowCache(start);
-        let expected = start;
-        const handedOut: { cells: readonly Cell[]; shown: string[] }[] = [];
-        for (const ops of writes) {
-          cache.apply(ops);
-          expected = applyStoreOps(expected, ops);
-          const cells = cache.cells();
-          expect(show(cells)).toEqual(show(expected));
-          expect(show(cache.newest(asked))).toEqual(show(newestOfColumns(expected, asked)));
-          handedOut.push({ cells, shown: show(cells) });
-        }
-        // What was handed out never changes with later writes.
-        for (const h of handedOut) expect(show(h.cells)).toEqual(h.shown);
-      }),
+      fc.property(
+        fc.array(op, { maxLength: 8 }),
+        fc.array(fc.array(op, { minLength: 1, maxLength: 4 }), { maxLength: 20 }),
+        fc.array(column, { maxLength: 4 }),
+        (initial, writes, asked) => {
+          const start = applyStoreOps([], initial);
+          const cache = new RowCache(start);
+          let expected = start;
+          const handedOut: { cells: readonly Cell[]; shown: string[] }[] = [];
+          for (const ops of writes) {
+            cache.apply(ops);
+            expected = applyStoreOps(expected, ops);
+            const cells = cache.cells();
+            expect(show(cells)).toEqual(show(expected));
+            expect(show(cache.newest(asked))).toEqual(show(newestOfColumns(expected, asked)));
+            handedOut.push({ cells, shown: show(cells) });
+          }
+          // What was handed out never changes with later writes.
+          for (const h of handedOut) expect(show(h.cells)).toEqual(h.shown);
+        },
+      ),
       { numRuns: 500 },
     );
   });

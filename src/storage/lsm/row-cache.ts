@@ -95,10 +95,12 @@ export class RowCache {
       const at = this.find(family, qualifier);
       if (at >= 0) found.add(at);
     }
-    return [...found].sort((a, b) => a - b).map((at) => {
-      const { versions } = this.columns[at]!;
-      return versions[versions.length - 1]!;
-    });
+    return [...found]
+      .sort((a, b) => a - b)
+      .map((at) => {
+        const { versions } = this.columns[at]!;
+        return versions[versions.length - 1]!;
+      });
   }
 
   private put(c: Cell): void {

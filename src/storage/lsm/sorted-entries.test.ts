@@ -98,7 +98,15 @@ describe('SortedEntries merging runs', () => {
   it('merges runs whose keys share different prefixes (each run compares the bytes after its own first)', () => {
     const s = new Appender();
     // Each group becomes a run of its own (a snapshot seals the tail), and the runs merge as they come.
-    const groups = [['\x00a'], ['a'], ['tenant#7#x', 'tenant#7#y'], ['tenant#70', 'tenant#7'], ['tenant#7#x'], ['b', 'a\x00', '\x00a'], ['tenant#']];
+    const groups = [
+      ['\x00a'],
+      ['a'],
+      ['tenant#7#x', 'tenant#7#y'],
+      ['tenant#70', 'tenant#7'],
+      ['tenant#7#x'],
+      ['b', 'a\x00', '\x00a'],
+      ['tenant#'],
+    ];
     const snaps: { snap: EntrySnapshot; n: number }[] = [];
     for (const g of groups) {
       for (const k of g) s.add(k);
@@ -124,7 +132,8 @@ describe('SortedEntries at scale', () => {
     const snaps: { snap: EntrySnapshot; n: number }[] = [];
     while (s.keys.length < 40_000) {
       // One write in ten goes to a row written before, possibly in an older run.
-      const k = s.keys.length > 0 && rand() < 0.1 ? s.keys[Math.floor(rand() * s.keys.length)]! : `k${Math.floor(rand() * 1e9).toString(36)}`;
+      const k =
+        s.keys.length > 0 && rand() < 0.1 ? s.keys[Math.floor(rand() * s.keys.length)]! : `k${Math.floor(rand() * 1e9).toString(36)}`;
       s.add(k);
       if (s.keys.length % 9_999 === 0) snaps.push({ snap: s.sorted.snapshot(), n: s.keys.length });
     }
@@ -143,9 +152,16 @@ describe('SortedEntries at scale', () => {
     const keyArb = fc.string({ unit: fc.constantFrom('a', 'b', '\x00', '\xff'), maxLength: 6 });
     fc.assert(
       fc.property(
-        fc.array(keyArb, { maxLength: 600 }).chain((keys) =>
-          fc.tuple(fc.constant(keys), fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 60 }), keyArb, fc.option(keyArb, { nil: undefined })),
-        ),
+        fc
+          .array(keyArb, { maxLength: 600 })
+          .chain((keys) =>
+            fc.tuple(
+              fc.constant(keys),
+              fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 60 }),
+              keyArb,
+              fc.option(keyArb, { nil: undefined }),
+            ),
+          ),
         ([keys, ops, lower, upper]) => {
           const s = new Appender();
           for (const k of keys) s.add(k);

@@ -24,7 +24,10 @@ export class DropSet implements StoreDrops {
   frozen(snapshotSeq: number): DropSet {
     const families: Record<string, number> = {};
     for (const [f, seq] of Object.entries(this.families)) if (seq <= snapshotSeq) families[f] = seq;
-    return new DropSet(families, this.ranges.filter((r) => r.seq <= snapshotSeq));
+    return new DropSet(
+      families,
+      this.ranges.filter((r) => r.seq <= snapshotSeq),
+    );
   }
 
   update(families: Readonly<Record<string, number>>, ranges: readonly RangeDrop[]): void {

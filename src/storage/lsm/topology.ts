@@ -40,7 +40,14 @@ function overlaps(meta: FileMeta, lower: ByteString, upper: ByteString | undefin
  * of `at`: one manifest edit deletes the parent and adds the children (with
  * `meta`, when given).
  */
-export async function splitFlushed(host: TopologyHost, parent: DiskStore, at: ByteString, leftId: string, rightId: string, meta?: MetaUpdate): Promise<void> {
+export async function splitFlushed(
+  host: TopologyHost,
+  parent: DiskStore,
+  at: ByteString,
+  leftId: string,
+  rightId: string,
+  meta?: MetaUpdate,
+): Promise<void> {
   const children: [DiskStore, ByteString, ByteString | undefined][] = [
     [host.newStore(leftId), parent.lower, at],
     [host.newStore(rightId), at, parent.upper],
@@ -54,16 +61,32 @@ export async function splitFlushed(host: TopologyHost, parent: DiskStore, at: By
   }
   if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
   await host.record(edits);
-  replaceStores(host, [parent], children.map(([c]) => c));
+  replaceStores(
+    host,
+    [parent],
+    children.map(([c]) => c),
+  );
 }
 
 /** Replaces two flushed adjacent stores by one that lists the files of both (shared ones once). */
-export async function mergeFlushed(host: TopologyHost, left: DiskStore, right: DiskStore, mergedId: string, meta?: MetaUpdate): Promise<void> {
+export async function mergeFlushed(
+  host: TopologyHost,
+  left: DiskStore,
+  right: DiskStore,
+  mergedId: string,
+  meta?: MetaUpdate,
+): Promise<void> {
   const merged = host.newStore(mergedId);
   merged.lower = left.lower < right.lower ? left.lower : right.lower;
   merged.upper = left.upper === undefined || right.upper === undefined ? undefined : left.upper > right.upper ? left.upper : right.upper;
-  merged.files = [...new Set([...left.files, ...right.files])].sort((a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number);
-  const edits: ManifestEdit[] = [{ op: 'deleteStore', id: left.id }, { op: 'deleteStore', id: right.id }, ...inheritEdits(host, merged, [left, right])];
+  merged.files = [...new Set([...left.files, ...right.files])].sort(
+    (a, b) => b.meta.maxSeq - a.meta.maxSeq || b.meta.number - a.meta.number,
+  );
+  const edits: ManifestEdit[] = [
+    { op: 'deleteStore', id: left.id },
+    { op: 'deleteStore', id: right.id },
+    ...inheritEdits(host, merged, [left, right]),
+  ];
   if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
   await host.record(edits);
   replaceStores(host, [left, right], [merged]);

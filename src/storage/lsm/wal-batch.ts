@@ -128,7 +128,9 @@ const DROP_FAMILY = 2;
 
 /** Encodes a drop as a commit-log record (header room, then the payload; frame it with frameRecyclableInPlace). */
 export function encodeDrop(d: LoggedDrop): Buffer {
-  const w = new ByteWriter(HEADER_BYTES + 32 + d.storeId.length + (d.kind === 'range' ? d.drop.start.length + (d.drop.end?.length ?? 0) : d.family.length));
+  const w = new ByteWriter(
+    HEADER_BYTES + 32 + d.storeId.length + (d.kind === 'range' ? d.drop.start.length + (d.drop.end?.length ?? 0) : d.family.length),
+  );
   w.pos = HEADER_BYTES;
   w.str('');
   w.varint(0);

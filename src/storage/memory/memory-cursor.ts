@@ -12,7 +12,11 @@ import type { RowTree, StoredRow } from './row-tree.js';
 export class MemoryCursor implements RowCursor {
   private iter: Iterator<[ByteString, StoredRow]> | undefined;
 
-  constructor(tree: RowTree, private readonly range: KeyRange, private readonly reverse: boolean) {
+  constructor(
+    tree: RowTree,
+    private readonly range: KeyRange,
+    private readonly reverse: boolean,
+  ) {
     const empty = range.end !== undefined && range.end <= range.start;
     if (empty) this.iter = undefined;
     else if (reverse) this.iter = tree.entriesReversed(range.end, undefined, true);

@@ -62,7 +62,12 @@ describe('memory store specifics', () => {
     const store = new MemoryRowStore('s');
     const value = new Uint8Array(8);
     const n = 50_000;
-    store.write(Array.from({ length: n }, (_, i) => ({ key: `k${i}`, ops: [{ kind: 'put' as const, family: 'f', qualifier: 'q', timestamp: 1000, value }] })));
+    store.write(
+      Array.from({ length: n }, (_, i) => ({
+        key: `k${i}`,
+        ops: [{ kind: 'put' as const, family: 'f', qualifier: 'q', timestamp: 1000, value }],
+      })),
+    );
     const t0 = performance.now();
     for (let i = 0; i < 5000; i++) {
       store.scan({ range: FULL_RANGE }).close();

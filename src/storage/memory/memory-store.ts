@@ -3,7 +3,18 @@ import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { applyStoreOpsSized, newestOfColumns, rowBytes } from '../row-ops.js';
-import type { ColumnGc, ColumnRef, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreOp, StoreStats } from '../store.js';
+import type {
+  ColumnGc,
+  ColumnRef,
+  KeySample,
+  MaybePromise,
+  RowCursor,
+  RowStore,
+  RowWrite,
+  ScanOptions,
+  StoreOp,
+  StoreStats,
+} from '../store.js';
 import { MemoryCursor } from './memory-cursor.js';
 import { newRowTree, type RowTree, type StoredRow } from './row-tree.js';
 
@@ -168,7 +179,12 @@ export class MemoryRowStore implements RowStore {
 
   private writeRow(key: ByteString, ops: readonly StoreOp[]): void {
     const old = this.tree.get(key);
-    const { cells, bytes } = applyStoreOpsSized(key, old?.cells ?? NO_CELLS, old?.bytes ?? 0, ops.some(pinsBuffer) ? ops.map(ownValue) : ops);
+    const { cells, bytes } = applyStoreOpsSized(
+      key,
+      old?.cells ?? NO_CELLS,
+      old?.bytes ?? 0,
+      ops.some(pinsBuffer) ? ops.map(ownValue) : ops,
+    );
     if (old !== undefined && cells === old.cells) return;
     this.snapshot = undefined;
     if (cells.length === 0) {

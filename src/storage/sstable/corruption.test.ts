@@ -94,7 +94,9 @@ describe('corruption is DataLoss, never a wrong answer', () => {
     fs.create('c.sst').append(Buffer.concat([bytes, Buffer.from('garbage')]));
     expect(() => openSSTable(fs, 'c.sst', { id: 1 })).toThrow(/bad magic/);
     fs.create('c.sst').append(bytes.subarray(0, 10));
-    expect(() => openSSTable(fs, 'c.sst', { id: 1 })).toThrow('sstable c.sst: file is 10 bytes, too short to hold the 64-byte footer (truncated?)');
+    expect(() => openSSTable(fs, 'c.sst', { id: 1 })).toThrow(
+      'sstable c.sst: file is 10 bytes, too short to hold the 64-byte footer (truncated?)',
+    );
   });
 
   it('names the block, offset and size of a block that fails its checksum', async () => {
@@ -115,22 +117,28 @@ describe('corruption is DataLoss, never a wrong answer', () => {
     const newer = encodeFooter({ index: handles(0), properties: handles(16), filter: handles(32), version: 2 });
     const fs = new MemoryFileSystem();
     fs.create('n.sst').append(Buffer.concat([bytes.subarray(0, bytes.length - FOOTER_BYTES), newer]));
-    expect(() => openSSTable(fs, 'n.sst', { id: 1 })).toThrow(expect.objectContaining({ code: 'FailedPrecondition', message: expect.stringMatching(/format version 2/) }));
+    expect(() => openSSTable(fs, 'n.sst', { id: 1 })).toThrow(
+      expect.objectContaining({ code: 'FailedPrecondition', message: expect.stringMatching(/format version 2/) }),
+    );
   });
 
   it('survives random files and random footers with DataLoss only', () => {
     const fs = new MemoryFileSystem();
     const handle = fc.record({ offset: fc.oneof(fc.nat(400), fc.maxSafeNat()), size: fc.oneof(fc.nat(400), fc.maxSafeNat()) });
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), fc.option(fc.record({ index: handle, properties: handle, filter: handle, version: fc.constantFrom(0, 1) })), (body, footer) => {
-        const bytes = footer === null ? Buffer.from(body) : Buffer.concat([body, encodeFooter(footer)]);
-        fs.create('f.sst').append(bytes);
-        try {
-          openSSTable(fs, 'f.sst', { id: 1 }).close();
-        } catch (e) {
-          expect(isTabletopError(e, 'DataLoss')).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 400 }),
+        fc.option(fc.record({ index: handle, properties: handle, filter: handle, version: fc.constantFrom(0, 1) })),
+        (body, footer) => {
+          const bytes = footer === null ? Buffer.from(body) : Buffer.concat([body, encodeFooter(footer)]);
+          fs.create('f.sst').append(bytes);
+          try {
+            openSSTable(fs, 'f.sst', { id: 1 }).close();
+          } catch (e) {
+            expect(isTabletopError(e, 'DataLoss')).toBe(true);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -182,35 +190,37 @@ function firstBlockSize(r: { sampleKeys(step: number): { offsetBytes: number }[]
 
 describe('block cursor on arbitrary bodies', () => {
   it('either decodes or throws DataLoss, whatever the bytes', () => {
-    const bodyArb = fc
-      .tuple(fc.uint8Array({ maxLength: 120 }), fc.uniqueArray(fc.nat(119), { maxLength: 6 }))
-      .map(([entries, rs]) => {
-        const restarts = [0, ...rs.filter((r) => r > 0 && r < entries.length).sort((a, b) => a - b)].filter(() => entries.length > 0);
-        const tail = Buffer.alloc(4 * restarts.length + 4);
-        restarts.forEach((r, i) => tail.writeUInt32LE(r, 4 * i));
-        tail.writeUInt32LE(restarts.length, 4 * restarts.length);
-        return Buffer.concat([entries, tail]);
-      });
+    const bodyArb = fc.tuple(fc.uint8Array({ maxLength: 120 }), fc.uniqueArray(fc.nat(119), { maxLength: 6 })).map(([entries, rs]) => {
+      const restarts = [0, ...rs.filter((r) => r > 0 && r < entries.length).sort((a, b) => a - b)].filter(() => entries.length > 0);
+      const tail = Buffer.alloc(4 * restarts.length + 4);
+      restarts.forEach((r, i) => tail.writeUInt32LE(r, 4 * i));
+      tail.writeUInt32LE(restarts.length, 4 * restarts.length);
+      return Buffer.concat([entries, tail]);
+    });
     fc.assert(
-      fc.property(bodyArb, fc.array(fc.oneof(fc.constantFrom('first', 'last', 'next', 'prev'), fc.string({ maxLength: 4 })), { maxLength: 30 }), (body, ops) => {
-        expect(checkBlockBody(body)).toBeUndefined();
-        const c = new BlockCursor();
-        c.reset(body, 'b', 0);
-        for (const op of ops) {
-          try {
-            if (op === 'first') c.first();
-            else if (op === 'last') c.last();
-            else if (op === 'next') {
-              if (c.valid) c.next();
-            } else if (op === 'prev') {
-              if (c.valid) c.prev();
-            } else c.seekGE(op);
-            if (c.valid) expect(c.value.length).toBe(c['valueLength']);
-          } catch (e) {
-            expect(isTabletopError(e, 'DataLoss')).toBe(true);
+      fc.property(
+        bodyArb,
+        fc.array(fc.oneof(fc.constantFrom('first', 'last', 'next', 'prev'), fc.string({ maxLength: 4 })), { maxLength: 30 }),
+        (body, ops) => {
+          expect(checkBlockBody(body)).toBeUndefined();
+          const c = new BlockCursor();
+          c.reset(body, 'b', 0);
+          for (const op of ops) {
+            try {
+              if (op === 'first') c.first();
+              else if (op === 'last') c.last();
+              else if (op === 'next') {
+                if (c.valid) c.next();
+              } else if (op === 'prev') {
+                if (c.valid) c.prev();
+              } else c.seekGE(op);
+              if (c.valid) expect(c.value.length).toBe(c['valueLength']);
+            } catch (e) {
+              expect(isTabletopError(e, 'DataLoss')).toBe(true);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 3000 },
     );
   });

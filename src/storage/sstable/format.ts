@@ -75,7 +75,7 @@ export function readSafeU64(buf: Buffer, pos: number): number {
 
 /** Writes a non-negative safe integer as u64le. */
 function writeU64(buf: Buffer, pos: number, v: number): void {
-  buf.writeUInt32LE(v % 0x1_0000_0000 >>> 0, pos);
+  buf.writeUInt32LE((v % 0x1_0000_0000) >>> 0, pos);
   buf.writeUInt32LE(Math.floor(v / 0x1_0000_0000), pos + 4);
 }
 

@@ -28,15 +28,22 @@ export function sstableLayout(file: Buffer): LayoutLine[] {
   const footer = decodeFooter(file.subarray(footerAt));
   if (typeof footer === 'string') return fail(footer);
   const out: LayoutLine[] = [];
-  const line = (offset: number, length: number, note: string): void => void out.push({ offset, bytes: file.subarray(offset, offset + length), note });
+  const line = (offset: number, length: number, note: string): void =>
+    void out.push({ offset, bytes: file.subarray(offset, offset + length), note });
 
   const data: BlockHandle[] = [];
   const indexBody = blockBody(file, footer.index, fail);
-  walkBody(indexBody, 0, () => undefined, (v) => {
-    const r = new ByteReader(v, 0, v.length, fail);
-    data.push({ offset: r.varint('offset'), size: r.varint('size') });
-    return '';
-  }, fail);
+  walkBody(
+    indexBody,
+    0,
+    () => undefined,
+    (v) => {
+      const r = new ByteReader(v, 0, v.length, fail);
+      data.push({ offset: r.varint('offset'), size: r.varint('size') });
+      return '';
+    },
+    fail,
+  );
 
   const block = (title: string, h: BlockHandle, note: ValueNote): void => {
     const type = file[h.offset + h.size];
@@ -111,7 +118,11 @@ function walkBody(
     const shared = r.varint('shared');
     const unshared = r.varint('unshared');
     const vlen = r.varint('value size');
-    emit(base + at, r.pos - at, `${i === 0 ? `${title}: ` : ''}entry ${i}: shared ${shared}, unshared ${unshared}, value ${vlen} byte${vlen === 1 ? '' : 's'}`);
+    emit(
+      base + at,
+      r.pos - at,
+      `${i === 0 ? `${title}: ` : ''}entry ${i}: shared ${shared}, unshared ${unshared}, value ${vlen} byte${vlen === 1 ? '' : 's'}`,
+    );
     const suffix = r.bytes(unshared, 'key');
     key = key.slice(0, shared) + latin1(suffix, 0, suffix.length);
     emit(base + r.pos - unshared, unshared, `key "${printable(key)}"`);

@@ -36,6 +36,7 @@ export function readBlock(file: RandomAccessFile, handle: BlockHandle, what: str
 export function readBody(file: RandomAccessFile, handle: BlockHandle, what: string): Buffer {
   const body = readBlock(file, handle, what);
   const why = checkBlockBody(body);
-  if (why !== undefined) throw dataLoss(`sstable ${file.path}: ${what} at offset ${handle.offset} (size ${handle.size}) is malformed: ${why}`);
+  if (why !== undefined)
+    throw dataLoss(`sstable ${file.path}: ${what} at offset ${handle.offset} (size ${handle.size}) is malformed: ${why}`);
   return body;
 }

@@ -9,15 +9,15 @@ import { BlockBuilder } from './block-builder.js';
 import { BlockCursor } from './block-cursor.js';
 import { checkIteratorOps, iteratorOpArb } from '../testing/iterator-contract.js';
 
-const keySetArb = fc
-  .uniqueArray(keyArb, { maxLength: 150, size: 'max' })
-  .map((ks) => ks.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+const keySetArb = fc.uniqueArray(keyArb, { maxLength: 150, size: 'max' }).map((ks) => ks.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
 
 describe('block cursor against a sorted array', () => {
   it('lands where the reference does for every op sequence', () => {
     fc.assert(
       fc.property(
-        keySetArb.chain((keys) => fc.tuple(fc.constant(keys), fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 60 }), fc.constantFrom(1, 2, 16))),
+        keySetArb.chain((keys) =>
+          fc.tuple(fc.constant(keys), fc.array(iteratorOpArb(keys, keyArb), { minLength: 1, maxLength: 60 }), fc.constantFrom(1, 2, 16)),
+        ),
         ([keys, ops, restartInterval]) => {
           const b = new BlockBuilder(restartInterval);
           keys.forEach((k, i) => b.add(k, Buffer.from(`v${i}`)));

@@ -5,7 +5,8 @@ import { MemoryFileSystem } from '../fs/memory-fs.js';
 import { openSSTable } from './sstable-reader.js';
 import { writeTable, type Entry } from './testing/tables.js';
 
-const rows = (n: number, size = 100): Entry[] => Array.from({ length: n }, (_, i) => [`row${String(i).padStart(5, '0')}`, Buffer.alloc(size, i & 0xff)]);
+const rows = (n: number, size = 100): Entry[] =>
+  Array.from({ length: n }, (_, i) => [`row${String(i).padStart(5, '0')}`, Buffer.alloc(size, i & 0xff)]);
 
 describe('SSTable reader', () => {
   it('reads each data block from the file once when a cache holds it', async () => {

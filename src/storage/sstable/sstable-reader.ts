@@ -215,18 +215,23 @@ class Reader implements SSTableReader, BlockSource {
   private checkLayout(f: Footer): void {
     const end = (h: BlockHandle): number => h.offset + h.size + TRAILER_BYTES;
     let at = this.dataEnd;
-    const parts: [string, BlockHandle][] = [['properties block', f.properties], ['index block', f.index]];
+    const parts: [string, BlockHandle][] = [
+      ['properties block', f.properties],
+      ['index block', f.index],
+    ];
     if (f.filter.size > 0) parts.unshift(['filter block', f.filter]);
     for (const [what, h] of parts) {
       if (h.offset !== at) throw this.corrupt(`${what} is at offset ${h.offset}, expected ${at}`);
       at = end(h);
     }
-    if (at !== this.file.size - FOOTER_BYTES) throw this.corrupt(`blocks end at ${at}, but the footer starts at ${this.file.size - FOOTER_BYTES}`);
+    if (at !== this.file.size - FOOTER_BYTES)
+      throw this.corrupt(`blocks end at ${at}, but the footer starts at ${this.file.size - FOOTER_BYTES}`);
     const { entries, dataBlocks, largestKey } = this.info;
     const n = this.separators.length;
     if (n !== dataBlocks) throw this.corrupt(`index lists ${n} data blocks, properties say ${dataBlocks}`);
     if ((entries === 0) !== (n === 0)) throw this.corrupt(`${entries} entries in ${n} data blocks`);
-    if (largestKey !== undefined && largestKey > this.separators[n - 1]!) throw this.corrupt('largest key sorts after the last index separator');
+    if (largestKey !== undefined && largestKey > this.separators[n - 1]!)
+      throw this.corrupt('largest key sorts after the last index separator');
   }
 
   private checkOpen(): void {

@@ -96,7 +96,7 @@ describe('compression sampling', () => {
     let key = 0;
     const add = (value: Buffer): void => w.add(`k${String(key++).padStart(6, '0')}`, value);
     let seed = 7;
-    const noise = (): Buffer => Buffer.from(Array.from({ length: 1000 }, () => ((seed = (seed * 48271) % 2147483647) & 0xff)));
+    const noise = (): Buffer => Buffer.from(Array.from({ length: 1000 }, () => (seed = (seed * 48271) % 2147483647) & 0xff));
     for (let i = 0; i < 200; i++) add(noise());
     const afterNoise = w.estimatedSize;
     for (let i = 0; i < 400; i++) add(Buffer.alloc(1000, 'z'));

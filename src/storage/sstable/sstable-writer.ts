@@ -107,10 +107,14 @@ class Writer implements SSTableWriter {
   add(key: ByteString, value: Uint8Array): void {
     this.checkOpen('add');
     if (this.count > 0 && !(key > this.lastKey)) {
-      throw new TabletopError('Internal', `sstable ${this.path}: key ${printable(key)} does not sort after the previous key ${printable(this.lastKey)}`);
+      throw new TabletopError(
+        'Internal',
+        `sstable ${this.path}: key ${printable(key)} does not sort after the previous key ${printable(this.lastKey)}`,
+      );
     }
     const bound = BlockBuilder.entrySizeBound(key.length, value.byteLength);
-    if (bound > MAX_BLOCK_BYTES) throw bad(`sstable ${this.path}: an entry of ${bound} bytes exceeds the ${MAX_BLOCK_BYTES}-byte block limit`);
+    if (bound > MAX_BLOCK_BYTES)
+      throw bad(`sstable ${this.path}: an entry of ${bound} bytes exceeds the ${MAX_BLOCK_BYTES}-byte block limit`);
     if (!this.block.empty && this.block.estimatedSize + bound > this.blockSize) this.guard(() => this.flushBlock(key));
     this.block.add(key, value);
     if (this.count === this.hashes.length) {
@@ -232,7 +236,8 @@ class Writer implements SSTableWriter {
   }
 
   private checkOpen(op: string): void {
-    if (this.state !== 'open') throw new TabletopError('FailedPrecondition', `sstable ${this.path}: cannot ${op}, the writer is ${this.state}`);
+    if (this.state !== 'open')
+      throw new TabletopError('FailedPrecondition', `sstable ${this.path}: cannot ${op}, the writer is ${this.state}`);
   }
 }
 
@@ -244,4 +249,3 @@ function positive(v: number, name: string, min: number, max: number): number {
   if (!Number.isInteger(v) || v < min || v > max) throw bad(`${name} must be an integer in [${min}, ${max}], got ${v}`);
   return v;
 }
-

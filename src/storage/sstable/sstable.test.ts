@@ -52,37 +52,43 @@ describe.each(filesystems)('SSTable round trip on the %s filesystem', (_name, ma
   let n = 0;
   it('reads back exactly what was written, by get and by iteration both ways', async () => {
     await fc.assert(
-      fc.asyncProperty(entriesArb(), optionsArb, fc.array(keyArb, { maxLength: 30 }), fc.boolean(), async (entries, options, probes, cached) => {
-        const fs = makeFs();
-        const path = `t${n++}.sst`;
-        const info = await writeTable(fs, path, entries, options);
-        expect(info.size).toBe(fs.size(path));
-        expect(info.entries).toBe(entries.length);
-        expect(info.smallestKey).toBe(entries[0]?.[0]);
-        expect(info.largestKey).toBe(entries.at(-1)?.[0]);
-        expect(info.rawKeyBytes).toBe(entries.reduce((s, [k]) => s + k.length, 0));
-        expect(info.rawValueBytes).toBe(entries.reduce((s, [, v]) => s + v.byteLength, 0));
-        expect(info.maxEntryBytes).toBe(entries.reduce((m, [k, v]) => Math.max(m, k.length + v.byteLength), 0));
+      fc.asyncProperty(
+        entriesArb(),
+        optionsArb,
+        fc.array(keyArb, { maxLength: 30 }),
+        fc.boolean(),
+        async (entries, options, probes, cached) => {
+          const fs = makeFs();
+          const path = `t${n++}.sst`;
+          const info = await writeTable(fs, path, entries, options);
+          expect(info.size).toBe(fs.size(path));
+          expect(info.entries).toBe(entries.length);
+          expect(info.smallestKey).toBe(entries[0]?.[0]);
+          expect(info.largestKey).toBe(entries.at(-1)?.[0]);
+          expect(info.rawKeyBytes).toBe(entries.reduce((s, [k]) => s + k.length, 0));
+          expect(info.rawValueBytes).toBe(entries.reduce((s, [, v]) => s + v.byteLength, 0));
+          expect(info.maxEntryBytes).toBe(entries.reduce((m, [k, v]) => Math.max(m, k.length + v.byteLength), 0));
 
-        const cache = cached ? createBlockCache(1 << 20) : undefined;
-        const r = openSSTable(fs, path, { id: n, ...(cache ? { cache } : {}) });
-        try {
-          expect(r.info).toEqual(info);
-          expectSame(scanForward(r), entries);
-          expectSame(scanBackward(r), [...entries].reverse());
-          const byKey = new Map(entries);
-          for (const [k, v] of entries) {
-            expect(r.mayContain(k)).toBe(true);
-            expectValue(r.get(k), v);
+          const cache = cached ? createBlockCache(1 << 20) : undefined;
+          const r = openSSTable(fs, path, { id: n, ...(cache ? { cache } : {}) });
+          try {
+            expect(r.info).toEqual(info);
+            expectSame(scanForward(r), entries);
+            expectSame(scanBackward(r), [...entries].reverse());
+            const byKey = new Map(entries);
+            for (const [k, v] of entries) {
+              expect(r.mayContain(k)).toBe(true);
+              expectValue(r.get(k), v);
+            }
+            for (const k of probes) {
+              expectValue(r.get(k), byKey.get(k));
+            }
+          } finally {
+            r.close();
+            fs.remove(path);
           }
-          for (const k of probes) {
-            expectValue(r.get(k), byKey.get(k));
-          }
-        } finally {
-          r.close();
-          fs.remove(path);
-        }
-      }),
+        },
+      ),
       { numRuns: runs },
     );
   });
@@ -192,7 +198,10 @@ describe('SSTable shapes', () => {
     const raw = await writeTable(fs, 'raw.sst', text, { compression: 'none' });
     expect(lz.size).toBeLessThan(raw.size / 4);
     let seed = 1;
-    const noise = Array.from({ length: 200 }, (_, i): Entry => [`k${String(i).padStart(4, '0')}`, Buffer.from(Array.from({ length: 300 }, () => (seed = (seed * 48271) % 2147483647) & 0xff))]);
+    const noise = Array.from({ length: 200 }, (_, i): Entry => [
+      `k${String(i).padStart(4, '0')}`,
+      Buffer.from(Array.from({ length: 300 }, () => (seed = (seed * 48271) % 2147483647) & 0xff)),
+    ]);
     const a = await writeTable(fs, 'n1.sst', noise, { compression: 'lz4', createdAtMillis: 1 });
     const b = await writeTable(fs, 'n2.sst', noise, { compression: 'none', createdAtMillis: 1 });
     // Same blocks, stored raw; only the "compression" property differs ("lz4" vs "none").
@@ -203,7 +212,12 @@ describe('SSTable shapes', () => {
     const fs = new MemoryFileSystem();
     await writeTable(fs, 'c.sst', [['k', Buffer.from('v')]], { createdAtMillis: 1_700_000_000_123, creator: 'tabletop compaction L1 ✓' });
     const r = openSSTable(fs, 'c.sst', { id: 1 });
-    expect(r.info).toMatchObject({ createdAtMillis: 1_700_000_000_123, creator: 'tabletop compaction L1 ✓', formatVersion: 1, compression: 'lz4' });
+    expect(r.info).toMatchObject({
+      createdAtMillis: 1_700_000_000_123,
+      creator: 'tabletop compaction L1 ✓',
+      formatVersion: 1,
+      compression: 'lz4',
+    });
     r.close();
   });
 });

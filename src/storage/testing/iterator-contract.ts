@@ -9,7 +9,8 @@ import type { KeyIterator } from '../iterator.js';
  * it may expose. Shared by the tests of every implementation.
  */
 
-export type IteratorOp = { readonly op: 'first' | 'last' | 'next' | 'prev' } | { readonly op: 'seekGE' | 'seekLT'; readonly key: ByteString };
+export type IteratorOp =
+  { readonly op: 'first' | 'last' | 'next' | 'prev' } | { readonly op: 'seekGE' | 'seekLT'; readonly key: ByteString };
 
 /** The reference: the position (index into `keys`, or -1) each op leads to from `pos`. */
 export function referencePosition(keys: readonly ByteString[], pos: number, o: IteratorOp): number {
@@ -34,7 +35,8 @@ export function referencePosition(keys: readonly ByteString[], pos: number, o: I
 
 /** Ops over `keys`: seeks to keys near theirs (and to any from `keyArb`), steps weighted up. */
 export function iteratorOpArb(keys: readonly ByteString[], keyArb: fc.Arbitrary<ByteString>): fc.Arbitrary<IteratorOp> {
-  const near = keys.length > 0 ? fc.constantFrom(...keys).chain((k) => fc.constantFrom(k, k + '\x00', k.slice(0, -1), k.slice(0, 1))) : keyArb;
+  const near =
+    keys.length > 0 ? fc.constantFrom(...keys).chain((k) => fc.constantFrom(k, k + '\x00', k.slice(0, -1), k.slice(0, 1))) : keyArb;
   const key = fc.oneof(near, keyArb, fc.constantFrom('', '\xff\xff\xff\xff'));
   return fc.oneof(
     { weight: 1, arbitrary: fc.constantFrom<IteratorOp>({ op: 'first' }, { op: 'last' }) },

@@ -83,7 +83,13 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         await store.write([
           {
             key: 'r1',
-            ops: [put('b', 'x', 1000, '1'), put('a', 'z', 1000, '2'), put('a', 'y', 3000, '3'), put('a', 'y', 5000, '4'), put('a', '', 2000, '5')],
+            ops: [
+              put('b', 'x', 1000, '1'),
+              put('a', 'z', 1000, '2'),
+              put('a', 'y', 3000, '3'),
+              put('a', 'y', 5000, '4'),
+              put('a', '', 2000, '5'),
+            ],
           },
         ]);
         const row = await store.get('r1');
@@ -183,7 +189,13 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
                 ? { kind: 'deleteColumn', family: col.family, qualifier: col.qualifier, start: Math.max(0, i - 5) * 1000, end: undefined }
                 : r === 2
                   ? { kind: 'deleteFamily', family: col.family }
-                  : { kind: 'put', family: col.family, qualifier: col.qualifier, timestamp: Math.max(0, r === 3 ? i - 10 : i) * 1000, value: v(`${i}`) };
+                  : {
+                      kind: 'put',
+                      family: col.family,
+                      qualifier: col.qualifier,
+                      timestamp: Math.max(0, r === 3 ? i - 10 : i) * 1000,
+                      value: v(`${i}`),
+                    };
           await store.write([{ key, ops: [op] }]);
           model.set(key, applyStoreOps(model.get(key) ?? [], [op]));
           for (const k of keys) {
@@ -210,7 +222,9 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
         const store = await makeStore();
         const big = new Uint8Array(1 << 20);
         big.set([1, 2, 3], 100);
-        await store.write([{ key: 'r', ops: [{ kind: 'put', family: 'f', qualifier: 'q', timestamp: 1000, value: big.subarray(100, 103) }] }]);
+        await store.write([
+          { key: 'r', ops: [{ kind: 'put', family: 'f', qualifier: 'q', timestamp: 1000, value: big.subarray(100, 103) }] },
+        ]);
         expect(Array.from((await store.get('r'))?.cells[0]?.value ?? [])).toEqual([1, 2, 3]);
       });
     });
@@ -350,7 +364,12 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
       it('works on stores larger than one rewrite slice', async () => {
         const store = await makeStore();
         const many = Array.from({ length: 10_000 }, (_, i) => `k${String(i).padStart(5, '0')}`);
-        await store.write(many.map((key, i) => ({ key, ops: i % 2 === 0 ? [put('f', 'q', 1000, 'x')] : [put('f', 'q', 1000, 'x'), put('g', 'q', 1000, 'y')] })));
+        await store.write(
+          many.map((key, i) => ({
+            key,
+            ops: i % 2 === 0 ? [put('f', 'q', 1000, 'x')] : [put('f', 'q', 1000, 'x'), put('g', 'q', 1000, 'y')],
+          })),
+        );
         await store.dropFamily('f');
         expect(await scanKeys(store, FULL_RANGE)).toEqual(many.filter((_, i) => i % 2 === 1));
         await expectStats(store);
@@ -439,7 +458,13 @@ export function runRowStoreConformance(name: string, makeStore: () => MaybePromi
                 : r === 1
                   ? { kind: 'deleteColumn', family: 'f', qualifier: 'q1', start: 0, end: undefined }
                   : // Small and large values, all-zero ones (they compress well), timestamps with short varints.
-                    { kind: 'put', family: r < 5 ? 'f' : 'family', qualifier: `q${random(3)}`, timestamp: random(3), value: new Uint8Array(r === 9 ? 20_000 : random(3)) },
+                    {
+                      kind: 'put',
+                      family: r < 5 ? 'f' : 'family',
+                      qualifier: `q${random(3)}`,
+                      timestamp: random(3),
+                      value: new Uint8Array(r === 9 ? 20_000 : random(3)),
+                    },
             );
           }
           await store.write([{ key, ops }]);

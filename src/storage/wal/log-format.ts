@@ -134,7 +134,8 @@ export function encodeSyncMarker(syncedThrough: number, log: number): Buffer {
   return out;
 }
 
-export type RecyclableResult = RecordResult | { readonly kind: 'stale' } | { readonly kind: 'marker'; readonly syncedThrough: number; readonly next: number };
+export type RecyclableResult =
+  RecordResult | { readonly kind: 'stale' } | { readonly kind: 'marker'; readonly syncedThrough: number; readonly next: number };
 
 /**
  * Decodes the recyclable record at `offset`: a batch record, a sync marker,

@@ -131,7 +131,10 @@ export class LogWriter {
     return new Promise((resolve, reject) => {
       this.waiters.push({ resolve, reject });
       if (this.syncing === undefined) this.scheduleSync(this.justSynced || this.lastGroupRecords > 1);
-      else if (this.delayTimer !== undefined && (this.waiters.length >= DELAYED_GROUP_MAX_RECORDS || this.bufferedBytes >= DELAYED_GROUP_MAX_BYTES)) {
+      else if (
+        this.delayTimer !== undefined &&
+        (this.waiters.length >= DELAYED_GROUP_MAX_RECORDS || this.bufferedBytes >= DELAYED_GROUP_MAX_BYTES)
+      ) {
         // Company enough: the delayed group starts at the end of this turn.
         clearTimeout(this.delayTimer);
         this.delayTimer = undefined;
@@ -214,7 +217,8 @@ export class LogWriter {
       // Written as they are (writev): a group of bulk writes is megabytes, and joining it first would copy it all once more.
       if (records.length === 1) this.file.append(records[0]!);
       else this.file.appendv(records);
-      if (this.extendBy > 0 && groupBytes < this.extendBy / 2 && this.file.size >= this.file.length) this.file.extend(this.file.size + this.extendBy);
+      if (this.extendBy > 0 && groupBytes < this.extendBy / 2 && this.file.size >= this.file.length)
+        this.file.extend(this.file.size + this.extendBy);
     } catch (e) {
       const err = this.poison(e);
       for (const w of batch) w.reject(err);
@@ -267,7 +271,9 @@ export class LogWriter {
   private poison(e: unknown): TabletopError {
     if (this.failure === undefined) {
       const msg = e instanceof Error ? e.message : String(e);
-      this.failure = new TabletopError('Unavailable', `commit log ${this.file.path} failed; writes are refused until restart: ${msg}`, { cause: e });
+      this.failure = new TabletopError('Unavailable', `commit log ${this.file.path} failed; writes are refused until restart: ${msg}`, {
+        cause: e,
+      });
     }
     return this.failure;
   }

@@ -2,7 +2,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFaultFileSystem, failNth } from '../fs/fault-fs.js';
 import { slowSyncFile } from '../testing/slow-sync-fs.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
-import { decodeRecord, decodeRecyclableRecord, encodeRecord, encodeRecyclableRecord, encodeSyncMarker, maskCrc, unmaskCrc } from './log-format.js';
+import {
+  decodeRecord,
+  decodeRecyclableRecord,
+  encodeRecord,
+  encodeRecyclableRecord,
+  encodeSyncMarker,
+  maskCrc,
+  unmaskCrc,
+} from './log-format.js';
 import { replayLog } from './log-reader.js';
 import { LogWriter } from './log-writer.js';
 import { seededRandom } from '../../testing/random.js';
@@ -69,7 +77,10 @@ describe('LogWriter + replayLog', () => {
     for (let trial = 0; trial < 150; trial++) {
       const mem = new MemoryFileSystem();
       // Syncs complete a turn of the event loop later (not after wall-clock time, so the test does not depend on the machine's speed).
-      const w = new LogWriter(slowSyncFile(mem.create('000001.wal'), () => new Promise((r) => setImmediate(r))), (synced) => encodeSyncMarker(synced, 1));
+      const w = new LogWriter(
+        slowSyncFile(mem.create('000001.wal'), () => new Promise((r) => setImmediate(r))),
+        (synced) => encodeSyncMarker(synced, 1),
+      );
       await mem.syncDir('.');
       const acked: number[] = [];
       const n = 5 + Math.floor(random() * 30);
@@ -102,7 +113,12 @@ describe('LogWriter + replayLog', () => {
     for (let trial = 0; trial < 100; trial++) {
       const mem = new MemoryFileSystem();
       const file = mem.create('000001.wal');
-      const w = new LogWriter(slowSyncFile(file, () => new Promise((r) => setImmediate(r))), (synced) => encodeSyncMarker(synced, 1), undefined, { extendBy: 4096 });
+      const w = new LogWriter(
+        slowSyncFile(file, () => new Promise((r) => setImmediate(r))),
+        (synced) => encodeSyncMarker(synced, 1),
+        undefined,
+        { extendBy: 4096 },
+      );
       await mem.syncDir('.');
       const acked: number[] = [];
       const n = 5 + Math.floor(random() * 30);
@@ -342,14 +358,16 @@ describe('recyclable commit-log files (written over by a later log)', () => {
   async function reusedFile(old: number, random: () => number): Promise<{ mem: MemoryFileSystem; w: LogWriter }> {
     const mem = new MemoryFileSystem();
     const w1 = new LogWriter(mem.create('000001.wal'));
-    await Promise.all(Array.from({ length: old }, (_, i) => w1.appendRecord(encodeRecyclableRecord(payload(100 + i, 1 + Math.floor(random() * 200)), 1))));
+    await Promise.all(
+      Array.from({ length: old }, (_, i) => w1.appendRecord(encodeRecyclableRecord(payload(100 + i, 1 + Math.floor(random() * 200)), 1))),
+    );
     w1.close();
     mem.rename('000001.wal', '000002.wal');
     await mem.syncDir('.');
     return { mem, w: new LogWriter(mem.reuse('000002.wal')) };
   }
 
-  it('replay stops at the old log\'s records, and after a crash keeps every acknowledged record with no DataLoss', async () => {
+  it("replay stops at the old log's records, and after a crash keeps every acknowledged record with no DataLoss", async () => {
     const random = seededRandom(99);
     let tornSeen = 0;
     for (let trial = 0; trial < 60; trial++) {
@@ -371,13 +389,16 @@ describe('recyclable commit-log files (written over by a later log)', () => {
     expect(tornSeen).toBeGreaterThan(0);
   });
 
-  it('damage is DataLoss once a later sync marker says it was synced; in the last group, or followed only by the old log\'s records, a torn tail', async () => {
+  it("damage is DataLoss once a later sync marker says it was synced; in the last group, or followed only by the old log's records, a torn tail", async () => {
     const random = (): number => 0.5;
     const { mem } = await reusedFile(20, random);
     const w = new LogWriter(mem.reuse('000002.wal'), (synced) => encodeSyncMarker(synced, 2));
     // Four groups of one record, then a last group of two: marker (18 bytes) + records (12 + 40 bytes).
     for (let i = 0; i < 4; i++) await w.appendRecord(encodeRecyclableRecord(payload(i, 40), 2));
-    await Promise.all([w.appendRecord(encodeRecyclableRecord(payload(4, 40), 2)), w.appendRecord(encodeRecyclableRecord(payload(5, 40), 2))]);
+    await Promise.all([
+      w.appendRecord(encodeRecyclableRecord(payload(4, 40), 2)),
+      w.appendRecord(encodeRecyclableRecord(payload(5, 40), 2)),
+    ]);
     const good = mem.readFile('000002.wal');
     expect(replayLog(mem, '000002.wal', 2).records.map((b) => b[0])).toEqual([0, 1, 2, 3, 4, 5]);
     const damaged = (at: number): void => {
@@ -423,12 +444,17 @@ describe('recyclable commit-log files (written over by a later log)', () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let hold = false;
-    const w = new LogWriter(slowSyncFile(mem.create('000007.wal'), () => (hold ? held : Promise.resolve())), (synced) => encodeSyncMarker(synced, 7));
+    const w = new LogWriter(
+      slowSyncFile(mem.create('000007.wal'), () => (hold ? held : Promise.resolve())),
+      (synced) => encodeSyncMarker(synced, 7),
+    );
     await w.appendRecord(encodeRecyclableRecord(payload(1, 40), 7));
     hold = true;
     // The last group, never synced: a record, then one whose payload (user data) holds a forged marker.
     void w.appendRecord(encodeRecyclableRecord(payload(2, 40), 7)).catch(() => undefined);
-    void w.appendRecord(encodeRecyclableRecord(Buffer.concat([Buffer.alloc(5, 3), encodeSyncMarker(2 ** 40, 7)]), 7)).catch(() => undefined);
+    void w
+      .appendRecord(encodeRecyclableRecord(Buffer.concat([Buffer.alloc(5, 3), encodeSyncMarker(2 ** 40, 7)]), 7))
+      .catch(() => undefined);
     await new Promise((r) => setTimeout(r, 5));
     // The power loss cost the page holding the first record of that group.
     const data = mem.readFile('000007.wal');

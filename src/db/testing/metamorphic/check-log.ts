@@ -8,7 +8,12 @@ import type { System } from './systems.js';
  * system's, described with the operation that produced it, or undefined
  * when they are equal.
  */
-export function firstDifference(log: OpLog, reference: readonly string[], actual: readonly string[], systemName: string): string | undefined {
+export function firstDifference(
+  log: OpLog,
+  reference: readonly string[],
+  actual: readonly string[],
+  systemName: string,
+): string | undefined {
   const n = Math.max(reference.length, actual.length);
   for (let i = 0; i < n; i++) {
     const want = reference[i];
@@ -29,7 +34,11 @@ export function firstDifference(log: OpLog, reference: readonly string[], actual
  * at a time, each closed afterwards) and throws at the first system whose
  * transcript differs.
  */
-export async function checkLog(log: OpLog, openReference: () => Promise<System>, others: readonly (() => Promise<System>)[]): Promise<void> {
+export async function checkLog(
+  log: OpLog,
+  openReference: () => Promise<System>,
+  others: readonly (() => Promise<System>)[],
+): Promise<void> {
   const reference = await transcriptOf(openReference, log);
   for (const open of others) {
     const system = await open();

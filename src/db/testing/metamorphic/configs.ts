@@ -31,7 +31,14 @@ export const DISK_CONFIGS: readonly DiskConfig[] = [
     // interval (a sweep stores the policy; only later major compactions apply it).
     name: 'auto-small',
     manualCompaction: false,
-    config: { memtableBytes: 2048, blockBytes: 256, compactionTrigger: 3, majorCompactionTrigger: 6, walFileBytes: 4096, backgroundSliceMillis: 0 },
+    config: {
+      memtableBytes: 2048,
+      blockBytes: 256,
+      compactionTrigger: 3,
+      majorCompactionTrigger: 6,
+      walFileBytes: 4096,
+      backgroundSliceMillis: 0,
+    },
   },
   {
     // Manual: full memtables are set aside but wait for an explicit flush, so reads merge

@@ -34,7 +34,9 @@ const timestampRange: fc.Arbitrary<RowFilter> = fc
 function leaf(labels: boolean, sink: boolean): fc.Arbitrary<RowFilter> {
   const leaves: fc.Arbitrary<RowFilter>[] = [
     fc.constantFrom<RowFilter>({ kind: 'passAll' }, { kind: 'blockAll' }, { kind: 'stripValue' }),
-    fc.constantFrom('a.*', 'b\\xff', '.', '\\C*', 'a\\x00', '[ab].*', 'c.', 'm0[0-4].', 'm.*5').map((pattern): RowFilter => ({ kind: 'rowKeyRegex', pattern })),
+    fc
+      .constantFrom('a.*', 'b\\xff', '.', '\\C*', 'a\\x00', '[ab].*', 'c.', 'm0[0-4].', 'm.*5')
+      .map((pattern): RowFilter => ({ kind: 'rowKeyRegex', pattern })),
     fc.constantFrom(0.3, 0.7).map((probability): RowFilter => ({ kind: 'rowSample', probability })),
     fc.constantFrom('v.', 'plain|age', '.*', 'sum', 'i.*').map((pattern): RowFilter => ({ kind: 'familyRegex', pattern })),
     fc.constantFrom('', 'q', 'q\\x00', '\\xe9', '.', '[qr]', 'q.*').map((pattern): RowFilter => ({ kind: 'qualifierRegex', pattern })),

@@ -79,13 +79,15 @@ const timeRange = (fromZero: boolean): fc.Arbitrary<{ start: number; end: number
 };
 
 function deleteFromColumn(physicalGc: boolean): fc.Arbitrary<Mutation> {
-  return fc
-    .tuple(family, qualifier)
-    .chain(([f, q]) =>
-      timeRange(physicalGc && countSensitive(FAMILIES[f].gcRule)).map(
-        ({ start, end }): Mutation => ({ kind: 'deleteFromColumn', family: f, qualifier: q, start, end }),
-      ),
-    );
+  return fc.tuple(family, qualifier).chain(([f, q]) =>
+    timeRange(physicalGc && countSensitive(FAMILIES[f].gcRule)).map(({ start, end }): Mutation => ({
+      kind: 'deleteFromColumn',
+      family: f,
+      qualifier: q,
+      start,
+      end,
+    })),
+  );
 }
 
 function mutation(physicalGc: boolean): fc.Arbitrary<Mutation> {
@@ -101,15 +103,25 @@ function mutation(physicalGc: boolean): fc.Arbitrary<Mutation> {
     { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'deleteFromRow' }) },
     {
       weight: 3,
-      arbitrary: fc
-        .tuple(aggregateFamily, qualifier, timestamp, int64)
-        .map(([f, q, ts, n]): Mutation => ({ kind: 'addToCell', family: f, qualifier: q, timestamp: ts, input: { kind: 'int', value: n } })),
+      arbitrary: fc.tuple(aggregateFamily, qualifier, timestamp, int64).map(([f, q, ts, n]): Mutation => ({
+        kind: 'addToCell',
+        family: f,
+        qualifier: q,
+        timestamp: ts,
+        input: { kind: 'int', value: n },
+      })),
     },
     {
       weight: 1,
       arbitrary: fc
         .tuple(aggregateFamily, qualifier, timestamp, fc.option(int64, { nil: undefined, freq: 6 }))
-        .map(([f, q, ts, n]): Mutation => ({ kind: 'mergeToCell', family: f, qualifier: q, timestamp: ts, input: n === undefined ? new Uint8Array(0) : encodeInt64(n) })),
+        .map(([f, q, ts, n]): Mutation => ({
+          kind: 'mergeToCell',
+          family: f,
+          qualifier: q,
+          timestamp: ts,
+          input: n === undefined ? new Uint8Array(0) : encodeInt64(n),
+        })),
     },
   );
 }
@@ -117,8 +129,7 @@ function mutation(physicalGc: boolean): fc.Arbitrary<Mutation> {
 const mutations = (physicalGc: boolean, minLength: number): fc.Arbitrary<Mutation[]> =>
   fc.array(mutation(physicalGc), { minLength, maxLength: 4 });
 
-const entry = (physicalGc: boolean): fc.Arbitrary<RowMutation> =>
-  fc.record({ key, mutations: mutations(physicalGc, 1) });
+const entry = (physicalGc: boolean): fc.Arbitrary<RowMutation> => fc.record({ key, mutations: mutations(physicalGc, 1) });
 
 const rmwRule: fc.Arbitrary<ReadModifyWriteRule> = fc.oneof(
   fc
@@ -146,7 +157,10 @@ const rowRange: fc.Arbitrary<RowRange> = fc.tuple(rangeBound, rangeBound).map(([
 
 const rowSet: fc.Arbitrary<RowSet> = fc.oneof(
   { weight: 2, arbitrary: fc.constant<RowSet>({ keys: [], ranges: [] }) },
-  { weight: 2, arbitrary: fc.array(fc.constantFrom(...BOUND_KEYS), { minLength: 1, maxLength: 3 }).map((keys): RowSet => ({ keys, ranges: [] })) },
+  {
+    weight: 2,
+    arbitrary: fc.array(fc.constantFrom(...BOUND_KEYS), { minLength: 1, maxLength: 3 }).map((keys): RowSet => ({ keys, ranges: [] })),
+  },
   { weight: 3, arbitrary: fc.array(rowRange, { minLength: 1, maxLength: 2 }).map((ranges): RowSet => ({ keys: [], ranges })) },
   {
     weight: 1,
@@ -203,7 +217,18 @@ type Weighted = readonly [kind: Op['kind'], weight: number, arbitrary: fc.Arbitr
  */
 function duringScan(physicalGc: boolean, exclude: ReadonlySet<string>): Weighted[] {
   const all = weightedOps(physicalGc, new Set());
-  const allowed = new Set<Op['kind']>(['mutateRow', 'mutateRows', 'bulkLoad', 'checkAndMutate', 'readModifyWrite', 'dropRowRange', 'modifyFamilies', 'gcSweep', 'flush', 'compact']);
+  const allowed = new Set<Op['kind']>([
+    'mutateRow',
+    'mutateRows',
+    'bulkLoad',
+    'checkAndMutate',
+    'readModifyWrite',
+    'dropRowRange',
+    'modifyFamilies',
+    'gcSweep',
+    'flush',
+    'compact',
+  ]);
   if (!physicalGc) allowed.add('tick');
   return all.filter(([kind]) => allowed.has(kind) && !exclude.has(kind) && !exclude.has(`during:${kind}`));
 }
@@ -227,7 +252,13 @@ function weightedOps(physicalGc: boolean, exclude: ReadonlySet<string>): Weighte
         })
         .map((r): Op => ({ kind: 'bulkLoad', ...r, count: Math.min(r.count, BULK_ROWS - r.start) })),
     ],
-    ['mutateRows', 12, fc.record({ table, entries: fc.array(entry(physicalGc), { minLength: 1, maxLength: 4 }) }).map((r): Op => ({ kind: 'mutateRows', ...r }))],
+    [
+      'mutateRows',
+      12,
+      fc
+        .record({ table, entries: fc.array(entry(physicalGc), { minLength: 1, maxLength: 4 }) })
+        .map((r): Op => ({ kind: 'mutateRows', ...r })),
+    ],
     [
       'concurrentMutations',
       4,
@@ -248,10 +279,28 @@ function weightedOps(physicalGc: boolean, exclude: ReadonlySet<string>): Weighte
         })
         .map((r): Op => ({ kind: 'checkAndMutate', ...r })),
     ],
-    ['readModifyWrite', 6, fc.record({ table, key, rules: fc.array(rmwRule, { minLength: 1, maxLength: 3 }) }).map((r): Op => ({ kind: 'readModifyWrite', ...r }))],
+    [
+      'readModifyWrite',
+      6,
+      fc
+        .record({ table, key, rules: fc.array(rmwRule, { minLength: 1, maxLength: 3 }) })
+        .map((r): Op => ({ kind: 'readModifyWrite', ...r })),
+    ],
     ['read', 20, read],
-    ['dropRowRange', 2, fc.record({ table, prefix: fc.option(fc.constantFrom(...PREFIXES), { nil: undefined, freq: 4 }) }).map((r): Op => ({ kind: 'dropRowRange', ...r }))],
-    ['modifyFamilies', 2, fc.record({ table, mods: fc.array(familyMod(physicalGc), { minLength: 1, maxLength: 2 }) }).map((r): Op => ({ kind: 'modifyFamilies', ...r }))],
+    [
+      'dropRowRange',
+      2,
+      fc
+        .record({ table, prefix: fc.option(fc.constantFrom(...PREFIXES), { nil: undefined, freq: 4 }) })
+        .map((r): Op => ({ kind: 'dropRowRange', ...r })),
+    ],
+    [
+      'modifyFamilies',
+      2,
+      fc
+        .record({ table, mods: fc.array(familyMod(physicalGc), { minLength: 1, maxLength: 2 }) })
+        .map((r): Op => ({ kind: 'modifyFamilies', ...r })),
+    ],
     // Frequent, so that a deleted table soon exists again (most attempts find it exists: AlreadyExists).
     ['createTable', 6, createTable(table)],
     ['deleteTable', 1, table.map((t): Op => ({ kind: 'deleteTable', table: t }))],
@@ -272,7 +321,14 @@ function burst(physicalGc: boolean, exclude: ReadonlySet<string>): fc.Arbitrary<
   const kinds = weightedOps(physicalGc, new Set()).filter(([kind]) => writes.has(kind) && !exclude.has(`burst:${kind}`));
   const write = fc.oneof(...kinds.map(([, weight, arbitrary]) => ({ weight, arbitrary })));
   return fc
-    .tuple(table, key, fc.array(fc.tuple(write, fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })), { minLength: 2, maxLength: 5 }))
+    .tuple(
+      table,
+      key,
+      fc.array(fc.tuple(write, fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) })), {
+        minLength: 2,
+        maxLength: 5,
+      }),
+    )
     .map(([t, k, list]): Op => ({
       kind: 'burst',
       ops: list.map(([o, sameRow]) => ({ ...o, table: t, ...(sameRow && 'key' in o ? { key: k } : {}) }) as Op),
@@ -321,7 +377,11 @@ export interface OpLogOptions {
 /** An op log: both tables created first, then up to `maxOps` random operations. */
 export function opLog({ physicalGc, maxOps, exclude = new Set() }: OpLogOptions): fc.Arbitrary<OpLog> {
   return fc
-    .tuple(createTable(fc.constant('t0')), createTable(fc.constant('t1')), fc.array(op(physicalGc, exclude), { maxLength: maxOps, size: 'max' }))
+    .tuple(
+      createTable(fc.constant('t0')),
+      createTable(fc.constant('t1')),
+      fc.array(op(physicalGc, exclude), { maxLength: maxOps, size: 'max' }),
+    )
     .map(([c0, c1, rest]) => {
       const log: OpLog = { physicalGc, ops: [c0, c1, ...rest] };
       return Object.assign(log, { [fc.toStringMethod]: () => showOpLog(log) });

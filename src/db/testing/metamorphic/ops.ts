@@ -15,7 +15,12 @@ import { type FamilyName, T0, type TableId, bulkKey } from './universe.js';
  * that what a maintenance step changed is compared at once.
  */
 export type Op =
-  | { readonly kind: 'createTable'; readonly table: TableId; readonly families: readonly FamilyName[]; readonly splits: readonly ByteString[] }
+  | {
+      readonly kind: 'createTable';
+      readonly table: TableId;
+      readonly families: readonly FamilyName[];
+      readonly splits: readonly ByteString[];
+    }
   | { readonly kind: 'deleteTable'; readonly table: TableId }
   /** Deletes the instance and with it both tables (their stores are dropped in the background). */
   | { readonly kind: 'deleteInstance' }

@@ -31,7 +31,9 @@ export async function runLog(system: System, log: OpLog): Promise<string[]> {
     try {
       result = await outcome(() => apply(system, op, exactReadStats));
     } catch (e) {
-      throw new Error(`${system.name}: op ${i} (${showOp(op)}) threw ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, { cause: e });
+      throw new Error(`${system.name}: op ${i} (${showOp(op)}) threw ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, {
+        cause: e,
+      });
     }
     transcript.push(`${i} ${op.kind}: ${result}`);
   }

@@ -53,7 +53,18 @@ export const VALUES: readonly ByteString[] = ['', 'v', 'w', 'vw', '\x00', '\xff\
  * two from the distant past (always older than any max age) and a spread
  * around the clock's start, which the `tick` op moves forward.
  */
-export const TIMESTAMPS: readonly number[] = [1000, 2000, T0 - 2 * S, T0, T0 + S, T0 + 2 * S, T0 + 3 * S, T0 + 5 * S, T0 + 8 * S, T0 + 13 * S];
+export const TIMESTAMPS: readonly number[] = [
+  1000,
+  2000,
+  T0 - 2 * S,
+  T0,
+  T0 + S,
+  T0 + 2 * S,
+  T0 + 3 * S,
+  T0 + 5 * S,
+  T0 + 8 * S,
+  T0 + 13 * S,
+];
 
 /**
  * Each family name comes with the GC rule and value type it is created with

@@ -46,7 +46,11 @@ export const anyFilter: fc.Arbitrary<RowFilter> = fc.letrec<{ filter: RowFilter 
     fc.array(tie('filter'), { maxLength: 4 }).map((fs) => F.chain(...fs)),
     fc.array(tie('filter'), { maxLength: 4 }).map((fs) => F.interleave(...fs)),
     fc
-      .tuple(fc.option(tie('filter'), { nil: undefined }), fc.option(tie('filter'), { nil: undefined }), fc.option(tie('filter'), { nil: undefined }))
+      .tuple(
+        fc.option(tie('filter'), { nil: undefined }),
+        fc.option(tie('filter'), { nil: undefined }),
+        fc.option(tie('filter'), { nil: undefined }),
+      )
       .map(([p, t, f]) => F.condition(p, t, f)),
   ),
 })).filter;
@@ -73,7 +77,9 @@ const validLeaf = (labels: boolean, sink: boolean): fc.Arbitrary<RowFilter> => {
     fc.constantFrom('fa', 'fb', 'f.', 'x').map(F.family),
     qualifierRegex.map(F.column),
     fc.tuple(fc.constantFrom(...FAMILIES), qualifierBound, qualifierBound).map(([f, s, e]) => F.columnRange(f, s, e)),
-    fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 6 })).map(([s, e]) => F.time(s * 1000, e === 0 ? undefined : (s + e) * 1000)),
+    fc
+      .tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 6 }))
+      .map(([s, e]) => F.time(s * 1000, e === 0 ? undefined : (s + e) * 1000)),
     valueRegex.map(F.value),
     fc.integer({ min: 0, max: 8 }).map(F.rowOffset),
     fc.integer({ min: 1, max: 8 }).map(F.rowLimit),
@@ -104,9 +110,18 @@ export function validFilter(maxDepth = 3): fc.Arbitrary<RowFilter> {
       .chain((n) => fc.tuple(...Array.from({ length: n }, () => sub(labels, sink))))
       .map((fs) => F.interleave(...fs));
     const condition = fc
-      .tuple(fc.option(sub(labels, false), { nil: undefined }), fc.option(sub(labels, false), { nil: undefined }), fc.option(sub(labels, false), { nil: undefined }))
+      .tuple(
+        fc.option(sub(labels, false), { nil: undefined }),
+        fc.option(sub(labels, false), { nil: undefined }),
+        fc.option(sub(labels, false), { nil: undefined }),
+      )
       .map(([p, t, f]) => F.condition(p, t, f));
-    return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 2, arbitrary: chain }, { weight: 2, arbitrary: interleave }, { weight: 1, arbitrary: condition });
+    return fc.oneof(
+      { weight: 3, arbitrary: leaf },
+      { weight: 2, arbitrary: chain },
+      { weight: 2, arbitrary: interleave },
+      { weight: 1, arbitrary: condition },
+    );
   };
   return build(maxDepth, true, true);
 }
@@ -118,7 +133,9 @@ export const sampleRow = fc
     maxLength: 14,
     selector: ([f, q, t]) => `${f}\u0000${q}\u0000${t}`,
   })
-  .chain((coords) => fc.tuple(fc.constant(coords), fc.array(fc.constantFrom(...VALUES), { minLength: coords.length, maxLength: coords.length })))
+  .chain((coords) =>
+    fc.tuple(fc.constant(coords), fc.array(fc.constantFrom(...VALUES), { minLength: coords.length, maxLength: coords.length })),
+  )
   .map(([coords, values]) => ({
     key: 'k1',
     coords: coords.map(([family, qualifier, t], i) => ({ family, qualifier, timestamp: t * 1000, value: values[i]! })),

@@ -19,7 +19,12 @@ export const F = {
   sample: (probability: number): RowFilter => ({ kind: 'rowSample', probability }),
   family: (pattern: string): RowFilter => ({ kind: 'familyRegex', pattern }),
   column: (pattern: ByteString): RowFilter => ({ kind: 'qualifierRegex', pattern }),
-  columnRange: (family: string, start: ByteBound = UNBOUNDED, end: ByteBound = UNBOUNDED): RowFilter => ({ kind: 'columnRange', family, start, end }),
+  columnRange: (family: string, start: ByteBound = UNBOUNDED, end: ByteBound = UNBOUNDED): RowFilter => ({
+    kind: 'columnRange',
+    family,
+    start,
+    end,
+  }),
   time: (start: number, end?: number): RowFilter => ({ kind: 'timestampRange', start, end }),
   value: (pattern: ByteString): RowFilter => ({ kind: 'valueRegex', pattern }),
   valueRange: (start: ByteBound = UNBOUNDED, end: ByteBound = UNBOUNDED): RowFilter => ({ kind: 'valueRange', start, end }),

@@ -2,7 +2,14 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EchoServer, SERVICE, startEchoServer } from '../testing/echo-transport.js';
-import { H2_COMPRESSION_ERROR, H2_ENHANCE_YOUR_CALM, H2_FLOW_CONTROL_ERROR, H2_FRAME_SIZE_ERROR, H2_PROTOCOL_ERROR, H2_REFUSED_STREAM } from './connection.js';
+import {
+  H2_COMPRESSION_ERROR,
+  H2_ENHANCE_YOUR_CALM,
+  H2_FLOW_CONTROL_ERROR,
+  H2_FRAME_SIZE_ERROR,
+  H2_PROTOCOL_ERROR,
+  H2_REFUSED_STREAM,
+} from './connection.js';
 import { HpackDecoder, encodeHeaderBlock } from './hpack.js';
 
 /**
@@ -80,7 +87,12 @@ class RawClient {
       while (this.buf.length >= 9) {
         const len = this.buf.readUIntBE(0, 3);
         if (this.buf.length < 9 + len) break;
-        this.frames.push({ type: this.buf[3]!, flags: this.buf[4]!, id: this.buf.readUInt32BE(5) & 0x7fffffff, payload: this.buf.subarray(9, 9 + len) });
+        this.frames.push({
+          type: this.buf[3]!,
+          flags: this.buf[4]!,
+          id: this.buf.readUInt32BE(5) & 0x7fffffff,
+          payload: this.buf.subarray(9, 9 + len),
+        });
         this.buf = this.buf.subarray(9 + len);
       }
       this.wake();
@@ -153,7 +165,7 @@ class RawClient {
 }
 
 describe('h2 connection: frames', () => {
-  it('opens with its SETTINGS, acknowledges the client\'s, and answers PING with the same payload', async () => {
+  it("opens with its SETTINGS, acknowledges the client's, and answers PING with the same payload", async () => {
     server = await startEchoServer({}, { maxConcurrentStreams: 77 });
     const c = await RawClient.connect(server.port);
     const s = await c.until((f) => f.type === 4 && f.flags === 0);
@@ -191,7 +203,7 @@ describe('h2 connection: frames', () => {
     c.close();
   });
 
-  it('sends no more than the client\'s windows allow, and the rest once they open', async () => {
+  it("sends no more than the client's windows allow, and the rest once they open", async () => {
     const big = Buffer.alloc(40_000, 7);
     server = await startEchoServer({ unary: () => big });
     // Stream windows of 1,000 bytes.
@@ -245,7 +257,11 @@ describe('h2 connection: protocol errors end the connection with GOAWAY, and the
     ['HEADERS on an even stream', (c) => c.send(frame(1, 0x4, 2, requestHeaders())), H2_PROTOCOL_ERROR],
     ['a header block the decoder rejects', (c) => c.send(frame(1, 0x4, 1, Buffer.from([0x80]))), H2_COMPRESSION_ERROR],
     ['DATA on a stream never opened', (c) => c.send(frame(0, 0, 5, Buffer.from('x'))), H2_PROTOCOL_ERROR],
-    ['a frame between HEADERS and its CONTINUATION', (c) => c.send(frame(1, 0, 1, requestHeaders()), frame(6, 0, 0, Buffer.alloc(8))), H2_PROTOCOL_ERROR],
+    [
+      'a frame between HEADERS and its CONTINUATION',
+      (c) => c.send(frame(1, 0, 1, requestHeaders()), frame(6, 0, 0, Buffer.alloc(8))),
+      H2_PROTOCOL_ERROR,
+    ],
     ['a WINDOW_UPDATE past 2^31-1', (c) => c.send(frame(8, 0, 0, u32(0x7fffffff))), H2_FLOW_CONTROL_ERROR],
     ['PUSH_PROMISE from a client', (c) => c.send(frame(5, 0x4, 1, Buffer.alloc(4))), H2_PROTOCOL_ERROR],
   ];
@@ -278,7 +294,17 @@ describe('h2 connection: hostile and broken peers', () => {
     server = await startEchoServer({});
     const c = await RawClient.connect(server.port);
     c.send(
-      frame(1, 0x4, 1, requestHeaders('Unary', [['constructor', 'x'], ['__proto__', 'y'], ['constructor', 'z'], ['tostring', 'w']])),
+      frame(
+        1,
+        0x4,
+        1,
+        requestHeaders('Unary', [
+          ['constructor', 'x'],
+          ['__proto__', 'y'],
+          ['constructor', 'z'],
+          ['tostring', 'w'],
+        ]),
+      ),
       frame(0, 0x1, 1, grpcMessage(Buffer.from('alive'))),
     );
     await c.until((f) => f.id === 1 && (f.flags & 1) !== 0);
@@ -315,7 +341,11 @@ describe('h2 connection: hostile and broken peers', () => {
     });
     const c = await RawClient.connect(server.port, settings([[4, 0x7fffffff]]));
     c.socket.pause();
-    c.send(frame(8, 0, 0, u32(0x7fffffff - 65_535)), frame(1, 0x4, 1, requestHeaders('Stream')), frame(0, 0x1, 1, grpcMessage(Buffer.alloc(0))));
+    c.send(
+      frame(8, 0, 0, u32(0x7fffffff - 65_535)),
+      frame(1, 0x4, 1, requestHeaders('Stream')),
+      frame(0, 0x1, 1, grpcMessage(Buffer.alloc(0))),
+    );
     await sleep(300);
     const started = Date.now();
     await server.stop(300);

@@ -403,7 +403,8 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
         if (value > MAX_WINDOW) return this.connectionError(H2_FLOW_CONTROL_ERROR, 'SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1');
         initialWindow = value;
       } else if (key === SETTINGS_MAX_FRAME_SIZE) {
-        if (value < 16_384 || value > 16_777_215) return this.connectionError(H2_PROTOCOL_ERROR, `SETTINGS_MAX_FRAME_SIZE ${value} out of range`);
+        if (value < 16_384 || value > 16_777_215)
+          return this.connectionError(H2_PROTOCOL_ERROR, `SETTINGS_MAX_FRAME_SIZE ${value} out of range`);
         this.out.peerMaxFrame = value;
       }
       // MAX_CONCURRENT_STREAMS: we open none. MAX_HEADER_LIST_SIZE: our response header lists

@@ -100,8 +100,15 @@ describe('frame encoders', () => {
   it('write the header (length, type, flags, stream) and payload of RFC 9113 §4.1', () => {
     expect(encodeRstStream(5, H2_REFUSED_STREAM).toString('hex')).toBe('000004' + '03' + '00' + '00000005' + '00000007');
     expect(encodeWindowUpdate(0, 65_536).toString('hex')).toBe('000004' + '08' + '00' + '00000000' + '00010000');
-    expect(encodeSettings([[3, 100], [4, 65_535]]).toString('hex')).toBe('00000c' + '04' + '00' + '00000000' + '0003' + '00000064' + '0004' + '0000ffff');
-    expect(encodeGoAway(7, H2_ENHANCE_YOUR_CALM, 'é').toString('hex')).toBe('00000a' + '07' + '00' + '00000000' + '00000007' + '0000000b' + 'c3a9');
+    expect(
+      encodeSettings([
+        [3, 100],
+        [4, 65_535],
+      ]).toString('hex'),
+    ).toBe('00000c' + '04' + '00' + '00000000' + '0003' + '00000064' + '0004' + '0000ffff');
+    expect(encodeGoAway(7, H2_ENHANCE_YOUR_CALM, 'é').toString('hex')).toBe(
+      '00000a' + '07' + '00' + '00000000' + '00000007' + '0000000b' + 'c3a9',
+    );
     expect(encodeFrame(GOAWAY, 0, 0, Buffer.alloc(0)).length).toBe(9);
   });
 });

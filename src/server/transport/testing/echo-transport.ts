@@ -56,11 +56,18 @@ export async function startEchoServer(handlers: EchoHandlers, tuning: Partial<Se
   const t: ServerTuning = { ...DEFAULT_SERVER_TUNING, ...tuning };
   const logger = memoryLogger();
   const metrics = new Metrics();
-  const protos = { Unary: method('Unary', false, false), Stream: method('Stream', false, true), ClientStream: method('ClientStream', true, false) };
+  const protos = {
+    Unary: method('Unary', false, false),
+    Stream: method('Stream', false, true),
+    ClientStream: method('ClientStream', true, false),
+  };
   const none = () => undefined;
   const spec = {
     service: SERVICE,
-    methods: { Unary: unary({ resource: none }, handlers.unary ?? ((req) => req)), Stream: serverStream({ resource: none }, handlers.stream ?? (() => {})) },
+    methods: {
+      Unary: unary({ resource: none }, handlers.unary ?? ((req) => req)),
+      Stream: serverStream({ resource: none }, handlers.stream ?? (() => {})),
+    },
   };
   const methods = new MethodTable(serviceMethods(spec, protos, { observe: observeCalls(metrics, logger, 0), logger }));
   const transport = createH2Transport({
@@ -76,7 +83,10 @@ export async function startEchoServer(handlers: EchoHandlers, tuning: Partial<Se
     connectionWindowBytes: t.connectionWindowBytes,
     highWaterBytes: t.writeHighWaterBytes,
   });
-  const listener = await listenGuarded((s) => transport.accept(s), '127.0.0.1', 0, { prefaceTimeoutMillis: t.prefaceTimeoutMillis, maxConnections: t.maxConnections });
+  const listener = await listenGuarded((s) => transport.accept(s), '127.0.0.1', 0, {
+    prefaceTimeoutMillis: t.prefaceTimeoutMillis,
+    maxConnections: t.maxConnections,
+  });
   const address = `127.0.0.1:${listener.port}`;
   const clients: grpc.Client[] = [];
   const newClient = (options: grpc.ChannelOptions = {}): grpc.Client => {
@@ -120,7 +130,11 @@ export interface CallOutcome {
 }
 
 /** A unary call through grpc-js; resolves with its status (and response when OK). */
-export function callUnary(client: grpc.Client, request: Buffer, options: { deadlineMillis?: number; metadata?: grpc.Metadata } = {}): Promise<CallOutcome> {
+export function callUnary(
+  client: grpc.Client,
+  request: Buffer,
+  options: { deadlineMillis?: number; metadata?: grpc.Metadata } = {},
+): Promise<CallOutcome> {
   return new Promise((resolve) => {
     const callOptions = options.deadlineMillis === undefined ? {} : { deadline: Date.now() + options.deadlineMillis };
     client.makeUnaryRequest(`/${SERVICE}/Unary`, id, id, request, options.metadata ?? new grpc.Metadata(), callOptions, (err, res) => {
@@ -139,7 +153,12 @@ export interface RawResponse {
   readonly rstCode: number;
 }
 
-export function rawRequest(address: string, headers: http2.OutgoingHttpHeaders, body: Buffer[], options: { endStream?: boolean } = {}): Promise<RawResponse> {
+export function rawRequest(
+  address: string,
+  headers: http2.OutgoingHttpHeaders,
+  body: Buffer[],
+  options: { endStream?: boolean } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://${address}`);
     session.on('error', reject);

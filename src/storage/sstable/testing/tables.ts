@@ -6,7 +6,12 @@ import { createSSTableWriter, type SSTableWriterOptions } from '../sstable-write
 export type Entry = readonly [key: ByteString, value: Uint8Array];
 
 /** Writes `entries` (ascending keys) as a table at `path`. */
-export async function writeTable(fs: FileSystem, path: string, entries: readonly Entry[], options: SSTableWriterOptions = {}): Promise<SSTableInfo> {
+export async function writeTable(
+  fs: FileSystem,
+  path: string,
+  entries: readonly Entry[],
+  options: SSTableWriterOptions = {},
+): Promise<SSTableInfo> {
   const w = createSSTableWriter(fs.create(path), options);
   for (const [k, v] of entries) w.add(k, v);
   return w.finish();
