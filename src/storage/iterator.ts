@@ -19,7 +19,7 @@ import type { ByteString } from '../model/bytes.js';
  *    whatever came before; when there is no such key the iterator becomes
  *    invalid.
  *  - `next()` and `prev()` step to the following and preceding key, in
- *    either order (a change of direction costs nothing extra), and REQUIRE
+ *    any order (a change of direction needs no new seek), and REQUIRE
  *    `valid`. Stepping past either end makes the iterator invalid; it is not
  *    parked there: only a positioning call makes it valid again.
  *  - Keys are unique and ascend in byte order (ByteString's `<`).
