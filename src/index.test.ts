@@ -153,7 +153,7 @@ describe('open', () => {
     }
   });
 
-  it('holds the data directory while open and releases it on close: another process may open it then, and this one again', async () => {
+  it('holds the data directory while open (against other processes and this one) and releases it on close: another process may open it then, and this one again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tabletop-open-'));
     const db = await open({ dataDir: dir });
     await db.createTable(table, spec);
@@ -163,6 +163,12 @@ describe('open', () => {
       code: 1,
       err: expect.stringContaining(`data directory ${dir} is in use by process ${process.pid}`),
     });
+    // A second open in this process is refused too (the LOCK file holds this process's own pid).
+    await expect(open({ dataDir: dir })).rejects.toMatchObject({
+      code: 'FailedPrecondition',
+      message: expect.stringContaining('in use by this process'),
+    });
+    await expect(startServer({ dataDir: dir })).rejects.toMatchObject({ code: 'FailedPrecondition' });
     await db.close();
     expect(existsSync(join(dir, 'LOCK'))).toBe(false);
     expect(await openInChild(dir)).toEqual({ code: 0, err: '' });

@@ -9,18 +9,26 @@ import { prepareDataDir } from './data-dir.js';
  * created exclusively, in a directory that prepareDataDir checked (and
  * created) first. A lock left by a process that is gone (kill -9, power
  * loss) is taken over; a live owner makes opening fail with a clear error.
+ * Within one process the directories locked so far are remembered, so that a
+ * second open of the same directory (by an embedder or a test) fails too:
+ * the LOCK file's pid cannot tell it apart from a lock left by an earlier
+ * process that had this pid.
  */
 export function lockDataDir(dir: string): { release(): void } {
   prepareDataDir(dir);
   const file = path.join(dir, LOCK_FILE);
+  const key = fs.realpathSync(dir);
+  if (HELD.has(key)) throw new TabletopError('FailedPrecondition', `data directory ${dir} is in use by this process (${file})`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      HELD.add(key);
       let released = false;
       return {
         release() {
           if (released) return;
           released = true;
+          HELD.delete(key);
           try {
             if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
           } catch {
@@ -39,6 +47,9 @@ export function lockDataDir(dir: string): { release(): void } {
   }
   throw new TabletopError('FailedPrecondition', `could not lock data directory ${dir}`);
 }
+
+/** The real paths of the data directories this process holds locked. */
+const HELD = new Set<string>();
 
 /** True when the process exists and is not a zombie. */
 function alive(pid: number): boolean {
