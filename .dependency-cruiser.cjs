@@ -13,9 +13,9 @@
  *
  * Besides the layers: the model does no I/O; protobuf and gRPC types stay in the server
  * (its conversion layer, its transports, the proto loading and the services that take
- * proto-typed requests today); no two folders import each other, directly or round a cycle,
- * and no cycle of modules leaves its folder (a parent folder and its child included). A cycle
- * of modules inside one folder is that folder's own business.
+ * proto-typed requests today); no two folders import each other, directly or round a cycle;
+ * and no modules form a cycle at all, inside one folder or across folders (type-only imports
+ * count: a type two modules share gets a module of its own).
  *
  * test/layering/layering.test.ts runs this configuration on two tiny trees, one allowed and one
  * with a bad import of each kind, so that no rule can pass silently.
