@@ -163,14 +163,15 @@ describe('open', () => {
       code: 1,
       err: expect.stringContaining(`data directory ${dir} is in use by process ${process.pid}`),
     });
-    // A second open in this process is refused too (the LOCK file holds this process's own pid).
+    // A second open in this process is refused too (the kernel's lock belongs to the open file, not the process).
     await expect(open({ dataDir: dir })).rejects.toMatchObject({
       code: 'FailedPrecondition',
       message: expect.stringContaining('in use by this process'),
     });
     await expect(startServer({ dataDir: dir })).rejects.toMatchObject({ code: 'FailedPrecondition' });
     await db.close();
-    expect(existsSync(join(dir, 'LOCK'))).toBe(false);
+    // The file stays (removing it would let two processes lock two different files), emptied.
+    expect(readFileSync(join(dir, 'LOCK'), 'utf8')).toBe('');
     expect(await openInChild(dir)).toEqual({ code: 0, err: '' });
     const again = await open({ dataDir: dir });
     try {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,7 +168,8 @@ describe('tabletop CLI', () => {
     t.signals.emit('signal', 'SIGTERM');
     expect(await done).toBe(0);
     expect(t.exits).toEqual([]);
-    expect(readdirSync(dataDir)).not.toContain('LOCK');
+    // Released: the kernel's lock with the descriptor, and the pid with it.
+    expect(readFileSync(join(dataDir, 'LOCK'), 'utf8')).toBe('');
     // The port is released.
     const probe = net.createServer();
     await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(Number(address.split(':')[1]), '127.0.0.1', resolve));
@@ -202,7 +203,7 @@ describe('tabletop CLI', () => {
       expect(await runCli(['serve', '--port', String(port), '--http-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], t.cli)).toBe(
         1,
       );
-      expect(readdirSync(dataDir)).not.toContain('LOCK');
+      expect(readFileSync(join(dataDir, 'LOCK'), 'utf8')).toBe('');
       expect(t.err.join('\n')).toMatch(/could not start on 127\.0\.0\.1 \(gRPC port \d+, HTTP port 0\)/);
     } finally {
       blocker.forceShutdown();

@@ -5,7 +5,7 @@
  *   CURRENT           the name of the live manifest file, then "\n"
  *   CURRENT.tmp       the next CURRENT, renamed over it once synced
  *   MANIFEST-NNNNNN   the manifest (storage/manifest)
- *   LOCK              the pid of the process that has the directory open (lsm/data-dir-lock.ts)
+ *   LOCK              locked by the kernel for the process that has the directory open; holds its pid (lsm/data-dir-lock.ts)
  *   wal/NNNNNN.wal    commit-log files (recyclable framing, log-format.ts), NNNNNN being the log number
  *   wal/NNNNNN.log    commit-log files of earlier versions (plain framing): replayed, never written
  *   sst/NNNNNN.sst    SSTables

@@ -1,67 +1,88 @@
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { TabletopError } from '../../model/errors.js';
 import { LOCK_FILE } from '../file-names.js';
 import { prepareDataDir } from './data-dir.js';
 
 /**
- * One process per data directory: a LOCK file holding the owner's pid,
- * created exclusively, in a directory that prepareDataDir checked (and
- * created) first. A lock left by a process that is gone (kill -9, power
- * loss) is taken over; a live owner makes opening fail with a clear error.
- * Within one process the directories locked so far are remembered, so that a
- * second open of the same directory (by an embedder or a test) fails too:
- * the LOCK file's pid cannot tell it apart from a lock left by an earlier
- * process that had this pid.
+ * One process per data directory, held by the kernel: an exclusive advisory
+ * lock on the LOCK file (an open-file-description lock, fcntl F_OFD_SETLK on
+ * Linux, flock on macOS, LockFileEx on Windows, through fs-native-extensions).
+ * The kernel releases it when the descriptor closes or the process dies in any
+ * way, so a dead owner never leaves a lock behind and there is no take-over
+ * logic to race. The lock belongs to the open file description, not to the
+ * process, so a second open of the directory in the same process is refused
+ * too. The file is never removed (removing it would let a newcomer lock a new
+ * file while a waiter locks the old one); it holds the owner's pid only for
+ * the message that names it.
  */
 export function lockDataDir(dir: string): { release(): void } {
   prepareDataDir(dir);
   const file = path.join(dir, LOCK_FILE);
-  const key = fs.realpathSync(dir);
-  if (HELD.has(key)) throw new TabletopError('FailedPrecondition', `data directory ${dir} is in use by this process (${file})`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
-      HELD.add(key);
-      let released = false;
-      return {
-        release() {
-          if (released) return;
-          released = true;
-          HELD.delete(key);
-          try {
-            if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
-          } catch {
-            // Already gone.
-          }
-        },
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const owner = Number(fs.readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-        throw new TabletopError('FailedPrecondition', `data directory ${dir} is in use by process ${owner} (${file})`);
-      }
-      fs.rmSync(file, { force: true });
-    }
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644);
+  let locked: boolean;
+  try {
+    locked = nativeLocks().tryLock(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    // ENOLCK, or a file system without locks: refusing is the only safe answer.
+    throw new TabletopError('FailedPrecondition', `could not lock data directory ${dir} (${file}): ${(e as Error).message}`);
   }
-  throw new TabletopError('FailedPrecondition', `could not lock data directory ${dir}`);
+  if (!locked) {
+    const owner = readOwner(fd);
+    fs.closeSync(fd);
+    const who = owner === process.pid ? 'this process' : owner === undefined ? 'another process' : `process ${owner}`;
+    throw new TabletopError('FailedPrecondition', `data directory ${dir} is in use by ${who} (${file})`);
+  }
+  try {
+    fs.ftruncateSync(fd, 0);
+    fs.writeSync(fd, `${process.pid}\n`, 0);
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      try {
+        fs.ftruncateSync(fd, 0);
+      } finally {
+        // Closing the descriptor is what releases the lock.
+        fs.closeSync(fd);
+      }
+    },
+  };
 }
 
-/** The real paths of the data directories this process holds locked. */
-const HELD = new Set<string>();
+/** The pid in a LOCK file, when its owner has written one. */
+function readOwner(fd: number): number | undefined {
+  const buf = Buffer.alloc(32);
+  const n = fs.readSync(fd, buf, 0, buf.length, 0);
+  const pid = Number(buf.subarray(0, n).toString('utf8').trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
 
-/** True when the process exists and is not a zombie. */
-function alive(pid: number): boolean {
+interface NativeLocks {
+  /** Takes an exclusive lock on the whole file without waiting: false when another description holds it. */
+  tryLock(fd: number): boolean;
+}
+
+let native: NativeLocks | undefined;
+
+/** fs-native-extensions, loaded on the first lock (only durable stores need it), with a clear error if its addon cannot load. */
+function nativeLocks(): NativeLocks {
+  if (native !== undefined) return native;
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
+    native = createRequire(import.meta.url)('fs-native-extensions') as NativeLocks;
+  } catch (e) {
+    throw new TabletopError(
+      'FailedPrecondition',
+      `the file-lock addon (fs-native-extensions) does not load on this platform (${process.platform}-${process.arch}): ${(e as Error).message}; ` +
+        'a durable data directory needs it to keep a second server out; use --in-memory, or a platform it ships for',
+    );
   }
+  return native;
 }
