@@ -42,6 +42,7 @@ import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { andThen } from './maybe.js';
 import { TabletManager } from './tablet-manager.js';
+import type { AccessRecorder } from './access.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
 
@@ -59,6 +60,8 @@ export interface DatabaseParts {
   readonly logger?: Logger;
   /** Runs last in `close()`, whether or not closing the engine failed (CreateDatabaseOptions.onClose). */
   readonly onClose?: () => void | Promise<void>;
+  /** Where each table's traffic is recorded (CreateDatabaseOptions.access). */
+  readonly access?: AccessRecorder;
 }
 
 /**
@@ -84,8 +87,13 @@ export class LocalDatabase implements DatabaseCore {
     this.catalog = new Catalog(parts.catalog);
     this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => this.tables.dropTables(tables));
     const logger = parts.logger;
-    this.tables = new TableAdmin(this.catalog, this.instances, parts.engine, parts.clock, (m, f) =>
-      logger === undefined ? console.warn(m) : logger.warn(m, f),
+    this.tables = new TableAdmin(
+      this.catalog,
+      this.instances,
+      parts.engine,
+      parts.clock,
+      (m, f) => (logger === undefined ? console.warn(m) : logger.warn(m, f)),
+      parts.access,
     );
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
     this.tabletManager = new TabletManager({

@@ -3,11 +3,13 @@ import { type Clock, systemClock } from '../model/clock.js';
 import type { Logger } from '../log.js';
 import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
+import type { AccessRecorder } from './access.js';
 import type { DatabaseCore } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
 export type * from './api.js';
+export type { AccessRecorder, RowBatch, TableAccess } from './access.js';
 export type { CatalogState } from './catalog/catalog-state.js';
 export { promiseDatabase } from './promise-database.js';
 
@@ -34,6 +36,8 @@ export interface CreateDatabaseOptions {
    * still holds what it holds.
    */
   readonly onClose?: () => void | Promise<void>;
+  /** Receives each table's traffic per row and per request (src/insight's recorder); nothing is recorded without it. */
+  readonly access?: AccessRecorder;
 }
 
 /** A DatabaseCore that also exposes maintenance hooks for tools and tests. */
@@ -61,6 +65,7 @@ export async function createDatabase(options: CreateDatabaseOptions): Promise<Ta
     onBackgroundError: options.onBackgroundError ?? reportBackgroundError,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
+    ...(options.access === undefined ? {} : { access: options.access }),
   });
   await db.open();
   return db;

@@ -7,10 +7,11 @@ import type { Tablet } from '../tablet/tablet.js';
 import type { TabletMap } from '../tablet/tablet-map.js';
 import type { ReadStats, RowPuller, RowReader } from './api.js';
 import { visibleCells } from './row-assembly.js';
+import type { TableAccess } from './access.js';
 import type { Schema } from './schema.js';
-import type { UsageSink } from './write-batch.js';
+import { type UsageSink, seenRowBytes } from './usage.js';
 
-/** Rows whose usage (rows, bytes, time, sampled keys) is handed to the tablet's meter at once. */
+/** Rows whose usage (rows, bytes, time, keys) is handed to the tablet's meter (and the access recorder) at once. */
 const USAGE_BATCH_ROWS = 64;
 
 /** Rows filtered out in a row before `next()` yields to the event loop. */
@@ -38,7 +39,7 @@ export interface ReadPlan {
   readonly tablets: () => TabletMap;
   /** Read time for GC (max age). */
   readonly nowMicros: number;
-  /** Where the work done on each tablet is counted. */
+  /** Where the work done on each tablet is counted (and, through its `access`, recorded per row and per request). */
   readonly usage?: UsageSink;
 }
 
@@ -67,11 +68,20 @@ export class TableRowReader implements RowPuller, RowReader {
   private pendingBytes = 0;
   private pendingCpuMicros = 0;
   private readonly pendingKeys: ByteString[] = [];
+  /** Per pending row, filled only while recording: stored bytes seen, cells returned. */
+  private readonly pendingRowBytes: number[] = [];
+  private readonly pendingCells: number[] = [];
+  /** The recorder, when recording: gets the rows and, at the first close(), the request's latency. */
+  private readonly access: TableAccess | undefined;
+  private readonly startedAt: number = 0;
+  private firstKey: ByteString | undefined;
   private cursor: RowCursor | undefined;
   private finished = false;
 
   constructor(private readonly plan: ReadPlan) {
     this.rangeIndex = plan.reversed ? plan.ranges.length - 1 : 0;
+    this.access = plan.usage?.access;
+    if (this.access !== undefined) this.startedAt = performance.now();
   }
 
   next(): MaybePromise<Row | undefined> {
@@ -108,7 +118,7 @@ export class TableRowReader implements RowPuller, RowReader {
           const row = await this.next();
           return row === undefined ? { done: true, value: undefined } : { done: false, value: row };
         } catch (e) {
-          this.close();
+          this.close(false);
           throw e;
         }
       },
@@ -119,8 +129,14 @@ export class TableRowReader implements RowPuller, RowReader {
     };
   }
 
-  close(): void {
+  /** Ends the read; the first call reports the request (its latency, `ok` false for a failed read) to the recorder. */
+  close(ok = true): void {
     this.flushUsage();
+    const access = this.access;
+    if (access !== undefined && !this.finished) {
+      const firstKey = this.firstKey ?? this.plan.ranges[this.plan.reversed ? this.plan.ranges.length - 1 : 0]?.start;
+      access.requestEnded('read', firstKey, (performance.now() - this.startedAt) * 1000, ok);
+    }
     this.finished = true;
     this.closeCursor();
     this.closePieces();
@@ -138,9 +154,12 @@ export class TableRowReader implements RowPuller, RowReader {
       this.pendingBytes = 0;
       this.pendingCpuMicros = 0;
     }
-    if (this.pendingKeys.length > 0) {
-      usage.sampleKeys(tablet, this.pendingKeys);
-      this.pendingKeys.length = 0;
+    const keys = this.pendingKeys;
+    if (keys.length > 0) {
+      usage.rowsRead(tablet, { keys, bytes: this.pendingRowBytes, cellsReturned: this.pendingCells, count: keys.length, cpuMicros });
+      keys.length = 0;
+      this.pendingRowBytes.length = 0;
+      this.pendingCells.length = 0;
     }
   }
 
@@ -157,12 +176,15 @@ export class TableRowReader implements RowPuller, RowReader {
     }
     const { schema, filter, nowMicros, usage } = this.plan;
     if (usage !== undefined) {
-      let bytes = raw.key.length;
-      const cells = raw.cells;
-      for (let i = 0; i < cells.length; i++) bytes += cells[i]!.value.byteLength + cells[i]!.qualifier.length;
+      const bytes = seenRowBytes(raw.key, raw.cells);
       this.pendingRows++;
       this.pendingBytes += bytes;
       this.pendingKeys.push(raw.key);
+      if (this.access !== undefined) {
+        this.pendingRowBytes.push(bytes);
+        this.pendingCells.push(0);
+        this.firstKey ??= raw.key;
+      }
     }
     this.stats.rowsSeen++;
     this.stats.cellsSeen += raw.cells.length;
@@ -178,6 +200,7 @@ export class TableRowReader implements RowPuller, RowReader {
     }
     this.stats.rowsReturned++;
     this.stats.cellsReturned += cells.length;
+    if (this.access !== undefined) this.pendingCells[this.pendingCells.length - 1] = cells.length;
     if (this.plan.limit > 0 && this.stats.rowsReturned >= this.plan.limit) this.close();
     return cells === raw.cells ? raw : { key: raw.key, cells };
   }

@@ -16,6 +16,7 @@ import type { TableRecord } from './catalog/catalog-state.js';
 import type { InstanceAdmin } from './catalog/instance-admin.js';
 import { planFamilyChange, validateNewFamilies } from './families.js';
 import { andThen, forEachInOrder } from './maybe.js';
+import type { AccessRecorder } from './access.js';
 import { Schema } from './schema.js';
 import { TableRuntime } from './table-runtime.js';
 
@@ -36,6 +37,8 @@ export class TableAdmin {
     private readonly engine: StorageEngine,
     private readonly clock: Clock,
     private readonly warn: (message: string, fields?: LogFields) => void = () => undefined,
+    /** Where each table's traffic is recorded (CreateDatabaseOptions.access); nothing records without it. */
+    private readonly access?: AccessRecorder,
   ) {}
 
   /** Opens the stores of the tables already in the catalog (a catalog loaded from disk). */
@@ -63,7 +66,14 @@ export class TableAdmin {
           (map) => {
             this.runtimes.set(
               table.uid,
-              new TableRuntime(name, table.uid, new Schema(table.families, tableNameString(name)), map, () => this.clock.nowMicros()),
+              new TableRuntime(
+                name,
+                table.uid,
+                new Schema(table.families, tableNameString(name)),
+                map,
+                () => this.clock.nowMicros(),
+                this.access?.openTable(table.uid, name),
+              ),
             );
           },
         ),
@@ -126,7 +136,14 @@ export class TableAdmin {
       this.instances.use(name).tables.set(name.table, record);
       this.runtimes.set(
         uid,
-        new TableRuntime(name, uid, new Schema(record.families, tableNameString(name)), map, () => this.clock.nowMicros()),
+        new TableRuntime(
+          name,
+          uid,
+          new Schema(record.families, tableNameString(name)),
+          map,
+          () => this.clock.nowMicros(),
+          this.access?.openTable(uid, name),
+        ),
       );
       return tableInfo(name, record);
     };
@@ -171,6 +188,7 @@ export class TableAdmin {
       this.instance(name).tables.delete(name.table);
       this.runtimes.delete(current.uid);
       if (runtime !== undefined) runtime.deleted = true;
+      this.access?.dropTable(current.uid);
       return this.dropStores(current);
     };
     if (runtime === undefined) return remove(record);

@@ -2,8 +2,10 @@ import type { TableName } from '../model/names.js';
 import type { ByteString } from '../model/bytes.js';
 import { LoadMeter, type LoadTotals } from '../tablet/load-meter.js';
 import type { TabletMap } from '../tablet/tablet-map.js';
+import type { RowBatch, TableAccess } from './access.js';
 import { RowLocks } from './row-locks.js';
 import type { Schema } from './schema.js';
+import type { UsageSink } from './usage.js';
 import { WriteGate } from './write-gate.js';
 
 /**
@@ -11,7 +13,7 @@ import { WriteGate } from './write-gate.js';
  * `schema` and `tablets` are immutable values replaced on change, so a
  * request captures them once and works on a consistent version.
  */
-export class TableRuntime {
+export class TableRuntime implements UsageSink {
   readonly locks = new RowLocks();
   readonly gate = new WriteGate();
   /** Set when the table is being deleted: writes that were waiting fail with NotFound. */
@@ -25,6 +27,8 @@ export class TableRuntime {
     public schema: Schema,
     public tablets: TabletMap,
     private readonly now: () => number = () => Date.now() * 1000,
+    /** Where the table's traffic is recorded (src/insight), undefined when nothing records. */
+    readonly access: TableAccess | undefined = undefined,
   ) {}
 
   meter(tabletId: string): LoadMeter {
@@ -36,9 +40,16 @@ export class TableRuntime {
     return m;
   }
 
-  /** Adds the keys of a request's rows to the tablet's load-split sample. */
-  sampleKeys(tabletId: string, keys: readonly ByteString[]): void {
-    this.meter(tabletId).sampleKeys(this.now(), keys);
+  /** The rows of one store write: their keys go to the tablet's load-split sample, the batch to the recorder. */
+  rowsWritten(tabletId: string, batch: RowBatch): void {
+    this.meter(tabletId).sampleKeys(this.now(), batch.keys, batch.count);
+    this.access?.rowsWritten(batch);
+  }
+
+  /** The rows of one read batch: their keys go to the tablet's load-split sample, the batch to the recorder. */
+  rowsRead(tabletId: string, batch: RowBatch): void {
+    this.meter(tabletId).sampleKeys(this.now(), batch.keys, batch.count);
+    this.access?.rowsRead(batch);
   }
 
   /** Attributes work to a tablet (the request count defaults to 1); `key` feeds the load-split sample. */

@@ -5,22 +5,20 @@ import { TabletopError, invalidArgument, isTabletopError } from '../model/errors
 import { LIMITS } from '../model/limits.js';
 import { applyStoreOps, rowBytes } from '../storage/row-ops.js';
 import type { ColumnRef, MaybePromise, RowWrite, StoreOp } from '../storage/store.js';
-import type { LoadTotals } from '../tablet/load-meter.js';
 import type { Tablet } from '../tablet/tablet.js';
 import type { TabletMap } from '../tablet/tablet-map.js';
 import { andThen } from './maybe.js';
-
-/** Receives the work done per tablet. */
-export interface UsageSink {
-  recordUsage(tabletId: string, work: Partial<LoadTotals>, key?: ByteString): void;
-  sampleKeys(tabletId: string, keys: readonly ByteString[]): void;
-}
+import type { UsageSink } from './usage.js';
 
 interface PendingBatch {
   readonly tablet: Tablet;
   readonly writes: RowWrite[];
   /** Request entry index of each write. */
   readonly entries: number[];
+  /** The key of each write (the load-split sample and the access recorder read them). */
+  readonly keys: ByteString[];
+  /** Upper bound of the bytes each write adds. */
+  readonly rowBytes: number[];
   /** Upper bound of the bytes the writes add. */
   bytes: number;
 }
@@ -85,12 +83,15 @@ export class WriteBatch {
     const tablet = this.tablets.locate(key);
     let batch = this.pending.get(tablet);
     if (batch === undefined) {
-      batch = { tablet, writes: [], entries: [], bytes: 0 };
+      batch = { tablet, writes: [], entries: [], keys: [], rowBytes: [], bytes: 0 };
       this.pending.set(tablet, batch);
     }
+    const bytes = addedBytes(key, ops);
     batch.writes.push({ key, ops });
     batch.entries.push(entry);
-    batch.bytes += addedBytes(key, ops);
+    batch.keys.push(key);
+    batch.rowBytes.push(bytes);
+    batch.bytes += bytes;
   }
 
   /**
@@ -112,16 +113,9 @@ export class WriteBatch {
       }
       if (this.usage !== undefined) {
         const id = b.tablet.id;
-        this.usage.recordUsage(id, {
-          requests: 1,
-          rowsWritten: b.writes.length,
-          bytesWritten: b.bytes,
-          cpuMicros: (performance.now() - t0) * 1000,
-        });
-        this.usage.sampleKeys(
-          id,
-          b.writes.map((w) => w.key),
-        );
+        const cpuMicros = (performance.now() - t0) * 1000;
+        this.usage.recordUsage(id, { requests: 1, rowsWritten: b.writes.length, bytesWritten: b.bytes, cpuMicros });
+        this.usage.rowsWritten(id, { keys: b.keys, bytes: b.rowBytes, count: b.keys.length, cpuMicros });
       }
     }
   }

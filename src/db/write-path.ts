@@ -20,7 +20,9 @@ import type { ColumnRef, StoreOp } from '../storage/store.js';
 import { latestCell, needsCurrentRow, storeOpsFor } from './mutation-ops.js';
 import { visibleCells } from './row-assembly.js';
 import type { Schema } from './schema.js';
+import type { TableAccess } from './access.js';
 import type { TableRuntime } from './table-runtime.js';
+import { seenRowBytes } from './usage.js';
 import { WriteBatch } from './write-batch.js';
 
 /**
@@ -67,6 +69,26 @@ export function validateEntries(schema: Schema, entries: readonly RowMutation[])
  * against; if the schema changed meanwhile they are validated again.
  */
 export async function applyEntries(
+  table: TableRuntime,
+  entries: readonly RowMutation[],
+  results: (TabletopError | undefined)[],
+  validatedWith: Schema,
+  nowMicros: number,
+): Promise<void> {
+  const access = table.access;
+  if (access === undefined) return applyEntriesNow(table, entries, results, validatedWith, nowMicros);
+  // The request's latency goes to the recorder under the key of its first entry; ok when every entry applied.
+  const t0 = performance.now();
+  let ok = false;
+  try {
+    await applyEntriesNow(table, entries, results, validatedWith, nowMicros);
+    ok = results.every((r) => r === undefined);
+  } finally {
+    access.requestEnded('write', entries[0]?.key, (performance.now() - t0) * 1000, ok);
+  }
+}
+
+async function applyEntriesNow(
   table: TableRuntime,
   entries: readonly RowMutation[],
   results: (TabletopError | undefined)[],
@@ -329,6 +351,27 @@ async function readDecideWrite<T>(
   columns: readonly ColumnRef[] | undefined,
   decide: (schema: Schema, row: Row | undefined) => RowDecision<T>,
 ): Promise<T> {
+  const access = table.access;
+  if (access === undefined) return readDecideWriteNow(table, key, columns, decide);
+  // The request's latency goes to the recorder; the row it read counts as one row read.
+  const t0 = performance.now();
+  let ok = false;
+  try {
+    const answer = await readDecideWriteNow(table, key, columns, decide, access);
+    ok = true;
+    return answer;
+  } finally {
+    access.requestEnded('write', key, (performance.now() - t0) * 1000, ok);
+  }
+}
+
+async function readDecideWriteNow<T>(
+  table: TableRuntime,
+  key: ByteString,
+  columns: readonly ColumnRef[] | undefined,
+  decide: (schema: Schema, row: Row | undefined) => RowDecision<T>,
+  access?: TableAccess,
+): Promise<T> {
   const entered = enter(table);
   if (entered !== undefined) await entered;
   try {
@@ -339,8 +382,14 @@ async function readDecideWrite<T>(
     let decision: RowDecision<T>;
     try {
       const schema = table.schema;
+      const t0 = access === undefined ? 0 : performance.now();
       let row = batch.read(key, columns);
       if (row instanceof Promise) row = await row;
+      if (access !== undefined) {
+        const bytes = row === undefined ? 0 : seenRowBytes(key, row.cells);
+        const cpuMicros = (performance.now() - t0) * 1000;
+        access.rowsRead({ keys: [key], bytes: [bytes], cellsReturned: [row?.cells.length ?? 0], count: 1, cpuMicros });
+      }
       decision = decide(schema, row);
       if (decision.ops.length > 0) {
         const sized = batch.checkRowSize(key, decision.ops);

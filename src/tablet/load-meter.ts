@@ -59,9 +59,9 @@ export class LoadMeter {
     if (key !== undefined) this.sample(nowMicros, key);
   }
 
-  /** Adds request keys to the load-split sample (the work itself is recorded separately). */
-  sampleKeys(nowMicros: number, keys: readonly ByteString[]): void {
-    for (const k of keys) this.sample(nowMicros, k);
+  /** Adds the first `count` request keys to the load-split sample (the work itself is recorded separately). */
+  sampleKeys(nowMicros: number, keys: readonly ByteString[], count = keys.length): void {
+    for (let i = 0; i < count; i++) this.sample(nowMicros, keys[i]!);
   }
 
   /** Average rates over the `windowSeconds` seconds before `nowMicros` (the current, partial second excluded). */

@@ -1,5 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { Config } from '../../config.js';
+import type { AccessRecorder } from '../access.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { ManualClock } from '../../model/clock.js';
 import { type ErrorCode, isTabletopError } from '../../model/errors.js';
@@ -30,7 +31,7 @@ export interface Fixture {
 }
 
 export async function openDb(
-  options: { config?: Partial<Config>; random?: () => number; engine?: StorageEngine; logger?: Logger } = {},
+  options: { config?: Partial<Config>; random?: () => number; engine?: StorageEngine; logger?: Logger; access?: AccessRecorder } = {},
 ): Promise<Fixture> {
   const clock = new ManualClock(T0);
   const engine = options.engine ?? createMemoryEngine();
@@ -41,6 +42,7 @@ export async function openDb(
     config: { gcSweepIntervalMillis: 0, tabletCheckIntervalMillis: 0, balanceIntervalMillis: 0, ...options.config },
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.random === undefined ? {} : { random: options.random }),
+    ...(options.access === undefined ? {} : { access: options.access }),
   });
   return { db, clock, engine };
 }
