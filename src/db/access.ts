@@ -36,3 +36,18 @@ export interface AccessRecorder {
   /** The table was deleted: its history goes. */
   dropTable(uid: string): void;
 }
+
+/**
+ * Where a table's rows lie, for the recorder's key buckets: exact keys of small tables, byte-offset samples of big
+ * ones (`TabletopDatabase.keyDistribution`). Points are ascending, tablet boundaries included.
+ */
+export interface KeyDistribution {
+  /** Every row is a point (rowsBefore exact); else points are samples and rows are estimates. */
+  readonly exact: boolean;
+  readonly rows: number;
+  readonly rowsEstimated: boolean;
+  readonly bytes: number;
+  readonly points: readonly { readonly key: ByteString; readonly rowsBefore: number; readonly bytesBefore: number }[];
+  /** The largest rows; exact only when `exact`. */
+  readonly largestRows: readonly { readonly key: ByteString; readonly bytes: number }[];
+}

@@ -9,7 +9,7 @@ import type { CatalogState } from './catalog/catalog-state.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
 export type * from './api.js';
-export type { AccessRecorder, RowBatch, TableAccess } from './access.js';
+export type { AccessRecorder, KeyDistribution, RowBatch, TableAccess } from './access.js';
 export type { CatalogState } from './catalog/catalog-state.js';
 export { promiseDatabase } from './promise-database.js';
 
