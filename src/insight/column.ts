@@ -1,0 +1,66 @@
+import type { ByteString } from '../model/bytes.js';
+
+/** The summed per-bucket figures of a column (per-second rates at query time). */
+export const COUNTERS = [
+  /** Read requests that touched the bucket (counted when a read enters it). */
+  'read_ops',
+  /** Rows written (Google's per-row ops). */
+  'write_ops',
+  /** Stored bytes a read saw (key + qualifiers + values). */
+  'read_bytes',
+  /** Bytes the writes added (the write batch's upper bound; deletes 0). */
+  'write_bytes',
+  /** Rows a read saw, returned or filtered out. */
+  'rows_read',
+  'rows_returned',
+  'cells_returned',
+  /** Serving time (µs) of the batches, spread evenly over their rows: Read/Write CPU. */
+  'serving_micros',
+  /** Requests whose first key is in the bucket, and their summed latency (µs). */
+  'requests',
+  'latency_micros',
+] as const;
+export type Counter = (typeof COUNTERS)[number];
+
+/** The smallest and largest key touched in an edge bucket (re-binning spreads the bucket over them). */
+export interface KeySpan {
+  min: ByteString;
+  max: ByteString;
+}
+
+/**
+ * One time bucket of one table over one boundary set: dense typed arrays,
+ * indexed by bucket. `open` columns take adds; a closed one is a value.
+ */
+export interface Column {
+  readonly startMillis: number;
+  readonly durationMillis: number;
+  /** The boundary set (BoundarySet.setId) the buckets belong to. */
+  readonly setId: number;
+  readonly buckets: number;
+  readonly counters: Readonly<Record<Counter, Float64Array>>;
+  /** Largest row a read saw, per bucket (bytes). */
+  readonly maxRowBytes: Float64Array;
+  /** Slowest request per bucket of its first key (µs). */
+  readonly maxLatencyMicros: Float64Array;
+  /** Keys touched in bucket 0 and in the last bucket, undefined while untouched. */
+  firstEdge: KeySpan | undefined;
+  lastEdge: KeySpan | undefined;
+}
+
+/** An empty column of `buckets` buckets. */
+export function newColumn(startMillis: number, durationMillis: number, setId: number, buckets: number): Column {
+  const counters = {} as Record<Counter, Float64Array>;
+  for (const c of COUNTERS) counters[c] = new Float64Array(buckets);
+  return {
+    startMillis,
+    durationMillis,
+    setId,
+    buckets,
+    counters,
+    maxRowBytes: new Float64Array(buckets),
+    maxLatencyMicros: new Float64Array(buckets),
+    firstEdge: undefined,
+    lastEdge: undefined,
+  };
+}

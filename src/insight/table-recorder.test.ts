@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { RowBatch } from '../db/index.js';
+import { ManualClock } from '../model/clock.js';
+import type { Column } from './column.js';
+import type { BoundarySet } from './key-buckets.js';
+import { TableRecorder } from './table-recorder.js';
+
+const T0 = Date.UTC(2026, 0, 1) * 1000;
+const NAME = { project: 'p', instance: 'i', table: 't' };
+/** Three buckets: [''..'g'), ['g'..'p'), ['p'..). */
+const SET: BoundarySet = { setId: 1, starts: ['', 'g', 'p'], rows: [10, 10, 10], bytes: [1000, 1000, 1000], estimated: false };
+
+function setUp(bucketMillis = 10_000) {
+  const clock = new ManualClock(T0);
+  return { clock, rec: new TableRecorder('u1', NAME, clock, bucketMillis, SET) };
+}
+
+const write = (keys: string[], bytes: number[] = keys.map(() => 10), cpuMicros = 0): RowBatch => ({
+  keys,
+  bytes,
+  count: keys.length,
+  cpuMicros,
+});
+const read = (keys: string[], cells: number[], bytes: number[] = keys.map(() => 50), cpuMicros = 0): RowBatch => ({
+  keys,
+  bytes,
+  cellsReturned: cells,
+  count: keys.length,
+  cpuMicros,
+});
+const arr = (col: Column, name: keyof Column['counters']): number[] => [...col.counters[name]];
+
+describe('the table recorder', () => {
+  it('counts rows written in their key bucket, in the column of their time bucket', () => {
+    const { clock, rec } = setUp();
+    clock.advanceMillis(3_000);
+    rec.rowsWritten(write(['a', 'h', 'i', 'q'], [1, 2, 3, 4], 40));
+    clock.advanceMillis(6_999);
+    expect(rec.roll()).toBeUndefined();
+    clock.advanceMillis(1);
+    const col = rec.roll()!;
+    expect(col.startMillis).toBe(T0 / 1000);
+    expect(col.durationMillis).toBe(10_000);
+    expect(arr(col, 'write_ops')).toEqual([1, 2, 1]);
+    expect(arr(col, 'write_bytes')).toEqual([1, 5, 4]);
+    expect(arr(col, 'serving_micros')).toEqual([10, 20, 10]);
+    expect(arr(col, 'read_ops')).toEqual([0, 0, 0]);
+    // Closed: the next ops go to a new column, of the time bucket they came in.
+    expect(rec.roll()).toBeUndefined();
+    clock.advanceMillis(25_000);
+    rec.rowsWritten(write(['z']));
+    clock.advanceMillis(10_000);
+    const next = rec.roll()!;
+    expect(next.startMillis).toBe(T0 / 1000 + 30_000);
+    expect(arr(next, 'write_ops')).toEqual([0, 0, 1]);
+  });
+
+  it('keeps no column for a table without traffic', () => {
+    const { clock, rec } = setUp();
+    clock.advanceMillis(60_000);
+    expect(rec.roll()).toBeUndefined();
+  });
+
+  it('tracks the smallest and largest key touched in the first and last buckets', () => {
+    const { clock, rec } = setUp();
+    rec.rowsWritten(write(['ts#0005', 'ts#0001', 'ts#0009', 'c', 'b', 'k']));
+    rec.rowsRead(read(['ts#0003', 'ts#0012'], [1, 1]));
+    clock.advanceMillis(10_000);
+    const col = rec.roll()!;
+    expect(col.firstEdge).toEqual({ min: 'b', max: 'c' });
+    expect(col.lastEdge).toEqual({ min: 'ts#0001', max: 'ts#0012' });
+  });
+
+  it('counts a scan as one read op per bucket it enters, and a point read as one op', () => {
+    const { clock, rec } = setUp();
+    // One scan from 'a' to 'r' in two batches (the batch boundary inside bucket 1 is no new op).
+    rec.rowsRead(read(['a', 'b', 'h'], [2, 0, 1], [10, 20, 30], 30));
+    rec.rowsRead(read(['i', 'q', 'r'], [0, 3, 1], [40, 500, 60], 30));
+    rec.requestEnded('read', 'a', 800);
+    // A point read in bucket 1.
+    rec.rowsRead(read(['j'], [1]));
+    rec.requestEnded('read', 'j', 100);
+    clock.advanceMillis(10_000);
+    const col = rec.roll()!;
+    expect(arr(col, 'read_ops')).toEqual([1, 2, 1]);
+    expect(arr(col, 'rows_read')).toEqual([2, 3, 2]);
+    expect(arr(col, 'rows_returned')).toEqual([1, 2, 2]);
+    expect(arr(col, 'cells_returned')).toEqual([2, 2, 4]);
+    expect(arr(col, 'read_bytes')).toEqual([30, 120, 560]);
+    expect([...col.maxRowBytes]).toEqual([20, 50, 500]);
+    // 30 µs per batch of three rows: 10 µs a row.
+    expect(arr(col, 'serving_micros')).toEqual([20, 20, 20]);
+    expect(arr(col, 'requests')).toEqual([1, 1, 0]);
+    expect(arr(col, 'latency_micros')).toEqual([800, 100, 0]);
+    expect([...col.maxLatencyMicros]).toEqual([800, 100, 0]);
+    expect(arr(col, 'write_ops')).toEqual([0, 0, 0]);
+  });
+
+  it('starts a new boundary set at the next column, never inside the open one', () => {
+    const { clock, rec } = setUp();
+    rec.rowsWritten(write(['a', 'h']));
+    rec.setBoundaries({ setId: 2, starts: ['', 'c', 'h', 'x'], rows: [1, 1, 1, 1], bytes: [1, 1, 1, 1], estimated: false });
+    rec.rowsWritten(write(['d']));
+    clock.advanceMillis(10_000);
+    const old = rec.roll()!;
+    expect(old.setId).toBe(1);
+    // 'd' falls in the old set's first bucket.
+    expect(arr(old, 'write_ops')).toEqual([2, 1, 0]);
+    rec.rowsWritten(write(['a', 'd', 'h', 'y']));
+    clock.advanceMillis(10_000);
+    const next = rec.roll()!;
+    expect(next.setId).toBe(2);
+    expect(arr(next, 'write_ops')).toEqual([1, 1, 1, 1]);
+  });
+});

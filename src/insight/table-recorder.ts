@@ -1,0 +1,148 @@
+import type { RowBatch, TableAccess } from '../db/index.js';
+import type { ByteString } from '../model/bytes.js';
+import type { Clock } from '../model/clock.js';
+import type { TableName } from '../model/names.js';
+import { type Column, type KeySpan, newColumn } from './column.js';
+import { type BoundarySet, bucketOf } from './key-buckets.js';
+
+/**
+ * Records one table's traffic (db's TableAccess) into the open column of the
+ * current time bucket, over the table's current boundary set.
+ *
+ * Hot-path contract: per row one bucket lookup (the last bucket hit first),
+ * a few typed-array adds, and for the edge buckets one or two compares; no
+ * allocation, no Map lookup, no clock read. The clock is read when a column
+ * opens (at the first batch after the last close) and by `roll`, which the
+ * owner calls from its timer: ops that arrive between the end of a time
+ * bucket and the next `roll` still count in the closing column.
+ *
+ * read_ops counts the buckets a read enters: a scan over three buckets is one
+ * op in each, a point read one op in its bucket. Reads in flight at once
+ * interleave their batches, so with concurrent scans this is approximate.
+ */
+export class TableRecorder implements TableAccess {
+  private column: Column | undefined;
+  /** The set the open column is recorded over, and the one the next column will use (when it changed). */
+  private set: BoundarySet;
+  private nextSet: BoundarySet | undefined;
+  /** The bucket hit last by a write, by a read; the bucket the current read is in (-1: none yet). */
+  private writeHint = 0;
+  private readHint = 0;
+  private readBucket = -1;
+
+  constructor(
+    readonly uid: string,
+    readonly name: TableName,
+    private readonly clock: Clock,
+    /** Length of a time bucket (Config.insightBucketMillis). */
+    private readonly bucketMillis: number,
+    boundaries: BoundarySet,
+  ) {
+    this.set = boundaries;
+  }
+
+  /** The newest boundary set (the next column's). */
+  get boundaries(): BoundarySet {
+    return this.nextSet ?? this.set;
+  }
+
+  /** Takes effect at the next column: the open one stays over the set it started with. */
+  setBoundaries(set: BoundarySet): void {
+    this.nextSet = set;
+  }
+
+  rowsWritten(batch: RowBatch): void {
+    const col = this.open();
+    const { keys, bytes, count } = batch;
+    const starts = this.set.starts;
+    const c = col.counters;
+    const cpu = count > 0 ? batch.cpuMicros / count : 0;
+    let hint = this.writeHint;
+    for (let i = 0; i < count; i++) {
+      const key = keys[i]!;
+      hint = bucketOf(starts, key, hint);
+      c.write_ops[hint]!++;
+      c.write_bytes[hint]! += bytes[i]!;
+      c.serving_micros[hint]! += cpu;
+      if (hint === 0 || hint === col.buckets - 1) touchEdge(col, hint, key);
+    }
+    this.writeHint = hint;
+  }
+
+  rowsRead(batch: RowBatch): void {
+    const col = this.open();
+    const { keys, bytes, cellsReturned, count } = batch;
+    const starts = this.set.starts;
+    const c = col.counters;
+    const cpu = count > 0 ? batch.cpuMicros / count : 0;
+    let hint = this.readHint;
+    for (let i = 0; i < count; i++) {
+      const key = keys[i]!;
+      hint = bucketOf(starts, key, hint);
+      if (hint !== this.readBucket) {
+        c.read_ops[hint]!++;
+        this.readBucket = hint;
+      }
+      const size = bytes[i] ?? 0;
+      c.rows_read[hint]!++;
+      c.read_bytes[hint]! += size;
+      c.serving_micros[hint]! += cpu;
+      if (size > col.maxRowBytes[hint]!) col.maxRowBytes[hint] = size;
+      const cells = cellsReturned?.[i] ?? 0;
+      if (cells > 0) {
+        c.rows_returned[hint]!++;
+        c.cells_returned[hint]! += cells;
+      }
+      if (hint === 0 || hint === col.buckets - 1) touchEdge(col, hint, key);
+    }
+    this.readHint = hint;
+  }
+
+  requestEnded(kind: 'read' | 'write', firstKey: ByteString | undefined, latencyMicros: number): void {
+    const col = this.open();
+    if (kind === 'read') this.readBucket = -1;
+    const b = firstKey === undefined ? 0 : bucketOf(this.set.starts, firstKey, kind === 'read' ? this.readHint : this.writeHint);
+    col.counters.requests[b]!++;
+    col.counters.latency_micros[b]! += latencyMicros;
+    if (latencyMicros > col.maxLatencyMicros[b]!) col.maxLatencyMicros[b] = latencyMicros;
+  }
+
+  /**
+   * Closes the open column once the clock has left its time bucket and returns
+   * it; undefined while it is still current, or when there was no traffic
+   * (then no column is kept at all).
+   */
+  roll(): Column | undefined {
+    const col = this.column;
+    if (col === undefined || this.clock.nowMicros() / 1000 < col.startMillis + col.durationMillis) return undefined;
+    this.column = undefined;
+    return col;
+  }
+
+  private open(): Column {
+    if (this.column !== undefined) return this.column;
+    if (this.nextSet !== undefined) {
+      this.set = this.nextSet;
+      this.nextSet = undefined;
+      this.writeHint = 0;
+      this.readHint = 0;
+      this.readBucket = -1;
+    }
+    const now = this.clock.nowMicros() / 1000;
+    const start = Math.floor(now / this.bucketMillis) * this.bucketMillis;
+    this.column = newColumn(start, this.bucketMillis, this.set.setId, this.set.starts.length);
+    return this.column;
+  }
+}
+
+function touchEdge(col: Column, bucket: number, key: ByteString): void {
+  if (bucket === 0) col.firstEdge = widen(col.firstEdge, key);
+  if (bucket === col.buckets - 1) col.lastEdge = widen(col.lastEdge, key);
+}
+
+function widen(span: KeySpan | undefined, key: ByteString): KeySpan {
+  if (span === undefined) return { min: key, max: key };
+  if (key < span.min) span.min = key;
+  else if (key > span.max) span.max = key;
+  return span;
+}
