@@ -42,7 +42,8 @@ import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { andThen } from './maybe.js';
 import { TabletManager } from './tablet-manager.js';
-import type { AccessRecorder } from './access.js';
+import type { AccessRecorder, KeyDistribution } from './access.js';
+import { keyDistribution } from './key-distribution.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
 
@@ -319,6 +320,10 @@ export class LocalDatabase implements DatabaseCore {
   /** Runs a GC sweep now (the timer runs one every `gcSweepIntervalMillis`). */
   runGcSweep(): Promise<void> {
     return this.sweeper.runOnce();
+  }
+
+  keyDistribution(name: TableName, opts: { readonly exactUpToRows: number; readonly bytesPerPiece: number }): Promise<KeyDistribution> {
+    return keyDistribution(this.tables.runtime(name).tablets, opts);
   }
 
   /** The table a tablet (storage store) belongs to, if it is a live table's. */

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../model/clock.js';
 import type { Logger } from '../log.js';
 import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
-import type { AccessRecorder } from './access.js';
+import type { AccessRecorder, KeyDistribution } from './access.js';
 import type { DatabaseCore } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
@@ -50,6 +50,8 @@ export interface TabletopDatabase extends DatabaseCore {
   runTabletChecks(): Promise<void>;
   /** The table a tablet belongs to, if it is a live table's (for logs that name tablets). */
   tableOfTablet(tabletId: string): TableName | undefined;
+  /** For key buckets: exact keys of small tables, byte-offset samples of big ones. Reads stores directly: records no usage. */
+  keyDistribution(name: TableName, opts: { readonly exactUpToRows: number; readonly bytesPerPiece: number }): Promise<KeyDistribution>;
 }
 
 /** Opens a database over `engine`. */
