@@ -1,4 +1,5 @@
 import type { ByteString } from '../model/bytes.js';
+import type { LatencySketch } from './latency-sketch.js';
 
 /** The summed per-bucket figures of a column (per-second rates at query time). */
 export const COUNTERS = [
@@ -16,9 +17,6 @@ export const COUNTERS = [
   'cells_returned',
   /** Serving time (µs) of the batches, spread evenly over their rows: Read/Write CPU. */
   'serving_micros',
-  /** Requests whose first key is in the bucket, and their summed latency (µs). */
-  'requests',
-  'latency_micros',
 ] as const;
 export type Counter = (typeof COUNTERS)[number];
 
@@ -41,8 +39,8 @@ export interface Column {
   readonly counters: Readonly<Record<Counter, Float64Array>>;
   /** Largest row a read saw, per bucket (bytes). */
   readonly maxRowBytes: Float64Array;
-  /** Slowest request per bucket of its first key (µs). */
-  readonly maxLatencyMicros: Float64Array;
+  /** Latencies (µs) of the requests whose first key is in the bucket; undefined for a bucket without any. */
+  readonly latency: (LatencySketch | undefined)[];
   /** Keys touched in bucket 0 and in the last bucket, undefined while untouched. */
   firstEdge: KeySpan | undefined;
   lastEdge: KeySpan | undefined;
@@ -59,7 +57,7 @@ export function newColumn(startMillis: number, durationMillis: number, setId: nu
     buckets,
     counters,
     maxRowBytes: new Float64Array(buckets),
-    maxLatencyMicros: new Float64Array(buckets),
+    latency: new Array<LatencySketch | undefined>(buckets).fill(undefined),
     firstEdge: undefined,
     lastEdge: undefined,
   };

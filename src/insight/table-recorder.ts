@@ -4,6 +4,7 @@ import type { Clock } from '../model/clock.js';
 import type { TableName } from '../model/names.js';
 import { type Column, type KeySpan, newColumn } from './column.js';
 import { type BoundarySet, bucketOf } from './key-buckets.js';
+import { LatencySketch } from './latency-sketch.js';
 
 /**
  * Records one table's traffic (db's TableAccess) into the open column of the
@@ -17,7 +18,8 @@ import { type BoundarySet, bucketOf } from './key-buckets.js';
  * bucket and the next `roll` still count in the closing column.
  *
  * read_ops counts the buckets a read enters: a scan over three buckets is one
- * op in each, a point read one op in its bucket. Reads in flight at once
+ * op in each, a point read one op in its bucket. A request's latency goes to
+ * the sketch of its first key's bucket (made at the bucket's first request). Reads in flight at once
  * interleave their batches, so with concurrent scans this is approximate.
  */
 export class TableRecorder implements TableAccess {
@@ -102,9 +104,7 @@ export class TableRecorder implements TableAccess {
     const col = this.open();
     if (kind === 'read') this.readBucket = -1;
     const b = firstKey === undefined ? 0 : bucketOf(this.set.starts, firstKey, kind === 'read' ? this.readHint : this.writeHint);
-    col.counters.requests[b]!++;
-    col.counters.latency_micros[b]! += latencyMicros;
-    if (latencyMicros > col.maxLatencyMicros[b]!) col.maxLatencyMicros[b] = latencyMicros;
+    (col.latency[b] ??= new LatencySketch()).add(latencyMicros);
   }
 
   /**
