@@ -1,5 +1,5 @@
 import type { ByteString } from '../model/bytes.js';
-import type { LatencySketch } from './latency-sketch.js';
+import { LatencySketch } from './latency-sketch.js';
 
 /** The summed per-bucket figures of a column (per-second rates at query time). */
 export const COUNTERS = [
@@ -61,4 +61,33 @@ export function newColumn(startMillis: number, durationMillis: number, setId: nu
     firstEdge: undefined,
     lastEdge: undefined,
   };
+}
+
+/**
+ * Adds `from` into `into` (same boundary set, any time span: a finer column
+ * folded into a coarser one): counters add, largest rows and latencies merge,
+ * edge spans widen.
+ */
+export function addInto(into: Column, from: Column): void {
+  if (into.setId !== from.setId || into.buckets !== from.buckets) {
+    throw new RangeError(`cannot add a column of set ${from.setId} into one of set ${into.setId}: re-bin it first`);
+  }
+  for (const c of COUNTERS) {
+    const a = into.counters[c];
+    const b = from.counters[c];
+    for (let i = 0; i < a.length; i++) a[i]! += b[i]!;
+  }
+  for (let i = 0; i < into.buckets; i++) {
+    if (from.maxRowBytes[i]! > into.maxRowBytes[i]!) into.maxRowBytes[i] = from.maxRowBytes[i]!;
+    const s = from.latency[i];
+    if (s !== undefined) (into.latency[i] ??= new LatencySketch()).merge(s);
+  }
+  into.firstEdge = widenSpan(into.firstEdge, from.firstEdge);
+  into.lastEdge = widenSpan(into.lastEdge, from.lastEdge);
+}
+
+function widenSpan(a: KeySpan | undefined, b: KeySpan | undefined): KeySpan | undefined {
+  if (b === undefined) return a;
+  if (a === undefined) return { min: b.min, max: b.max };
+  return { min: a.min < b.min ? a.min : b.min, max: a.max > b.max ? a.max : b.max };
 }
