@@ -12,6 +12,7 @@ export type * from './api.js';
 export type { AccessRecorder, KeyDistribution, RowBatch, TableAccess } from './access.js';
 export type { CatalogState } from './catalog/catalog-state.js';
 export { promiseDatabase } from './promise-database.js';
+export { SYSTEM_STORE_PREFIX } from './table-admin.js';
 
 export interface CreateDatabaseOptions {
   readonly engine: StorageEngine;

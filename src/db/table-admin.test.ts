@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { GcRule } from '../model/gc-rule.js';
 import { isTabletopError } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
+import { createMemoryEngine } from '../storage/memory/index.js';
+import { memoryLogger } from '../testing/memory-logger.js';
+import { SYSTEM_STORE_PREFIX } from './table-admin.js';
 import { createAsyncEngine } from './testing/async-engine.js';
 import type { FamilyModification } from './api.js';
 import { INSTANCE, codeOf, createTable, errorOf, family, openDb, readAll, set, tableName } from './testing/db-fixture.js';
@@ -319,5 +322,20 @@ describe('consistency tokens', () => {
     await f.db.deleteTable(name);
     await createTable(f, [], { name });
     expect(await codeOf(() => f.db.checkConsistency(name, token))).toBe('InvalidArgument');
+  });
+});
+
+describe('stores no table names', () => {
+  it('drops an empty one, keeps and reports one with data, and leaves system stores (`_…`) alone', async () => {
+    const engine = createMemoryEngine();
+    const put = { kind: 'put', family: 'c', qualifier: 'v', timestamp: 0, value: new Uint8Array([1]) } as const;
+    await (await engine.openStore(`${SYSTEM_STORE_PREFIX}insight`)).write([{ key: 'c/1', ops: [put] }]);
+    await (await engine.openStore('t900.1')).write([{ key: 'r', ops: [put] }]);
+    await engine.openStore('t901.1');
+    const logger = memoryLogger();
+    await openDb({ engine, logger });
+    expect([...engine.storeIds()].sort()).toEqual(['_insight', 't900.1']);
+    const warned = logger.records.filter((r) => r.fields?.['event'] === 'orphan-store').map((r) => r.fields?.['store']);
+    expect(warned).toEqual(['t900.1']);
   });
 });

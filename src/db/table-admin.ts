@@ -26,6 +26,9 @@ import { TableRuntime } from './table-runtime.js';
  * locks) by table uid. Every method validates its input before changing
  * anything, and a change is committed all at once.
  */
+/** Store ids that begin with this belong to the system, not to a table (table stores are `<uid>.<n>`). */
+export const SYSTEM_STORE_PREFIX = '_';
+
 export class TableAdmin {
   private readonly runtimes = new Map<string, TableRuntime>();
   /** Tables whose stores are being opened (CreateTable in flight), by "project/instance/table". */
@@ -47,7 +50,8 @@ export class TableAdmin {
     // Stores no table names: an empty one (a CreateTable cut short) is dropped; one that holds
     // data (a deletion cut short by a crash) is kept and reported, never thrown away unasked.
     const named = new Set(tables.flatMap(({ table }) => table.tablets.map((t) => t.id)));
-    const orphans = this.engine.storeIds().filter((id) => !named.has(id));
+    // System stores (`_…`, such as insight's history) belong to no table: they are never orphans.
+    const orphans = this.engine.storeIds().filter((id) => !named.has(id) && !id.startsWith(SYSTEM_STORE_PREFIX));
     const dropped = forEachInOrder(orphans, (id) =>
       andThen(this.engine.openStore(id), (store) => {
         if (store.stats().rows === 0) return this.engine.deleteStore(id);
