@@ -102,6 +102,17 @@ export interface Config {
   /** Neighbours below this many requests per second for `mergeColdMillis`, and small together, merge. */
   readonly mergeColdRequestsPerSec: number;
   readonly mergeColdMillis: number;
+
+  // ---- insight (the access recording behind the key heatmap) ----
+
+  /**
+   * Length of the finest time bucket of the recording; the coarser tiers are
+   * ×6 and ×360 of it (10 s, 1 min, 1 h by default). Tests use 500 ms to see
+   * several columns through a real client in seconds.
+   */
+  readonly insightBucketMillis: number;
+  /** Budget of the recorded history (encoded bytes in the `_insight` store): when over, the oldest columns of the largest histories go first. */
+  readonly insightMaxHistoryBytes: number;
 }
 
 const KiB = 1024;
@@ -154,6 +165,10 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   hotRowShare: 0.5,
   mergeColdRequestsPerSec: 5,
   mergeColdMillis: 5 * 60_000,
+  // Google's Key Visualizer shows minutes at the finest; 10 s shows a developer's test run live.
+  insightBucketMillis: 10_000,
+  // 14 days of 1 h columns of a few busy tables, with room for the finer tiers.
+  insightMaxHistoryBytes: 128 * MiB,
 });
 
 /** The defaults with `overrides` applied; rejects values that make no sense. */
@@ -165,6 +180,11 @@ export function resolveConfig(overrides: Partial<Config> = {}): Config {
     }
   }
   if (config.samplePieceBytes <= 0) throw new RangeError('config.samplePieceBytes must be positive');
+  if (!Number.isInteger(config.insightBucketMillis) || config.insightBucketMillis < 100) {
+    throw new RangeError(
+      `config.insightBucketMillis must be a whole number of milliseconds, at least 100, got ${config.insightBucketMillis}`,
+    );
+  }
   if (config.hotRowShare <= 0 || config.hotRowShare > 1)
     throw new RangeError(`config.hotRowShare must be in (0, 1], got ${config.hotRowShare}`);
   if (!Number.isInteger(config.nodes) || config.nodes < 1 || config.nodes > LIMITS.maxServeNodes) {
