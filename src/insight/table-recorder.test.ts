@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RowBatch } from '../db/index.js';
+import type { AccessRecorder, RowBatch } from '../db/index.js';
+import { ALL, createTable, drain, family, openDb, set } from '../db/testing/db-fixture.js';
 import { ManualClock } from '../model/clock.js';
 import type { Column } from './column.js';
-import type { BoundarySet } from './key-buckets.js';
+import { type BoundarySet, buildBoundaries } from './key-buckets.js';
 import { TableRecorder } from './table-recorder.js';
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
@@ -110,5 +111,47 @@ describe('the table recorder', () => {
     const next = rec.roll()!;
     expect(next.setId).toBe(2);
     expect(arr(next, 'write_ops')).toEqual([1, 1, 1, 1]);
+  });
+});
+
+describe('the table recorder behind a real database', () => {
+  it('records sequential writes and a scan of the db in the buckets of the keys', async () => {
+    let recorder: TableRecorder | undefined;
+    let f: Awaited<ReturnType<typeof openDb>> | undefined;
+    const access: AccessRecorder = {
+      openTable: (uid, name) => {
+        // One bucket per ten keys of 'ts#0000'..'ts#0099', made as the table opens.
+        const starts = Array.from({ length: 10 }, (_, i) => ({
+          key: `ts#${String(i * 10).padStart(4, '0')}`,
+          rowsBefore: i * 10,
+          bytesBefore: 0,
+        }));
+        const set = buildBoundaries({ exact: false, rows: 100, rowsEstimated: false, bytes: 0, points: starts, largestRows: [] }, 1, 10);
+        recorder = new TableRecorder(uid, name, f!.clock, 10_000, set);
+        return recorder;
+      },
+      dropTable: () => undefined,
+    };
+    f = await openDb({ access });
+    const name = await createTable(f, [family('cf')], { splits: ['ts#0050'] });
+    for (let i = 0; i < 100; i++) await f.db.mutateRow(name, `ts#${String(i).padStart(4, '0')}`, [set('cf', 'q', 1000, 'v')]);
+    expect(
+      await drain(
+        f.db.readRows(name, {
+          ...ALL,
+          rows: { keys: [], ranges: [{ start: { kind: 'closed', key: 'ts#0020' }, end: { kind: 'open', key: 'ts#0040' } }] },
+        }),
+      ),
+    ).toHaveLength(20);
+    f.clock.advanceMillis(10_000);
+    const col: Column = recorder!.roll()!;
+    expect(recorder!.boundaries.starts).toHaveLength(10);
+    expect([...col.counters.write_ops]).toEqual(new Array(10).fill(10));
+    expect([...col.counters.rows_read]).toEqual([0, 0, 10, 10, 0, 0, 0, 0, 0, 0]);
+    expect([...col.counters.rows_returned]).toEqual([0, 0, 10, 10, 0, 0, 0, 0, 0, 0]);
+    expect([...col.counters.read_ops]).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 0, 0]);
+    // 100 write requests and one read, each under its first key's bucket.
+    expect(col.latency.map((s) => s?.count ?? 0)).toEqual([10, 10, 11, 10, 10, 10, 10, 10, 10, 10]);
+    expect(col.lastEdge).toEqual({ min: 'ts#0090', max: 'ts#0099' });
   });
 });
