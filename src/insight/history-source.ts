@@ -1,0 +1,29 @@
+import type { TableName } from '../model/names.js';
+import type { Column } from './column.js';
+import type { BoundarySet } from './key-buckets.js';
+import type { TierSpec } from './tiers.js';
+
+/**
+ * What the heatmap and the diagnostics read (part of Insight, which keeps
+ * the recording): one table's columns per tier and the boundary sets they
+ * were recorded over. The query side (heatmap-query.ts, diagnostics/) is pure
+ * functions over this, testable with columns made by hand.
+ */
+export interface HistorySource {
+  /** 10 s / 1 min / 1 h with the default bucket length (tiers.ts tierSpecs). */
+  readonly tiers: readonly TierSpec[];
+  nowMillis(): number;
+  /**
+   * The table's columns of `tier` that overlap [fromMillis, toMillis), ascending by start: the closed ones from the
+   * history, and for the finest tier the open column too (live). Throws NotFound for a table that does not exist.
+   */
+  columns(table: TableName, tier: number, fromMillis: number, toMillis: number): Promise<readonly Column[]>;
+  /** The boundary set `setId` of the table (every set a returned column names can be found). */
+  boundarySet(table: TableName, setId: number): Promise<BoundarySet | undefined>;
+  /** The table's newest boundary set (the open column's, or the next one). */
+  currentBoundaries(table: TableName): Promise<BoundarySet>;
+  /** The largest rows of the table the last key distribution found (exact on small tables), largest first. */
+  largestRows(table: TableName): Promise<readonly { readonly key: string; readonly bytes: number }[]>;
+  /** Keys the tablet manager sees as single-row hotspots now (TabletInfo.singleRowHotspot). */
+  hotRows(table: TableName): Promise<readonly string[]>;
+}
