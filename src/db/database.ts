@@ -326,6 +326,21 @@ export class LocalDatabase implements DatabaseCore {
     return keyDistribution(this.tables.runtime(name).tablets, opts);
   }
 
+  tableSize(name: TableName): { rows: number; rowsEstimated: boolean; storedBytes: number; tabletIds: string[] } {
+    let rows = 0;
+    let rowsEstimated = false;
+    let storedBytes = 0;
+    const tabletIds: string[] = [];
+    for (const tablet of this.tables.runtime(name).tablets.tablets) {
+      const s = tablet.store.stats();
+      rows += s.rows;
+      rowsEstimated ||= s.rowsEstimated;
+      storedBytes += s.bytes;
+      tabletIds.push(tablet.id);
+    }
+    return { rows, rowsEstimated, storedBytes, tabletIds };
+  }
+
   /** The table a tablet (storage store) belongs to, if it is a live table's. */
   tableOfTablet(tabletId: string): TableName | undefined {
     for (const table of this.tables.liveTables()) {

@@ -53,6 +53,17 @@ export interface TabletopDatabase extends DatabaseCore {
   tableOfTablet(tabletId: string): TableName | undefined;
   /** For key buckets: exact keys of small tables, byte-offset samples of big ones. Reads stores directly: records no usage. */
   keyDistribution(name: TableName, opts: { readonly exactUpToRows: number; readonly bytesPerPiece: number }): Promise<KeyDistribution>;
+  /** Rows and stored bytes of a table and its tablets' ids, from the stores' stats: cheap (no load figures, no placement). */
+  tableSize(name: TableName): TableSize;
+}
+
+/** What `TabletopDatabase.tableSize` tells. */
+export interface TableSize {
+  readonly rows: number;
+  /** The durable engine's row counts are estimates (StoreStats.rowsEstimated). */
+  readonly rowsEstimated: boolean;
+  readonly storedBytes: number;
+  readonly tabletIds: readonly string[];
 }
 
 /** Opens a database over `engine`. */

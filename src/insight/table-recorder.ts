@@ -57,16 +57,17 @@ export class TableRecorder implements TableAccess {
     const col = this.open();
     const { keys, bytes, count } = batch;
     const starts = this.set.starts;
-    const c = col.counters;
+    const { write_ops, write_bytes, serving_micros } = col.counters;
+    const last = col.buckets - 1;
     const cpu = count > 0 ? batch.cpuMicros / count : 0;
     let hint = this.writeHint;
     for (let i = 0; i < count; i++) {
       const key = keys[i]!;
       hint = bucketOf(starts, key, hint);
-      c.write_ops[hint]!++;
-      c.write_bytes[hint]! += bytes[i]!;
-      c.serving_micros[hint]! += cpu;
-      if (hint === 0 || hint === col.buckets - 1) touchEdge(col, hint, key);
+      write_ops[hint]!++;
+      write_bytes[hint]! += bytes[i]!;
+      serving_micros[hint]! += cpu;
+      if (hint === 0 || hint === last) touchEdge(col, hint, key);
     }
     this.writeHint = hint;
   }
@@ -75,28 +76,32 @@ export class TableRecorder implements TableAccess {
     const col = this.open();
     const { keys, bytes, cellsReturned, count } = batch;
     const starts = this.set.starts;
-    const c = col.counters;
+    const { read_ops, rows_read, read_bytes, serving_micros, rows_returned, cells_returned } = col.counters;
+    const maxRowBytes = col.maxRowBytes;
+    const last = col.buckets - 1;
     const cpu = count > 0 ? batch.cpuMicros / count : 0;
     let hint = this.readHint;
+    let entered = this.readBucket;
     for (let i = 0; i < count; i++) {
       const key = keys[i]!;
       hint = bucketOf(starts, key, hint);
-      if (hint !== this.readBucket) {
-        c.read_ops[hint]!++;
-        this.readBucket = hint;
+      if (hint !== entered) {
+        read_ops[hint]!++;
+        entered = hint;
       }
       const size = bytes[i] ?? 0;
-      c.rows_read[hint]!++;
-      c.read_bytes[hint]! += size;
-      c.serving_micros[hint]! += cpu;
-      if (size > col.maxRowBytes[hint]!) col.maxRowBytes[hint] = size;
+      rows_read[hint]!++;
+      read_bytes[hint]! += size;
+      serving_micros[hint]! += cpu;
+      if (size > maxRowBytes[hint]!) maxRowBytes[hint] = size;
       const cells = cellsReturned?.[i] ?? 0;
       if (cells > 0) {
-        c.rows_returned[hint]!++;
-        c.cells_returned[hint]! += cells;
+        rows_returned[hint]!++;
+        cells_returned[hint]! += cells;
       }
-      if (hint === 0 || hint === col.buckets - 1) touchEdge(col, hint, key);
+      if (hint === 0 || hint === last) touchEdge(col, hint, key);
     }
+    this.readBucket = entered;
     this.readHint = hint;
   }
 
@@ -115,6 +120,18 @@ export class TableRecorder implements TableAccess {
   roll(): Column | undefined {
     const col = this.column;
     if (col === undefined || this.clock.nowMicros() / 1000 < col.startMillis + col.durationMillis) return undefined;
+    this.column = undefined;
+    return col;
+  }
+
+  /** The open column (live; it keeps taking adds), undefined while there is none. */
+  get openColumn(): Column | undefined {
+    return this.column;
+  }
+
+  /** Closes the open column whether or not its time is over (at shutdown). */
+  flush(): Column | undefined {
+    const col = this.column;
     this.column = undefined;
     return col;
   }

@@ -68,6 +68,23 @@ export class TierRollup {
     return closed;
   }
 
+  /** The open coarser columns (live), tier ascending. */
+  openColumns(): ClosedColumn[] {
+    const out: ClosedColumn[] = [];
+    for (let tier = 1; tier < this.specs.length; tier++) {
+      const col = this.open[tier];
+      if (col !== undefined) out.push({ tier, column: col });
+    }
+    return out;
+  }
+
+  /** Closes every open coarser column whether or not its time is over (at shutdown): the history keeps them. */
+  drain(): ClosedColumn[] {
+    const out = this.openColumns();
+    this.open.fill(undefined);
+    return out;
+  }
+
   private fold(tier: number, column: Column): void {
     if (tier >= this.specs.length) return;
     const spec = this.specs[tier]!;
@@ -85,6 +102,6 @@ export class TierRollup {
   }
 }
 
-function sameSetOnly(column: Column, onto: Column): Column {
+export function sameSetOnly(column: Column, onto: Column): Column {
   throw new RangeError(`no re-binning: column of set ${column.setId} onto set ${onto.setId}`);
 }
