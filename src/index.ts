@@ -22,7 +22,9 @@ import { startTabletopServer } from './server/server.js';
 import type { ServerTuning } from './server/server-config.js';
 import { createMemoryEngine } from './storage/memory/index.js';
 import type { StorageEngine } from './storage/store.js';
-import type { Config } from './config.js';
+import { type Config, resolveConfig } from './config.js';
+import { Insight } from './insight/insight.js';
+import { systemClock } from './model/clock.js';
 
 export interface StartServerOptions {
   /** gRPC port; default 0 (a free port). */
@@ -44,6 +46,11 @@ export interface StartServerOptions {
   readonly logger?: Logger;
   /** Server tunables (message sizes, heartbeats, limits); defaults suit most uses. */
   readonly tuning?: Partial<ServerTuning>;
+  /**
+   * Record each table's traffic per key range and time (the key heatmap and its diagnostics); default true.
+   * The history lives with the data (in `dataDir`, or in memory).
+   */
+  readonly insight?: boolean;
 }
 
 export interface RunningServer {
@@ -140,6 +147,7 @@ async function openEngine(options: OpenOptions, database: () => TabletopDatabase
 async function openDatabase(
   options: OpenOptions,
   logger: Logger,
+  insight?: Insight,
 ): Promise<{ readonly db: TabletopDatabase; readonly opened: OpenedEngine }> {
   let db: TabletopDatabase | undefined;
   const opened = await openEngine({ ...options, logger }, () => db);
@@ -149,6 +157,7 @@ async function openDatabase(
       logger,
       onClose: () => opened.release(),
       ...(options.config === undefined ? {} : { config: options.config }),
+      ...(insight === undefined ? {} : { access: insight }),
     });
   } catch (e) {
     try {
@@ -176,9 +185,18 @@ export async function open(options: OpenOptions = {}): Promise<Database> {
 /** Starts a tabletop server in this process; by default on a free port, in memory, for test runners. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? consoleLogger;
-  const { db, opened } = await openDatabase(options, logger);
+  const insight =
+    options.insight === false
+      ? undefined
+      : new Insight({
+          clock: systemClock,
+          config: resolveConfig(options.config),
+          onError: (e) => logger.error(`insight recording failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+        });
+  const { db, opened } = await openDatabase(options, logger, insight);
   let server;
   try {
+    await insight?.start(db, opened.engine);
     server = await startTabletopServer({
       db,
       host: options.host ?? 'localhost',
@@ -188,8 +206,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       storage: opened.description,
       version: VERSION,
       ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+      ...(insight === undefined ? {} : { insight }),
     });
   } catch (e) {
+    await insight?.close();
     await db.close();
     throw e;
   }
@@ -202,7 +222,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(running.httpPort === undefined ? {} : { httpPort: running.httpPort }),
     storage: opened.storage,
     stop(): Promise<void> {
-      stopping ??= running.stop().finally(() => db.close());
+      // The recording writes its open columns before the database (and its engine) closes.
+      stopping ??= running
+        .stop()
+        .then(() => insight?.close())
+        .finally(() => db.close());
       return stopping;
     },
   };

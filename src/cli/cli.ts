@@ -164,6 +164,7 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
       config: settings.config,
       logger,
       tuning: { slowCallMillis: settings.slowCallMillis },
+      insight: settings.insight,
     });
   } catch (e) {
     logger.error(startFailure(e, settings), { event: 'start-failed' });

@@ -1,4 +1,5 @@
 import type { DatabaseCore } from '../db/api.js';
+import type { HistorySource } from '../insight/history-source.js';
 import { startGrpcServer } from './grpc-server.js';
 import type { startHttpServer } from './http/http-server.js';
 import type { Logger } from './logger.js';
@@ -18,6 +19,8 @@ export interface TabletopServerOptions {
   readonly storage: string;
   readonly version: string;
   readonly tuning?: Partial<ServerTuning>;
+  /** The recording behind the heatmap and diagnostics; absent when recording is off. */
+  readonly insight?: HistorySource;
 }
 
 export interface TabletopServer {
