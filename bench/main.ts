@@ -7,7 +7,7 @@ import type { Options } from './options.js';
 import { Progress } from './progress.js';
 import { isoDate } from './report/format.js';
 import { WORKLOADS } from './catalog.js';
-import { appendHistory, historyRatios, retireReports, shortCpuModel } from './report/history.js';
+import { appendHistory, historyRatios, retireReports, shortCpuModel, worstRecordingCost } from './report/history.js';
 import { machineFacts } from './report/machine.js';
 import { markdownReport } from './report/markdown.js';
 import { resultPanels, svgChart } from './report/svg-chart.js';
@@ -87,6 +87,7 @@ async function main(argv: readonly string[]): Promise<number> {
     load: [results.loadAverage.start[0] ?? NaN, results.loadAverage.end[0] ?? NaN],
     mode: options.tabletopMode,
     ratios: historyRatios(options.workloads, results.records),
+    recordingCost: worstRecordingCost(options.workloads, results.records),
   });
   const summary = sectionOf(report, '## Summary');
   if (options.complete)

@@ -28,7 +28,8 @@ Options:
   --startup-runs N        measured starts per start-up workload and target (default 9; quick 3)
   --large-gib G           GiB of 1 KiB rows in the large bulk load (load-large: RSS as data outgrows memory; default 2; quick 0.1)
   --only A,B              workloads or groups to run (see below)
-  --targets A,B           tabletop, emulator or both (default tabletop,emulator)
+  --targets A,B           tabletop, tabletop-off (the same build, serve --insight off: what
+                          recording costs) and/or emulator (default all three)
   --tabletop-mode M       durable (default: fsynced writes in a temporary --data-dir) or memory
   --label NAME            names the result files (default "quick" or "full")
   --loadgen-procs N       load-generator processes (default: cores - 1, at least 1)
@@ -150,10 +151,10 @@ function targets(v: string | undefined): TargetKind[] {
   const out: TargetKind[] = [];
   for (const n of names) {
     const kind = TARGET_KINDS.find((k) => k === n);
-    if (kind === undefined) throw new Error(`--targets: unknown target "${n}" (use tabletop, emulator or both, comma-separated)`);
+    if (kind === undefined) throw new Error(`--targets: unknown target "${n}" (use ${TARGET_KINDS.join(', ')}, comma-separated)`);
     if (!out.includes(kind)) out.push(kind);
   }
-  // Always tabletop first, then the emulator: runs alternate in this order.
+  // Always tabletop first, then tabletop-off, then the emulator: runs alternate in this order.
   return TARGET_KINDS.filter((k) => out.includes(k));
 }
 

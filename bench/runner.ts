@@ -179,8 +179,10 @@ export class Runner {
     const variant = (kind: TargetKind) => (kind === 'emulator' ? 'emulator' : w.variant);
     const { startupRuns, warmupSeconds } = this.options.settings;
     const failed = new Set<TargetKind>();
+    // The probe starts tabletop as a user does (recording on): tabletop-off has no start-up runs of its own.
+    const targets = this.options.targets.filter((k) => k !== 'tabletop-off');
     if (warmupSeconds > 0) {
-      for (const kind of this.options.targets) {
+      for (const kind of targets) {
         const label = `  ${kind} warm-up`;
         try {
           const r = await prober.run(variant(kind), 'raw');
@@ -192,7 +194,7 @@ export class Runner {
       }
     }
     for (let run = 1; run <= startupRuns; run++) {
-      for (const kind of this.options.targets) {
+      for (const kind of targets) {
         if (failed.has(kind)) continue;
         const label = `  ${kind} run ${run}/${startupRuns}`;
         try {

@@ -20,6 +20,7 @@ const entry = (base: string, kind: RunKind): HistoryEntry => ({
   load: [1.5, 2.25],
   mode: 'durable',
   ratios: HISTORY_FIGURES.map((_, i) => (i === 0 ? 1.06 : undefined)),
+  recordingCost: 1.02,
 });
 
 /** Writes a run's files as main.ts does and adds its row, retiring the earlier run of its kind. */
@@ -66,6 +67,7 @@ describe('bench history', () => {
       '| 2026-11-27 | [startup-2](2026-11-27-startup-2.md) | startup',
     ]);
     expect(rows[3]).toContain('| abc1234 | AMD EPYC | 1.50–2.25 | durable | 1.06× | – |');
+    expect(rows[3]).toMatch(/ \| 1\.02× \|$/);
   });
 
   it('starts the file with its header and a column per figure', () => {
@@ -74,7 +76,8 @@ describe('bench history', () => {
     const text = readFileSync(path.join(dir, 'history.md'), 'utf8');
     expect(text.startsWith('# Benchmark history\n')).toBe(true);
     const head = text.split('\n').find((l) => l.startsWith('| date |'))!;
-    expect(head.split(' | ').length).toBe(7 + HISTORY_FIGURES.length);
+    // The figures, then the worst recording cost (tabletop ÷ tabletop-off).
+    expect(head.split(' | ').length).toBe(8 + HISTORY_FIGURES.length);
     expect(existsSync(path.join(dir, '2026-11-27-full.md'))).toBe(true);
   });
 

@@ -4,6 +4,7 @@ import type { RunRecord } from '../runner.js';
 import { ratio } from '../stats/summary.js';
 import type { Workload } from '../workloads/workload.js';
 import { figureSpread, figures } from './figures.js';
+import { recordingCost } from './markdown.js';
 import type { FigureKey } from './figures.js';
 import { ratioText } from './format.js';
 
@@ -53,6 +54,8 @@ export interface HistoryEntry {
   readonly mode: string;
   /** tabletop ÷ emulator per HISTORY_FIGURES column; undefined where the run has no such figure. */
   readonly ratios: readonly (number | undefined)[];
+  /** The worst server CPU per operation of recording on ÷ off over the run's workloads (worstRecordingCost); undefined without tabletop-off. */
+  readonly recordingCost?: number | undefined;
 }
 
 const HEADER = [
@@ -62,6 +65,8 @@ const HEADER = [
   'Each ratio is tabletop ÷ the emulator, both measured in that run (server CPU per operation or row, RSS per',
   'GiB loaded, time to the first call after a start: lower is better for tabletop); "–" where the run did',
   'not measure it. Compare rows of the same machine: ratios move from one machine to another (bench/README.md).',
+  '"recording CPU (worst)" is the highest server CPU per operation of tabletop ÷ tabletop-off (recording on ÷ off,',
+  "the same build) over the run's workloads; the limit is 1.05×.",
   '',
   'bench/results/ keeps the report of the latest run of each kind (full: every workload, both targets, full size;',
   'startup: `--only startup`; partial: anything else); a row links to its report while it is kept.',
@@ -69,14 +74,34 @@ const HEADER = [
 ];
 
 function tableHead(): string[] {
-  const head = ['date', 'run', 'kind', 'commit', 'machine', 'load (1 min, start–end)', 'tabletop', ...HISTORY_FIGURES.map((f) => f.head)];
+  const head = [
+    'date',
+    'run',
+    'kind',
+    'commit',
+    'machine',
+    'load (1 min, start–end)',
+    'tabletop',
+    ...HISTORY_FIGURES.map((f) => f.head),
+    'recording CPU (worst)',
+  ];
   return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
 }
 
 /** A history row; the run links to its report. */
 export function historyRow(e: HistoryEntry): string {
   const load = e.load.every(Number.isFinite) ? `${e.load[0].toFixed(2)}–${e.load[1].toFixed(2)}` : '–';
-  const cells = [e.date, `[${e.label}](${e.base}.md)`, e.kind, e.commit, e.machine, load, e.mode, ...e.ratios.map((r) => ratioText(r))];
+  const cells = [
+    e.date,
+    `[${e.label}](${e.base}.md)`,
+    e.kind,
+    e.commit,
+    e.machine,
+    load,
+    e.mode,
+    ...e.ratios.map((r) => ratioText(r)),
+    ratioText(e.recordingCost),
+  ];
   return `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
 }
 
@@ -88,6 +113,16 @@ export function historyRatios(workloads: readonly Workload[], records: readonly 
     if (w === undefined || f === undefined) return undefined;
     return ratio(figureSpread(records, w, 'tabletop', f)?.median, figureSpread(records, w, 'emulator', f)?.median);
   });
+}
+
+/** The highest server CPU per operation of recording on ÷ off over the workloads (undefined without tabletop-off runs). */
+export function worstRecordingCost(workloads: readonly Workload[], records: readonly RunRecord[]): number | undefined {
+  let worst: number | undefined;
+  for (const w of workloads) {
+    const r = recordingCost(w, records)?.serverCpu;
+    if (r !== undefined && (worst === undefined || r > worst)) worst = r;
+  }
+  return worst;
 }
 
 /** "Intel(R) Xeon(R) Processor" → "Intel Xeon"; "AMD EPYC 7B13" stays. */

@@ -1,6 +1,6 @@
 import type { Options } from '../options.js';
 import type { RunRecord, SessionResults } from '../runner.js';
-import type { TargetKind } from '../servers/targets.js';
+import { isTabletop, type TargetKind } from '../servers/targets.js';
 import { spread, ratio } from '../stats/summary.js';
 import type { Spread } from '../stats/summary.js';
 import type { Workload } from '../workloads/workload.js';
@@ -31,7 +31,7 @@ export function markdownReport(input: ReportInput): string {
   out.push(`Command: \`${input.command}\``, '');
   const startups = options.workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
   out.push(
-    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator.`,
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}.`,
     '',
   );
   if (results.warnings.length > 0) {
@@ -42,6 +42,8 @@ export function markdownReport(input: ReportInput): string {
   out.push('## Summary', '');
   out.push(...summaryTable(options.workloads, options.targets, results.records));
   out.push('', `![tabletop vs emulator](${input.chartFile})`, '');
+  if (options.targets.includes('tabletop') && options.targets.includes('tabletop-off'))
+    out.push(...recordingCostSection(options.workloads, results.records), '');
   const lg = options.workloads.filter((w) => w.reference !== undefined);
   if (lg.length > 0) out.push(...loadgenSection(lg, options.targets, results.records), '');
   out.push('## Details', '');
@@ -70,8 +72,18 @@ const SUMMARY_FIGURES: ReadonlySet<FigureKey> = new Set<FigureKey>([
   'idleRssMiB',
 ]);
 
+/** Whether the tables have a "÷" column: tabletop and the emulator both ran. */
+function comparesEmulator(targets: readonly TargetKind[]): boolean {
+  return targets.includes('tabletop') && targets.includes('emulator');
+}
+
+/** tabletop ÷ the emulator, from spreads in `targets` order. */
+function emulatorRatio(targets: readonly TargetKind[], s: readonly (Spread | undefined)[]): string {
+  return ratioText(ratio(s[targets.indexOf('tabletop')]?.median, s[targets.indexOf('emulator')]?.median));
+}
+
 function summaryTable(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
-  const both = targets.length === 2;
+  const both = comparesEmulator(targets);
   const head = ['workload', 'figure', ...targets, ...(both ? ['÷'] : [])];
   const rows: string[][] = [];
   for (const w of workloads) {
@@ -82,7 +94,7 @@ function summaryTable(workloads: readonly Workload[], targets: readonly TargetKi
         w.name,
         betterLabel(f),
         ...s.map((x, i) => (x === undefined ? failedOrMissing(records, w, targets[i]) : num(x.median))),
-        ...(both ? [ratioText(ratio(s[0]?.median, s[1]?.median))] : []),
+        ...(both ? [emulatorRatio(targets, s)] : []),
       ]);
     }
     const errs = records.filter((r) => r.workload === w.name && r.error !== undefined);
@@ -90,6 +102,53 @@ function summaryTable(workloads: readonly Workload[], targets: readonly TargetKi
       rows.push([w.name, 'failed', ...targets.map((k) => failedOrMissing(records, w, k)), ...(both ? ['–'] : [])]);
   }
   return table(head, rows);
+}
+
+/** Throughput and server CPU per operation below which (above which) recording costs more than the issue allows. */
+export const RECORDING_COST_LIMITS = { throughput: 0.95, serverCpu: 1.05 } as const;
+
+/**
+ * What recording costs, per workload: tabletop (recording on) ÷ tabletop-off
+ * (the same build, `serve --insight off`), throughput and server CPU per
+ * operation, with the ratios past the limits marked.
+ */
+export function recordingCostSection(workloads: readonly Workload[], records: readonly RunRecord[]): string[] {
+  const out = [
+    '## Recording cost',
+    '',
+    `tabletop (recording on) ÷ tabletop-off (the same build, \`serve --insight off\`), medians of the same run. The limits: throughput at least ${RECORDING_COST_LIMITS.throughput}×, server CPU per operation at most ${RECORDING_COST_LIMITS.serverCpu}×; **bold** is past one.`,
+    '',
+  ];
+  const rows: string[][] = [];
+  for (const w of workloads) {
+    const r = recordingCost(w, records);
+    if (r === undefined) continue;
+    const mark = (v: number | undefined, bad: boolean): string => (v === undefined ? '–' : bad ? `**${ratioText(v)}**` : ratioText(v));
+    rows.push([
+      w.name,
+      mark(r.throughput, r.throughput !== undefined && r.throughput < RECORDING_COST_LIMITS.throughput),
+      mark(r.serverCpu, r.serverCpu !== undefined && r.serverCpu > RECORDING_COST_LIMITS.serverCpu),
+    ]);
+  }
+  out.push(...table(['workload', 'throughput on ÷ off (higher is better)', 'server CPU/op on ÷ off (lower is better)'], rows));
+  return out;
+}
+
+/** tabletop ÷ tabletop-off for a workload's throughput and server CPU per operation; undefined when neither was measured. */
+export function recordingCost(
+  w: Workload,
+  records: readonly RunRecord[],
+): { readonly throughput: number | undefined; readonly serverCpu: number | undefined } | undefined {
+  if (w.kind === 'startup') return undefined;
+  const of = (key: FigureKey): number | undefined => {
+    const f = figures(w).find((x) => x.key === key);
+    return f === undefined
+      ? undefined
+      : ratio(figureSpread(records, w, 'tabletop', f)?.median, figureSpread(records, w, 'tabletop-off', f)?.median);
+  };
+  const throughput = of('throughput');
+  const serverCpu = of('serverCpu');
+  return throughput === undefined && serverCpu === undefined ? undefined : { throughput, serverCpu };
 }
 
 function failedOrMissing(records: readonly RunRecord[], w: Workload, kind: TargetKind | undefined): string {
@@ -150,13 +209,13 @@ function workloadSection(
   rssCharts: Readonly<Record<string, string>>,
 ): string[] {
   const { targets } = options;
-  const both = targets.length === 2;
+  const both = comparesEmulator(targets);
   const out = [`### ${w.name}: ${w.title}`, '', w.describe(options.settings) + '.', ''];
   const rows: string[][] = [];
   for (const f of figures(w)) {
     const s = targets.map((k) => figureSpread(records, w, k, f));
     if (s.every((x) => x === undefined)) continue;
-    rows.push([betterLabel(f), ...s.map(spreadText), ...(both ? [ratioText(ratio(s[0]?.median, s[1]?.median))] : [])]);
+    rows.push([betterLabel(f), ...s.map(spreadText), ...(both ? [emulatorRatio(targets, s)] : [])]);
   }
   if (rows.length > 0) out.push(...table(['figure', ...targets, ...(both ? ['÷'] : [])], rows));
   const curves = rssSeries(w, targets, records);
@@ -187,7 +246,7 @@ function setupSection(input: ReportInput): string[] {
   lines.push(`- tabletop: commit ${m.tabletopCommit}; mode asked: ${o.tabletopMode}`);
   for (const t of results.targets.values())
     lines.push(
-      `  - ${t.kind} storage: ${t.storage}${t.kind === 'tabletop' ? (t.durable ? ' (durable: writes fsynced)' : ' (not durable)') : ''}`,
+      `  - ${t.kind} storage: ${t.storage}${isTabletop(t.kind) ? (t.durable ? ' (durable: writes fsynced)' : ' (not durable)') : ''}`,
     );
   lines.push(`- Emulator: ${m.emulator}`);
   lines.push(`- Clients: ${m.nodeClient}; load generator on ${m.grpcJs}`);
@@ -206,7 +265,7 @@ function methodSection(cores: number, startup: boolean): string[] {
     '## How these figures are made',
     '',
     '- Both servers are started by the harness on loopback. Bulk loads run on a freshly started, empty server each run; every other workload runs on one long-lived server per target that holds the data set (rows of 10-byte keys and 1 KiB random values, loaded once, not measured) after one unrecorded warm-up run.',
-    '- Runs alternate between targets (tabletop, emulator, tabletop, emulator, ...) so that drift of the machine hits both; both targets get the same keys and seeds.',
+    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range).',
     '- Server CPU is utime + stime of the server process from /proc/<pid>/stat, read before and after the measured part of each run, divided by the operations (or rows) completed. For bulk loads, "after" is once the server is idle again (under 2% of a core for a second), so that the flushes and compactions a load leaves behind count too; throughput and latency stop at the last acknowledgement. "Cores busy" is that CPU time over the wall time of the measured part.',
     '- RSS is VmRSS from /proc/<pid>/status right after the bulk load; "per GiB loaded" divides by the logical bytes loaded (key + qualifier + value of every row). "Growth" subtracts the RSS of the idle server before the load.',
     "- Client CPU is this process's CPU time (Node-client workloads) or the load-generator processes' (load-generator workloads), per operation.",

@@ -8,8 +8,14 @@ import type { ServerProcess } from './server-process.js';
 
 /** The servers the harness benchmarks, started and stopped by the harness itself. */
 
-export type TargetKind = 'tabletop' | 'emulator';
-export const TARGET_KINDS: readonly TargetKind[] = ['tabletop', 'emulator'];
+/** `tabletop-off` is the same build with recording off (`serve --insight off`): what recording costs. */
+export type TargetKind = 'tabletop' | 'tabletop-off' | 'emulator';
+export const TARGET_KINDS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'emulator'];
+
+/** Whether a target is a tabletop server (with or without recording). */
+export function isTabletop(kind: TargetKind): boolean {
+  return kind !== 'emulator';
+}
 
 export type TabletopMode = 'durable' | 'memory';
 
@@ -43,12 +49,13 @@ export interface StartOptions {
 }
 
 export function startTarget(kind: TargetKind, options: StartOptions): Promise<Target> {
-  return kind === 'tabletop' ? startTabletop(options) : startEmulator();
+  if (kind === 'emulator') return startEmulator();
+  return startTabletop(options, kind, kind === 'tabletop-off' ? ['--insight', 'off'] : []);
 }
 
 let warnedInMemoryOnly = false;
 
-async function startTabletop(options: StartOptions): Promise<Target> {
+async function startTabletop(options: StartOptions, kind: TargetKind, serveArgs: readonly string[]): Promise<Target> {
   const main = path.join(options.dist ?? path.join(options.repoRoot, 'dist'), 'cli', 'main.js');
   if (!existsSync(main)) throw new Error(`tabletop is not built: ${main} does not exist (run \`npm run build\`)`);
   const data = options.tabletopMode === 'durable' ? tempDir('data') : undefined;
@@ -60,7 +67,7 @@ async function startTabletop(options: StartOptions): Promise<Target> {
       : SERVER_NODE_FLAGS;
   // TABLETOP_SERVER_ARGS (space-separated): more `serve` options, for experiments (e.g. "--total-memtable-size 32MiB").
   const extra = (process.env['TABLETOP_SERVER_ARGS'] ?? '').split(' ').filter((f) => f !== '');
-  const args = [...nodeFlags, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs, ...extra];
+  const args = [...nodeFlags, main, 'serve', '--host', HOST, '--port', '0', '--http-port', '0', ...storageArgs, ...serveArgs, ...extra];
   let proc: ServerProcess;
   try {
     proc = await spawnServer('tabletop', process.execPath, args, { cwd: options.repoRoot });
@@ -83,7 +90,7 @@ async function startTabletop(options: StartOptions): Promise<Target> {
     }
     const durable = data !== undefined && !inMemoryOnly;
     return {
-      kind: 'tabletop',
+      kind,
       address,
       process: proc,
       storage: storageLine,
