@@ -86,6 +86,15 @@ export function decodeColumn(buf: Uint8Array): Column {
   return col;
 }
 
+/** The boundary set a column names, from its header alone. */
+export function columnSetId(buf: Uint8Array): number {
+  const r = reader(buf, 'history column');
+  r.u8('format');
+  r.varint('start');
+  r.varint('duration');
+  return r.varint('set id');
+}
+
 export function encodeBoundarySet(set: BoundarySet): Buffer {
   const w = new ByteWriter(64 + set.starts.length * 8);
   w.u8(FORMAT);

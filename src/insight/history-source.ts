@@ -16,6 +16,8 @@ export interface HistorySource {
   /**
    * The table's columns of `tier` that overlap [fromMillis, toMillis), ascending by start: the closed ones from the
    * history, and for the finest tier the open column too (live). Throws NotFound for a table that does not exist.
+   * (Insight also returns the open column of a coarser tier: the minute and hour in progress.) Open columns are
+   * the recorder's own objects, still taking adds: read them, never change them.
    */
   columns(table: TableName, tier: number, fromMillis: number, toMillis: number): Promise<readonly Column[]>;
   /** The boundary set `setId` of the table (every set a returned column names can be found). */

@@ -141,6 +141,28 @@ describe('the history store', () => {
     expect(await starts('small')).toEqual([1, 2, 3, 4]);
   });
 
+  it('deletes the boundary sets no column uses any more, never the newest', async () => {
+    const h = await HistoryStore.open(createMemoryEngine(), SPECS, 1 << 30);
+    for (const setId of [3, 4, 5]) await h.writeBoundarySet('t1', { ...SET, setId });
+    const over = (setId: number, start: number): Column => ({ ...col(start, 1), setId });
+    await h.writeColumns(
+      't1',
+      [
+        { tier: 0, column: over(3, T) },
+        { tier: 0, column: over(4, T + 10_000) },
+      ],
+      T + 20_000,
+      sum,
+    );
+    expect((await h.boundarySet('t1', 3))?.setId).toBe(3);
+    // An hour on, both columns expire: sets 3 and 4 go, 5 (the newest) stays.
+    await h.expire(T + 3_700_000);
+    expect(await h.boundarySet('t1', 3)).toBeUndefined();
+    expect(await h.boundarySet('t1', 4)).toBeUndefined();
+    expect((await h.newestBoundarySet('t1'))?.setId).toBe(5);
+    expect(h.bytes).toBeGreaterThan(0);
+  });
+
   it('finds the level that cutting the largest sizes down to frees the excess', () => {
     expect(waterLevel([8, 5], 4)).toBe(4);
     expect(waterLevel([8, 5], 3)).toBe(5);

@@ -1,7 +1,15 @@
 import type { TableName } from '../model/names.js';
 import type { RowStore, RowWrite, StorageEngine, StoreOp } from '../storage/store.js';
 import type { Column } from './column.js';
-import { decodeBoundarySet, decodeColumn, decodeTableName, encodeBoundarySet, encodeColumn, encodeTableName } from './history-codec.js';
+import {
+  columnSetId,
+  decodeBoundarySet,
+  decodeColumn,
+  decodeTableName,
+  encodeBoundarySet,
+  encodeColumn,
+  encodeTableName,
+} from './history-codec.js';
 import type { BoundarySet } from './key-buckets.js';
 import { type ClosedColumn, type TierSpec, retentionStart } from './tiers.js';
 
@@ -21,14 +29,19 @@ const setPrefix = (uid: string): string => `b/${uid}/`;
 const setKey = (uid: string, setId: number): string => `${setPrefix(uid)}${pad(setId, SET_DIGITS)}`;
 const tableKey = (uid: string): string => `t/${uid}`;
 
-/** The history of one table in one tier: starts ascending, with the encoded size of each column. */
+/** The history of one table in one tier: starts ascending, with the encoded size and the boundary set of each column. */
 interface TierIndex {
   starts: number[];
   sizes: number[];
+  setIds: number[];
 }
 
 interface TableIndex {
   readonly tiers: TierIndex[];
+  /** The boundary sets held, ids ascending, with their encoded sizes. */
+  readonly sets: number[];
+  readonly setSizes: number[];
+  /** Encoded bytes of its columns and sets. */
   bytes: number;
 }
 
@@ -43,8 +56,9 @@ interface TableIndex {
  * An index of every column's start and size is kept in memory (read once at
  * open) for expiry and the byte budget: a write of columns also deletes, in
  * the same store write, the columns that fell out of their tier's retention
- * and, once the history is over `maxBytes`, the oldest columns of the
- * largest histories (down to 90% of the budget).
+ * and, once the history (columns and sets) is over `maxBytes`, the oldest
+ * columns of the largest histories (down to 90% of the budget); a set older
+ * than every column of its table goes with them (the newest set stays).
  */
 export class HistoryStore {
   private readonly index = new Map<string, TableIndex>();
@@ -70,7 +84,7 @@ export class HistoryStore {
     return h;
   }
 
-  /** Encoded bytes of every column held. */
+  /** Encoded bytes of every column and boundary set held (what the budget bounds). */
   get bytes(): number {
     return this.totalBytes;
   }
@@ -87,7 +101,18 @@ export class HistoryStore {
   }
 
   writeBoundarySet(uid: string, set: BoundarySet): Promise<void> {
-    return this.put([{ key: setKey(uid, set.setId), ops: putOps(encodeBoundarySet(set)) }]);
+    const value = encodeBoundarySet(set);
+    const t = this.tableIndex(uid);
+    const i = bisect(t.sets, set.setId);
+    if (t.sets[i] === set.setId) {
+      this.account(t, value.length - t.setSizes[i]!);
+      t.setSizes[i] = value.length;
+    } else {
+      t.sets.splice(i, 0, set.setId);
+      t.setSizes.splice(i, 0, value.length);
+      this.account(t, value.length);
+    }
+    return this.put([{ key: setKey(uid, set.setId), ops: putOps(value) }]);
   }
 
   async boundarySet(uid: string, setId: number): Promise<BoundarySet | undefined> {
@@ -132,9 +157,11 @@ export class HistoryStore {
       if (held) {
         this.account(t, value.length - at.sizes[i]!);
         at.sizes[i] = value.length;
+        at.setIds[i] = col.setId;
       } else {
         at.starts.splice(i, 0, col.startMillis);
         at.sizes.splice(i, 0, value.length);
+        at.setIds.splice(i, 0, col.setId);
         this.account(t, value.length);
       }
     }
@@ -147,6 +174,7 @@ export class HistoryStore {
   async expire(nowMillis: number): Promise<void> {
     const writes: RowWrite[] = [];
     for (const [uid, t] of this.index) this.expireInto(uid, t, nowMillis, writes);
+    this.trimInto(writes);
     if (writes.length > 0) await this.put(writes);
   }
 
@@ -174,7 +202,7 @@ export class HistoryStore {
     await this.put([{ key: tableKey(uid), ops: [{ kind: 'deleteRow' }] }]);
   }
 
-  /** Every table uid that has columns, with its history's encoded bytes. */
+  /** Every table uid with history, with its encoded bytes (columns and sets). */
   historyBytes(): Map<string, number> {
     return new Map([...this.index].map(([uid, t]) => [uid, t.bytes]));
   }
@@ -205,7 +233,25 @@ export class HistoryStore {
       if (n > 0) {
         at.starts.splice(0, n);
         at.sizes.splice(0, n);
+        at.setIds.splice(0, n);
       }
+    }
+    this.dropUnusedSets(uid, t, writes);
+  }
+
+  /** Deletes the sets older than every column's (the newest set always stays: the recorder's). */
+  private dropUnusedSets(uid: string, t: TableIndex, writes: RowWrite[]): void {
+    let oldest = Infinity;
+    for (const at of t.tiers) for (const id of at.setIds) if (id < oldest) oldest = id;
+    let n = 0;
+    while (n < t.sets.length - 1 && t.sets[n]! < oldest) {
+      writes.push({ key: setKey(uid, t.sets[n]!), ops: DELETE });
+      this.account(t, -t.setSizes[n]!);
+      n++;
+    }
+    if (n > 0) {
+      t.sets.splice(0, n);
+      t.setSizes.splice(0, n);
     }
   }
 
@@ -222,6 +268,7 @@ export class HistoryStore {
       excess,
     );
     for (const [uid, t] of this.index) {
+      if (t.bytes <= level) continue;
       while (t.bytes > level) {
         let tier = -1;
         let end = Infinity;
@@ -238,7 +285,9 @@ export class HistoryStore {
         this.account(t, -at.sizes[0]!);
         at.starts.shift();
         at.sizes.shift();
+        at.setIds.shift();
       }
+      this.dropUnusedSets(uid, t, writes);
     }
   }
 
@@ -250,7 +299,7 @@ export class HistoryStore {
   private tableIndex(uid: string): TableIndex {
     let t = this.index.get(uid);
     if (t === undefined) {
-      t = { tiers: this.specs.map(() => ({ starts: [], sizes: [] })), bytes: 0 };
+      t = { tiers: this.specs.map(() => ({ starts: [], sizes: [], setIds: [] })), sets: [], setSizes: [], bytes: 0 };
       this.index.set(uid, t);
     }
     return t;
@@ -265,7 +314,16 @@ export class HistoryStore {
       const at = this.tableIndex(m[1]!).tiers[tier]!;
       at.starts.push(Number(m[3]));
       at.sizes.push(row.value.length);
+      at.setIds.push(columnSetId(row.value));
       this.account(this.index.get(m[1]!)!, row.value.length);
+    }
+    for (const row of await this.rows('b/', 'b0')) {
+      const m = /^b\/([^/]+)\/(\d+)$/.exec(row.key);
+      if (m === null) continue;
+      const t = this.tableIndex(m[1]!);
+      t.sets.push(Number(m[2]));
+      t.setSizes.push(row.value.length);
+      this.account(t, row.value.length);
     }
   }
 

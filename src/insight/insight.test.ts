@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL, type Fixture, createTable, drain, family, openDb, set, tableName } from '../db/testing/db-fixture.js';
+import { ALL, type Fixture, T0, createTable, drain, family, openDb, set, tableName } from '../db/testing/db-fixture.js';
 import { isTabletopError } from '../model/errors.js';
 import type { TableName } from '../model/names.js';
 import { MemoryFileSystem } from '../storage/fs/memory-fs.js';
@@ -15,8 +15,8 @@ async function setUp(
 ): Promise<{ f: Fixture; insight: Insight }> {
   let clock: Fixture['clock'] | undefined;
   const insight = new Insight({
-    // The fixture's ManualClock, once it exists (tables are opened after it).
-    clock: { nowMicros: () => clock!.nowMicros() },
+    // The fixture's ManualClock once it exists (it starts at T0; the database opens its tables before).
+    clock: { nowMicros: () => clock?.nowMicros() ?? T0 },
     config: { insightBucketMillis: BUCKET, insightMaxHistoryBytes: 1 << 30, ...options.config },
     rebinColumn: rebinByStart,
     tickMillis: false,

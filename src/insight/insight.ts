@@ -22,6 +22,12 @@ const EXACT_UP_TO_ROWS = 2000;
 /** Samples per bucket asked of a sampled key distribution. */
 const SAMPLES_PER_BUCKET = 4;
 const EXPIRE_EVERY_MILLIS = 60_000;
+/**
+ * A table past EXACT_UP_TO_ROWS gets a new set at most once per this many finest buckets (a minute by default),
+ * counted from its first set: its distribution walks the stores' samples and every memtable row (~30 ms for 100,000
+ * rows), which a bulk load must not pay for at its first column.
+ */
+const SAMPLED_EVERY_BUCKETS = 6;
 
 export interface InsightOptions {
   readonly clock: Clock;
@@ -151,6 +157,7 @@ export class Insight implements AccessRecorder, HistorySource {
 
   openTable(uid: string, name: TableName): TableAccess {
     const state = new TableState(uid, name, this.clock, this.tiers, (column, onto) => this.rebinOnto(state, column, onto));
+    state.setAtMillis = this.nowMillis();
     this.tables.set(uid, state);
     const history = this.history;
     if (history !== undefined) {
@@ -309,7 +316,9 @@ export class Insight implements AccessRecorder, HistorySource {
       try {
         closed = col !== undefined ? state.rollup.add(col) : state.rollup.advance(now);
       } catch (e) {
+        // Folding into a coarser tier failed (no re-binning): the finest column is still kept.
         this.onError(e);
+        if (col !== undefined) closed = [{ tier: 0, column: col }];
       }
       if (closed.length > 0) this.persist(state, closed, now);
       if (col !== undefined) {
@@ -362,7 +371,8 @@ export class Insight implements AccessRecorder, HistorySource {
       nowMillis: now,
       setAtMillis: state.setAtMillis,
     });
-    if (recompute || state.recorder.boundaries.starts.length > this.bucketShare()) this.queueRecompute(state);
+    const sampledTooSoon = size.rows > EXACT_UP_TO_ROWS && now - state.setAtMillis < SAMPLED_EVERY_BUCKETS * this.tiers[0]!.millis;
+    if ((recompute && !sampledTooSoon) || state.recorder.boundaries.starts.length > this.bucketShare()) this.queueRecompute(state);
   }
 
   private queueRecompute(state: TableState): void {
