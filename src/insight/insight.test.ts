@@ -105,6 +105,29 @@ describe('insight', () => {
     await f.db.close();
   });
 
+  it('remakes the set of a table past 2,000 rows at most once a minute from its first one', async () => {
+    const { f, insight } = await setUp();
+    const name = await createTable(f, [family('cf')]);
+    await writeRows(
+      f,
+      name,
+      Array.from({ length: 3000 }, (_, i) => `r${String(i).padStart(5, '0')}`),
+    );
+    await advance(f, insight, BUCKET);
+    // Sampled sizes: no new set yet, however much the rows moved.
+    expect((await insight.currentBoundaries(name)).setId).toBe(1);
+    for (let i = 0; i < 5; i++) {
+      await writeRows(f, name, [`s${i}`]);
+      await advance(f, insight, BUCKET);
+    }
+    // A minute after the first set: the next column close makes one.
+    const set = await insight.currentBoundaries(name);
+    expect(set.setId).toBe(2);
+    expect(set.starts.length).toBeGreaterThan(100);
+    await insight.close();
+    await f.db.close();
+  });
+
   it('answers NotFound for a table it does not know, and drops the history of a deleted table', async () => {
     const { f, insight } = await setUp();
     try {

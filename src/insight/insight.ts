@@ -402,7 +402,7 @@ export class Insight implements AccessRecorder, HistorySource {
     const size = db.tableSize(state.name);
     const dist = await db.keyDistribution(state.name, {
       exactUpToRows: EXACT_UP_TO_ROWS,
-      bytesPerPiece: Math.max(4096, Math.ceil(size.storedBytes / (SAMPLES_PER_BUCKET * maxBuckets))),
+      bytesPerPiece: Math.max(256, Math.ceil(size.storedBytes / (SAMPLES_PER_BUCKET * maxBuckets))),
     });
     if (this.closed || this.tables.get(state.uid) !== state) return;
     const set = buildBoundaries(dist, state.nextSetId, maxBuckets);

@@ -153,8 +153,10 @@ export class TableRecorder implements TableAccess {
 }
 
 function touchEdge(col: Column, bucket: number, key: ByteString): void {
-  if (bucket === 0) col.firstEdge = widen(col.firstEdge, key);
-  if (bucket === col.buckets - 1) col.lastEdge = widen(col.lastEdge, key);
+  if (bucket !== 0) col.lastEdge = widen(col.lastEdge, key);
+  else if (col.buckets > 1) col.firstEdge = widen(col.firstEdge, key);
+  // One bucket (a new table's set): the first bucket is the last, one span serves both.
+  else col.firstEdge = col.lastEdge = widen(col.firstEdge, key);
 }
 
 function widen(span: KeySpan | undefined, key: ByteString): KeySpan {
