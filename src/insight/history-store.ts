@@ -189,17 +189,20 @@ export class HistoryStore {
 
   /** Drops a table's whole history (the table was deleted). */
   async dropTable(uid: string): Promise<void> {
+    // Row deletes of the keys the index knows, in one write: a dropRange would be a manifest edit and a compaction
+    // of the store (a bulk load right after a table's deletion paid ~10% more CPU per row with them).
+    const writes: RowWrite[] = [{ key: tableKey(uid), ops: DELETE }];
     const t = this.index.get(uid);
     if (t !== undefined) {
       this.totalBytes -= t.bytes;
       this.index.delete(uid);
+      t.tiers.forEach((at, tier) => {
+        for (const start of at.starts) writes.push({ key: columnKey(uid, tier, start), ops: DELETE });
+      });
+      for (const id of t.sets) writes.push({ key: setKey(uid, id), ops: DELETE });
     }
-    const store = this.store;
-    if (store === undefined || this.closed) return;
-    for (const prefix of [columnPrefix(uid), setPrefix(uid)]) {
-      await store.dropRange({ start: prefix, end: `${prefix.slice(0, -1)}0` });
-    }
-    await this.put([{ key: tableKey(uid), ops: [{ kind: 'deleteRow' }] }]);
+    if (this.store === undefined) return;
+    await this.put(writes);
   }
 
   /** Every table uid with history, with its encoded bytes (columns and sets). */
