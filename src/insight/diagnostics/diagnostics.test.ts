@@ -97,6 +97,9 @@ describe('diagnostics', () => {
     for (const seed of [1, 2, 3]) {
       const ds = await run({ load: even(seed) });
       for (const k of TRAFFIC_KINDS) expect(kinds(ds)).not.toContain(k);
+      const e = even(seed);
+      const short = await run({ load: (s, b) => (s >= 80 && s < 88 ? e(s, b) : {}) });
+      for (const k of TRAFFIC_KINDS) expect(kinds(short)).not.toContain(k);
     }
   });
 
@@ -124,7 +127,8 @@ describe('diagnostics', () => {
     const [d] = only(ds, 'high_write_pressure');
     expect(d!.severity).toBe('danger');
     expect(d!.keyRange.startText).toBe('k0042');
-    expect(d!.message).toMatch(/The single row "k0042" took 6\d% of the table's writes \(20\d ops\/s\)/);
+    expect(d!.keyRange.endText).toBe('k0043');
+    expect(d!.message).toMatch(/A single row \(the only one in keys \[k0042, k0043\)\) took 6\d% of the table's writes \(20\d ops\/s\)/);
     expect(d!.advice).toMatch(/no split can spread a single row/);
     expect(ds[0]).toBe(d);
   });
@@ -138,7 +142,9 @@ describe('diagnostics', () => {
     const [d] = only(ds, 'high_read_pressure');
     expect(d!.severity).toBe('danger');
     expect(d!.keyRange.startText).toBe('k0007#counter');
+    expect(d!.keyRange.endText).toBe('k0007#counter\\x00');
     expect(d!.evidence.singleRow).toBe(true);
+    expect(d!.message).toMatch(/The single row "k0007#counter" took/);
   });
 
   it('need the range hot in at least three columns and at 10 ops/s', async () => {
@@ -159,6 +165,26 @@ describe('diagnostics', () => {
     expect(d!.keyRange.startText).toBe('');
     expect(d!.message).toMatch(/^Sequential keys: writes moved steadily up the key space, from \[\(start\), k0001\) to \[k0098, k0099\)/);
     expect(d!.advice).toMatch(/field promotion.*salting.*reverse timestamp/s);
+  });
+
+  it('see a diagonal in a short sequential load that fills a small table in eight columns', async () => {
+    const ds = await run({ load: (s, b) => (s >= 80 && s < 88 && Math.floor(b / 12.5) === s - 80 ? { write_ops: 40 } : {}) });
+    const [d] = only(ds, 'sequential_keys');
+    expect(d!.evidence.columns).toBe(8);
+    expect(d!.timeRange).toEqual({ from: '2026-11-27T08:13:20.000Z', to: '2026-11-27T08:14:40.000Z' });
+    expect(d!.keyRange.startText).toBe('');
+    expect(d!.keyRange.endText! >= 'k0095').toBe(true);
+  });
+
+  it('name the one key a hot edge bucket saw', async () => {
+    const ds = await run({
+      rowsPer: 5000,
+      load: plus(even(), (_, b) => (b === BUCKETS - 1 ? { write_ops: 3000 } : {})),
+      edges: () => ({ lastEdge: { min: 'k0099#hot', max: 'k0099#hot' } }),
+    });
+    const [d] = only(ds, 'high_write_pressure');
+    expect(d!.severity).toBe('danger');
+    expect(d!.evidence.key).toBe('k0099#hot');
   });
 
   it('see reverse timestamps as a falling diagonal', async () => {

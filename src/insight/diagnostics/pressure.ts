@@ -95,9 +95,15 @@ function describe(
   const serving = hotSteps.reduce((s, k) => s + servingRate(ctx, k, first, last), 0) / hotSteps.length;
   const time = stepsRange(ctx, Math.min(...hotSteps), Math.max(...hotSteps));
   const row = singleRow(ctx, first, last, hotSteps);
-  const keyRange: KeyRangeJson = row === undefined ? bucketsKeyRange(ctx, first, last) : keyRangeJson(row, keySuccessor(row));
+  const key = row?.key;
+  const keyRange: KeyRangeJson = key === undefined ? bucketsKeyRange(ctx, first, last) : keyRangeJson(key, keySuccessor(key));
   const what = side === 'read' ? 'reads' : 'writes';
-  const where = row === undefined ? `Keys ${rangeText(keyRange)}` : `The single row "${printable(row)}"`;
+  const where =
+    row === undefined
+      ? `Keys ${rangeText(keyRange)}`
+      : key === undefined
+        ? `A single row (the only one in keys ${rangeText(keyRange)})`
+        : `The single row "${printable(key)}"`;
   const message =
     `High ${side} pressure: some key ranges in the table experienced high ${side} pressure. ` +
     `${where} took ${percent(inRange / table)} of the table's ${what} (${fmt(inRange)} ops/s) in ` +
@@ -111,6 +117,7 @@ function describe(
     servingMicrosPerSecond: round(serving),
     pressureIndex: round((100 * serving) / ctx.thresholds.nodeMicrosPerSecond),
     singleRow: row !== undefined,
+    ...(key === undefined ? {} : { key: printable(key) }),
   };
   const kind = side === 'read' ? 'high_read_pressure' : 'high_write_pressure';
   return diagnostic(
@@ -131,19 +138,20 @@ function servingRate(ctx: DiagnosticContext, step: number, first: number, last: 
 
 /**
  * The row that carries a hot range, when one does: a hot row the tablet
- * manager names inside it, else the one key an edge bucket saw, else the
- * start of a bucket that holds one row.
+ * manager names inside it, else the one key an edge bucket saw, else a
+ * bucket that holds one row (its key unknown: a boundary is the shortest key
+ * above the row before, not always the row's own).
  */
-function singleRow(ctx: DiagnosticContext, first: number, last: number, steps: readonly number[]): ByteString | undefined {
+function singleRow(ctx: DiagnosticContext, first: number, last: number, steps: readonly number[]): { key?: ByteString } | undefined {
   const { set } = ctx.window;
   const lo = set.starts[first]!;
   const hi = set.starts[last + 1];
   const named = ctx.hotRows.find((k) => k >= lo && (hi === undefined || k < hi));
-  if (named !== undefined) return named;
+  if (named !== undefined) return { key: named };
   if (first !== last) return undefined;
   const edge = edgeKey(ctx, first, steps);
-  if (edge !== undefined) return edge;
-  return set.rows[first] === 1 && !set.estimated && lo !== '' ? lo : undefined;
+  if (edge !== undefined) return { key: edge };
+  return set.rows[first] === 1 && !set.estimated ? {} : undefined;
 }
 
 /** The single key every hot step touched in edge bucket `b` (0 or the last), if there was one. */

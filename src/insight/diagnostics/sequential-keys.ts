@@ -15,17 +15,29 @@ import {
 } from './context.js';
 
 /**
+ * A short load into a small table fills a large part of the key axis per
+ * column: with `n` active columns a diagonal's band is about 1/n of the axis,
+ * so the band allowed is the larger of `sequentialBucketShare` and
+ * BAND_COLUMNS / n, at most MAX_BAND_SHARE (an even load needs most buckets
+ * for most of its writes, far beyond it).
+ */
+const BAND_COLUMNS = 1.5;
+const MAX_BAND_SHARE = 0.25;
+
+/**
  * A diagonal band: sequentially increasing (or decreasing) keys, such as a
  * leading timestamp. At least `sequentialColumns` steps each put
  * `sequentialConcentration` of their writes into at most
- * `sequentialBucketShare` of the buckets, and the write-weighted median
+ * `sequentialBucketShare` of the buckets (see BAND_COLUMNS), and the write-weighted median
  * bucket of those steps moves one way in `sequentialMonotone` of the steps and
  * by `sequentialTravel` of the key axis overall.
  */
 export const sequentialKeys: DiagnosticRule = (ctx) => {
   const t = ctx.thresholds;
   const writes = rates(ctx, 'write_ops');
-  const hot = writes.flatMap((row, step) => concentrated(ctx, row, step) ?? []);
+  const active = writes.filter((row) => row.some((x) => x > 0)).length;
+  const band = Math.min(MAX_BAND_SHARE, Math.max(t.sequentialBucketShare, BAND_COLUMNS / active));
+  const hot = writes.flatMap((row, step) => concentrated(ctx, row, step, band) ?? []);
   if (hot.length < t.sequentialColumns) return [];
   let up = 0;
   let down = 0;
@@ -52,12 +64,12 @@ interface Concentrated {
   readonly writesPerSecond: number;
 }
 
-function concentrated(ctx: DiagnosticContext, row: Float64Array, step: number): Concentrated | undefined {
+function concentrated(ctx: DiagnosticContext, row: Float64Array, step: number, band: number): Concentrated | undefined {
   const t = ctx.thresholds;
   const total = row.reduce((s, x) => s + x, 0);
   if (total <= 0) return undefined;
   const order = Array.from(row.keys()).sort((a, b) => row[b]! - row[a]!);
-  const allowed = Math.max(1, Math.ceil(t.sequentialBucketShare * row.length));
+  const allowed = Math.max(1, Math.ceil(band * row.length));
   let taken = 0;
   let used = 0;
   while (taken < t.sequentialConcentration * total && used < order.length) taken += row[order[used++]!]!;
