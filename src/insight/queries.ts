@@ -4,6 +4,7 @@ import { DEFAULT_THRESHOLDS, type DiagnosticThresholds, diagnosticContext, runDi
 import { heatmap } from './heatmap-query.js';
 import type { HistorySource } from './history-source.js';
 import { iso, loadWindow } from './query-window.js';
+import { retentionStart } from './tiers.js';
 
 /** The diagnostics' default window: the last 15 minutes (the Key Visualizer's pressure interval). */
 export const DEFAULT_DIAGNOSTICS_MILLIS = 15 * 60_000;
@@ -22,7 +23,19 @@ export function insightQueries(source: HistorySource, thresholds: Partial<Diagno
   };
 }
 
-/** The table's diagnostics over `window` (either end missing: the last DEFAULT_DIAGNOSTICS_MILLIS up to now). */
+/**
+ * The start of the default window ending at `toMillis`: DEFAULT_DIAGNOSTICS_MILLIS
+ * before it, or as far back as the finest tier holds if that is less (short
+ * time buckets in tests: 500 ms columns keep 3 minutes), so that the default
+ * window is always read at the finest resolution.
+ */
+export function defaultFrom(source: HistorySource, toMillis: number): number {
+  const finest = source.tiers[0];
+  const held = finest === undefined ? -Infinity : retentionStart(finest, source.nowMillis());
+  return Math.min(toMillis - 1, Math.max(toMillis - DEFAULT_DIAGNOSTICS_MILLIS, held));
+}
+
+/** The table's diagnostics over `window` (either end missing: the default window, `defaultFrom`, up to now). */
 export async function diagnostics(
   source: HistorySource,
   table: TableName,
@@ -30,7 +43,7 @@ export async function diagnostics(
   thresholds: DiagnosticThresholds = DEFAULT_THRESHOLDS,
 ): Promise<DiagnosticsJson> {
   const toMillis = window.toMillis ?? source.nowMillis();
-  const fromMillis = window.fromMillis ?? toMillis - DEFAULT_DIAGNOSTICS_MILLIS;
+  const fromMillis = window.fromMillis ?? defaultFrom(source, toMillis);
   const w = await loadWindow(source, table, fromMillis, toMillis);
   const [largest, hot] = await Promise.all([source.largestRows(table), source.hotRows(table)]);
   const ctx = diagnosticContext(w, thresholds, largest, hot);

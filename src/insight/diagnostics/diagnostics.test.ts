@@ -103,6 +103,14 @@ describe('diagnostics', () => {
     }
   });
 
+  it('stay quiet on salted timestamps (parallel diagonals, one per salt) that start with the table', async () => {
+    // Ten salts of ten buckets each; in each salt the keys rise with time (salt#timestamp).
+    for (const rate of [30, 300]) {
+      const ds = await run({ load: (s, b) => (s >= 30 && b % 10 === Math.floor(((s - 30) * 10) / 60) ? { write_ops: rate } : {}) });
+      for (const k of TRAFFIC_KINDS) expect(kinds(ds)).not.toContain(k);
+    }
+  });
+
   it('name a hot key range with high write pressure (warning), its share, rate and window', async () => {
     const ds = await run({ load: plus(even(), (_, b) => (b >= 20 && b < 25 ? { write_ops: 1000, serving_micros: 50_000 } : {})) });
     const [d, ...rest] = only(ds, 'high_write_pressure');
@@ -209,6 +217,8 @@ describe('diagnostics', () => {
     expect(d!.keyRange.endText).toBe('k0065');
     expect(d!.timeRange.from).toBe('2026-11-27T08:10:00.000Z');
     expect(d!.evidence.opsPerSecond).toBeGreaterThan(200);
+    const together = await run({ load: (s, b) => (s >= 60 ? { write_ops: b >= 60 && b < 65 ? 500 : 10 } : {}) });
+    expect(kinds(together)).not.toContain('sudden_onset');
   });
 
   it('state the period of periodic activity', async () => {

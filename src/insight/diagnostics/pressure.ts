@@ -154,7 +154,11 @@ function singleRow(ctx: DiagnosticContext, first: number, last: number, steps: r
   return set.rows[first] === 1 && !set.estimated ? {} : undefined;
 }
 
-/** The single key every hot step touched in edge bucket `b` (0 or the last), if there was one. */
+/**
+ * The single key edge bucket `b` (0 or the last) saw: the one key of at
+ * least half of the hot steps' edge spans, inside all of them (a column
+ * re-binned from a coarser set may carry a wider span).
+ */
 function edgeKey(ctx: DiagnosticContext, b: number, steps: readonly number[]): ByteString | undefined {
   const n = bucketCount(ctx);
   if (b !== 0 && b !== n - 1) return undefined;
@@ -162,6 +166,8 @@ function edgeKey(ctx: DiagnosticContext, b: number, steps: readonly number[]): B
     const sum = ctx.steps[k]?.sum;
     return b === 0 ? sum?.firstEdge : sum?.lastEdge;
   });
-  const key = spans[0]?.min;
-  return key !== undefined && spans.every((s) => s !== undefined && s.min === key && s.max === key) ? key : undefined;
+  const points = spans.filter((s) => s !== undefined && s.min === s.max).map((s) => s!.min);
+  const key = points.sort()[points.length >> 1];
+  if (key === undefined || points.filter((p) => p === key).length * 2 < spans.length) return undefined;
+  return spans.every((s) => s !== undefined && s.min <= key && key <= s.max) ? key : undefined;
 }

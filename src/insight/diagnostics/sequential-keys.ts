@@ -75,7 +75,10 @@ function concentrated(ctx: DiagnosticContext, row: Float64Array, step: number, b
   while (taken < t.sequentialConcentration * total && used < order.length) taken += row[order[used++]!]!;
   if (used > allowed) return undefined;
   const top = order.slice(0, used);
-  return { step, first: Math.min(...top), last: Math.max(...top), median: weightedMedian(row, total), writesPerSecond: total };
+  const [first, last] = [Math.min(...top), Math.max(...top)];
+  // One band, not several spots far apart (salted timestamps draw parallel diagonals, one per salt).
+  if (last - first + 1 > 2 * allowed) return undefined;
+  return { step, first, last, median: weightedMedian(row, total), writesPerSecond: total };
 }
 
 /** The bucket position (fractional) below which half of the row's weight lies. */

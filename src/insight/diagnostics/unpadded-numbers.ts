@@ -4,6 +4,9 @@ import { keyRangeJson } from '../key-range-json.js';
 import { type DiagnosticRule, diagnostic, windowRange } from './context.js';
 import { sampleKeys } from './key-samples.js';
 
+/** Out-of-order neighbours needed: one alone is often a salt prefix (`15#` before `2#`), where order does not matter. */
+const MIN_PAIRS = 2;
+
 /**
  * Unpadded numbers: two neighbouring keys first differ in a run of digits,
  * neither with a leading zero, and the longer (larger) number sorts first:
@@ -13,7 +16,7 @@ export const unpaddedNumbers: DiagnosticRule = (ctx) => {
   const keys = sampleKeys(ctx);
   const pairs: [ByteString, ByteString][] = [];
   for (let i = 1; i < keys.length; i++) if (outOfOrder(keys[i - 1]!, keys[i]!)) pairs.push([keys[i - 1]!, keys[i]!]);
-  if (pairs.length === 0) return [];
+  if (pairs.length < MIN_PAIRS) return [];
   const [a, b] = pairs[0]!;
   const message =
     `Unpadded numbers: keys hold numbers of different lengths without zero padding, so byte order is not numeric ` +
