@@ -99,7 +99,7 @@ export interface HeatmapJson {
   readonly resolutionSeconds: number;
   readonly from: string;
   readonly to: string;
-  /** Start of each column (ISO), ascending; a column without recording (the server was down) is all zeros. */
+  /** Start of each column (ISO), ascending; a column without recording (the server was down, no traffic) has null values. */
   readonly times: readonly string[];
   /** The key buckets, top (lowest key) to bottom: the newest boundary set in the window. */
   readonly buckets: readonly HeatmapBucketJson[];

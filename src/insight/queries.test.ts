@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTabletopError } from '../model/errors.js';
 import type { Metric } from './api-types.js';
-import { DEFAULT_DIAGNOSTICS_MILLIS, insightQueries } from './queries.js';
+import { DEFAULT_DIAGNOSTICS_MILLIS, defaultFrom, insightQueries } from './queries.js';
 import { MemoryHistory, TABLE, at, boundarySet, column } from './testing/synthetic.js';
 
 const NOW = Date.UTC(2026, 10, 27, 8, 15, 0);
@@ -32,6 +32,15 @@ describe('insightQueries', () => {
     const pressure = d.diagnostics.find((x) => x.kind === 'high_write_pressure');
     expect(pressure?.severity).toBe('danger');
     expect(pressure?.evidence.columns).toBe(90);
+  });
+
+  it('keeps a default window within what the finest tier holds', async () => {
+    const fine = new MemoryHistory(NOW, 500).addSet(boundarySet(1, []));
+    expect(defaultFrom(fine, NOW)).toBe(NOW - 360 * 500);
+    expect(defaultFrom(fine, NOW, 1000)).toBe(NOW - 1000);
+    expect(defaultFrom(history(), NOW, 3_600_000)).toBe(NOW - 3_600_000);
+    const d = await insightQueries(fine).diagnostics(TABLE);
+    expect(d.from).toBe(new Date(NOW - 180_000).toISOString());
   });
 
   it('takes lowered thresholds', async () => {

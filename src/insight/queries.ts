@@ -24,15 +24,16 @@ export function insightQueries(source: HistorySource, thresholds: Partial<Diagno
 }
 
 /**
- * The start of the default window ending at `toMillis`: DEFAULT_DIAGNOSTICS_MILLIS
- * before it, or as far back as the finest tier holds if that is less (short
- * time buckets in tests: 500 ms columns keep 3 minutes), so that the default
- * window is always read at the finest resolution.
+ * The start of a default window of `spanMillis` ending at `toMillis`: that
+ * far back, or as far back as the finest tier holds if that is less (short
+ * time buckets in tests: 500 ms columns keep 3 minutes), so that a default
+ * window is always read at the finest resolution. The HTTP API can use it for
+ * the heatmap's default hour too.
  */
-export function defaultFrom(source: HistorySource, toMillis: number): number {
+export function defaultFrom(source: HistorySource, toMillis: number, spanMillis = DEFAULT_DIAGNOSTICS_MILLIS): number {
   const finest = source.tiers[0];
   const held = finest === undefined ? -Infinity : retentionStart(finest, source.nowMillis());
-  return Math.min(toMillis - 1, Math.max(toMillis - DEFAULT_DIAGNOSTICS_MILLIS, held));
+  return Math.min(toMillis - 1, Math.max(toMillis - spanMillis, held));
 }
 
 /** The table's diagnostics over `window` (either end missing: the default window, `defaultFrom`, up to now). */
