@@ -121,6 +121,19 @@ export function sumRange(a: ArrayLike<number>, first: number, last: number): num
   return s;
 }
 
+/**
+ * Narrows [first, last] by dropping the smaller end while what remains still
+ * sums to `keep`: the fewest buckets that carry a load. Returns the run and its sum.
+ */
+export function narrowRun(values: ArrayLike<number>, first: number, last: number, keep: number): [number, number, number] {
+  let sum = sumRange(values, first, last);
+  while (first < last && sum - Math.min(values[first]!, values[last]!) >= keep) {
+    if (values[first]! <= values[last]!) sum -= values[first++]!;
+    else sum -= values[last--]!;
+  }
+  return [first, last, sum];
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) return 0;
   const s = [...values].sort((a, b) => a - b);

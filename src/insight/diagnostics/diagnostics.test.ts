@@ -141,6 +141,14 @@ describe('diagnostics', () => {
     expect(ds[0]).toBe(d);
   });
 
+  it('in a table of a few rows, see a hot row but not an even load', async () => {
+    const even3 = await run({ starts: ['b', 'c'], load: even() });
+    expect(kinds(even3)).not.toContain('high_write_pressure');
+    expect(kinds(even3)).not.toContain('high_read_pressure');
+    const hot5 = await run({ starts: ['b', 'c', 'd', 'e'], load: plus(even(), (_, b) => (b === 2 ? { write_ops: 2000 } : {})) });
+    expect(only(hot5, 'high_write_pressure').map((d) => [d.severity, d.keyRange.startText])).toEqual([['danger', 'c']]);
+  });
+
   it('name a hot row the tablet manager reports inside a bucket of many rows', async () => {
     const ds = await run({
       rowsPer: 1000,

@@ -15,6 +15,7 @@ import {
   round,
   runs,
   stepsRange,
+  narrowRun,
   sumRange,
   timeText,
 } from './context.js';
@@ -28,6 +29,13 @@ import {
  */
 export const highWritePressure: DiagnosticRule = (ctx) => pressure(ctx, 'write');
 export const highReadPressure: DiagnosticRule = (ctx) => pressure(ctx, 'read');
+
+/**
+ * A hot range takes at least this many times its share of the buckets: in
+ * tables of a few rows, where one bucket is more than `hotRangeShare` of the
+ * rows, an even load does not make each row "hot".
+ */
+const MIN_LIFT = 4;
 
 /** A step's hot range [first, last] with its ops per second. */
 interface HotStep {
@@ -64,20 +72,16 @@ function hotRange(ctx: DiagnosticContext, row: Float64Array, step: number): HotS
   if (total <= 0) return undefined;
   const width = Math.max(1, Math.floor(t.hotRangeShare * row.length));
   let best = 0;
-  let sum = 0;
+  let window = 0;
   let bestSum = -1;
   for (let b = 0; b < row.length; b++) {
-    sum += row[b]! - (b >= width ? row[b - width]! : 0);
-    if (b >= width - 1 && sum > bestSum) [best, bestSum] = [b - width + 1, sum];
+    window += row[b]! - (b >= width ? row[b - width]! : 0);
+    if (b >= width - 1 && window > bestSum) [best, bestSum] = [b - width + 1, window];
   }
-  let first = best;
-  let last = Math.min(row.length - 1, best + width - 1);
   const keep = t.hotOpsShare * total;
-  while (first < last && bestSum - Math.min(row[first]!, row[last]!) >= keep) {
-    if (row[first]! <= row[last]!) bestSum -= row[first++]!;
-    else bestSum -= row[last--]!;
-  }
-  if (bestSum < keep || bestSum < t.hotMinOpsPerSecond) return undefined;
+  const [first, last, sum] = narrowRun(row, best, Math.min(row.length - 1, best + width - 1), keep);
+  const lift = sum / total / ((last - first + 1) / row.length);
+  if (sum < keep || sum < t.hotMinOpsPerSecond || lift < MIN_LIFT) return undefined;
   return { step, first, last };
 }
 

@@ -7,6 +7,7 @@ import {
   diagnostic,
   fmt,
   median,
+  narrowRun,
   rates,
   round,
   stepsRange,
@@ -79,13 +80,8 @@ function onsetOf(ctx: DiagnosticContext, series: readonly number[][], i: number)
 function carried(ops: readonly Float64Array[], first: number, last: number, step: number): [number, number] {
   const total = new Float64Array(last + 1);
   for (let s = step; s < ops.length; s++) for (let b = first; b <= last; b++) total[b]! += ops[s]![b]!;
-  let sum = sumRange(total, first, last);
-  const keep = CARRY * sum;
-  while (first < last && sum - Math.min(total[first]!, total[last]!) >= keep) {
-    if (total[first]! <= total[last]!) sum -= total[first++]!;
-    else sum -= total[last--]!;
-  }
-  return [first, last];
+  const [a, b] = narrowRun(total, first, last, CARRY * sumRange(total, first, last));
+  return [a, b];
 }
 
 function describe(ctx: DiagnosticContext, ops: readonly Float64Array[], first: number, last: number, step: number) {
