@@ -99,7 +99,7 @@ export interface HeatmapJson {
   readonly resolutionSeconds: number;
   readonly from: string;
   readonly to: string;
-  /** Start of each column (ISO), ascending; a column without recording (the server was down) is all zeros. */
+  /** Start of each column (ISO), ascending; a column without recording (the server was down, no traffic) has null values. */
   readonly times: readonly string[];
   /** The key buckets, top (lowest key) to bottom: the newest boundary set in the window. */
   readonly buckets: readonly HeatmapBucketJson[];
@@ -123,6 +123,9 @@ export const DIAGNOSTIC_KINDS = [
   'sudden_onset',
   'periodic',
   'scan_inefficiency',
+  /** Advisors on the keys themselves. */
+  'unpadded_numbers',
+  'unreversed_domains',
 ] as const;
 export type DiagnosticKind = (typeof DIAGNOSTIC_KINDS)[number];
 
@@ -153,5 +156,9 @@ export interface DiagnosticsJson {
 /** What the HTTP API asks of the recording (implemented by Insight; errors are TabletopErrors: NotFound, InvalidArgument). */
 export interface InsightQueries {
   heatmap(table: TableName, request: HeatmapRequest): Promise<HeatmapJson>;
-  diagnostics(table: TableName, window: { readonly fromMillis: number; readonly toMillis: number }): Promise<DiagnosticsJson>;
+  /** Either end left out: the last 15 minutes up to now. */
+  diagnostics(
+    table: TableName,
+    window?: { readonly fromMillis?: number | undefined; readonly toMillis?: number | undefined },
+  ): Promise<DiagnosticsJson>;
 }
