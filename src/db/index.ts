@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
-import type { DatabaseCore } from './api.js';
+import type { DatabaseCore, DatabaseStats } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
@@ -53,6 +53,10 @@ export interface TabletopDatabase extends DatabaseCore {
   tableOfTablet(tabletId: string): TableName | undefined;
   /** For key buckets: exact keys of small tables, byte-offset samples of big ones. Reads stores directly: records no usage. */
   keyDistribution(name: TableName, opts: { readonly exactUpToRows: number; readonly bytesPerPiece: number }): Promise<KeyDistribution>;
+  /** The projects that have instances, sorted. */
+  listProjects(): string[];
+  /** What the database and its engine have done and hold (for /metrics). */
+  stats(): DatabaseStats;
 }
 
 /** Opens a database over `engine`. */

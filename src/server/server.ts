@@ -1,13 +1,15 @@
-import type { DatabaseCore } from '../db/api.js';
+import type { InsightQueries } from '../insight/api-types.js';
+import type { HistorySource } from '../insight/history-source.js';
 import { startGrpcServer } from './grpc-server.js';
 import type { startHttpServer } from './http/http-server.js';
+import type { ServedDatabase } from './http/served-database.js';
 import type { Logger } from './logger.js';
 import { isLoopbackOnly, openToNetworkWarning } from './open-warning.js';
 import { Metrics } from './metrics.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
 
 export interface TabletopServerOptions {
-  readonly db: DatabaseCore;
+  readonly db: ServedDatabase;
   readonly host: string;
   /** gRPC port; 0 picks a free one. */
   readonly port: number;
@@ -18,6 +20,14 @@ export interface TabletopServerOptions {
   readonly storage: string;
   readonly version: string;
   readonly tuning?: Partial<ServerTuning>;
+  /**
+   * The recording (src/insight) the HTTP server's heatmap and diagnostics
+   * read; undefined when recording is off (`serve --insight off`): they then
+   * answer 412 FailedPrecondition.
+   */
+  readonly insight?: HistorySource | undefined;
+  /** Makes the queries over the recording: src/insight/queries.ts insightQueries (required with `insight`). */
+  readonly insightQueries?: ((source: HistorySource) => InsightQueries) | undefined;
 }
 
 export interface TabletopServer {
@@ -38,12 +48,20 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
   const metrics = new Metrics();
   const grpc = await startGrpcServer({ db: opts.db, host: opts.host, port: opts.port, logger: opts.logger, metrics, tuning });
   let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  if (opts.insight !== undefined && opts.insightQueries === undefined) {
+    await grpc.stop();
+    throw new Error('startTabletopServer: insight given without insightQueries');
+  }
   if (opts.httpPort !== false) {
     try {
       // Loaded only when asked for (startServer() serves no HTTP by default).
       const { startHttpServer } = await import('./http/http-server.js');
       http = await startHttpServer({
         db: opts.db,
+        insight:
+          opts.insight === undefined || opts.insightQueries === undefined
+            ? undefined
+            : { source: opts.insight, queries: opts.insightQueries(opts.insight) },
         host: opts.host,
         port: opts.httpPort,
         metrics,
