@@ -44,6 +44,8 @@ export interface StartServerOptions {
   readonly logger?: Logger;
   /** Server tunables (message sizes, heartbeats, limits); defaults suit most uses. */
   readonly tuning?: Partial<ServerTuning>;
+  /** Record each table's traffic for the Key Visualizer (heatmap, diagnostics on the HTTP API); default true. */
+  readonly insight?: boolean;
 }
 
 export interface RunningServer {

@@ -162,6 +162,7 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
       inMemory: settings.inMemory,
       dataDir: settings.dataDir,
       config: settings.config,
+      insight: settings.insight,
       logger,
       tuning: { slowCallMillis: settings.slowCallMillis },
     });

@@ -20,6 +20,8 @@ export interface ServeSettings {
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   readonly slowCallMillis: number;
+  /** Record each table's traffic for the Key Visualizer (heatmap, diagnostics); off: those endpoints answer 412. */
+  readonly insight: boolean;
   /** Engine, tablet and node tunables (src/config.ts); absent ones keep their defaults. */
   readonly config: Partial<Config>;
 }
@@ -79,6 +81,14 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
     defaultText: '1s',
     group: 'Server',
     apply: (d, v) => (d.slowCallMillis = duration(v)),
+  },
+  {
+    name: 'insight',
+    arg: 'on|off',
+    help: "record each table's traffic per key range for the Key Visualizer (the web UI's heatmap and diagnostics); off records nothing",
+    defaultText: 'on',
+    group: 'Server',
+    apply: (d, v) => (d.insight = onOff(v)),
   },
   // ---- storage ----
   {
@@ -243,6 +253,7 @@ export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
     logLevel: 'info',
     logFormat: 'text',
     slowCallMillis: 1000,
+    insight: true,
     config: {},
   };
   for (const layer of layers) {
@@ -308,6 +319,13 @@ function bool(v: RawValue): boolean {
   if (v === true || v === 'true' || v === '1' || v === '') return true;
   if (v === false || v === 'false' || v === '0') return false;
   throw new Error(`must be true or false (got ${JSON.stringify(v)})`);
+}
+
+/** on or off; a config file may say true or false. */
+function onOff(v: RawValue): boolean {
+  if (v === 'on' || v === true) return true;
+  if (v === 'off' || v === false) return false;
+  throw new Error(`must be on or off (got ${JSON.stringify(v)})`);
 }
 
 function oneOf<T extends string>(v: RawValue, values: readonly T[]): T {
