@@ -60,7 +60,7 @@ export class Metrics {
   calls(service: string, method: string): (table: string) => (code: string) => void {
     let m: MethodSeries | undefined;
     return (table) => {
-      m ??= this.series(service, method);
+      m ??= this.methodSeries(service, method);
       return begin(m, table);
     };
   }
@@ -80,12 +80,11 @@ export class Metrics {
   }
 
   /** Every method's series, sorted by service and method (read by the exposition). */
-  series(): MethodSeries[];
-  series(service: string, method: string): MethodSeries;
-  series(service?: string, method?: string): MethodSeries | MethodSeries[] {
-    if (service === undefined || method === undefined) {
-      return [...this.methods.values()].sort((a, b) => compare(a.service, b.service) || compare(a.method, b.method));
-    }
+  series(): MethodSeries[] {
+    return [...this.methods.values()].sort((a, b) => compare(a.service, b.service) || compare(a.method, b.method));
+  }
+
+  private methodSeries(service: string, method: string): MethodSeries {
     const key = `${service}/${method}`;
     let m = this.methods.get(key);
     if (m === undefined) {

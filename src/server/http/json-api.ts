@@ -12,12 +12,22 @@ import type { ServedDatabase } from './served-database.js';
  * The JSON API of the HTTP server (consumed by the web UI, by `tabletop
  * tablets` and by tools). Every path answers NOT_FOUND (404) for an instance
  * that was never created nor used by a CreateTable.
+ *   GET /api/v1/projects
+ *       every project that has instances, with its instances
  *   GET /api/v1/projects/{project}/instances
  *   GET /api/v1/projects/{project}/instances/{instance}
  *       the instance with its clusters (serveNodes, and autoscaling: limits
  *       and targets, or null for manual scaling) and app profiles
  *   GET /api/v1/projects/{project}/instances/{instance}/tables
+ *       each table with its storedBytes, rowCount, tabletCount and
+ *       `estimates` (which of those are estimates, as a tablet's)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}
+ *       the table (families, GC rules) with the same figures, its tablets
+ *       and its hot tablets (hottest first)
+ *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/heatmap
+ *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/diagnostics
+ *       the Key Visualizer, from the recording (insight-routes.ts: the query
+ *       parameters); 412 when recording is off
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/tablets
  *       per tablet: keys, storedBytes, logicalBytes, rowCount, `estimates`
  *       (which of those are estimates), its node in each cluster, recent rates
@@ -53,16 +63,8 @@ import type { ServedDatabase } from './served-database.js';
  * and in a printable form (printable ASCII as is, other bytes as \xNN).
  * Path segments are URL-decoded (the Node client's default project is the
  * literal "{{projectId}}", i.e. %7B%7BprojectId%7D%7D in a URL).
- * Returns undefined when the path is not an API path.
- *
- * Also (the Key Visualizer and the web UI's pages):
- *   GET /api/v1/projects
- *       every project that has instances, with its instances
- *   GET .../tables lists each table with storedBytes, rowCount, tabletCount
- *       (and `estimates`, as the tablets'); GET .../tables/{table} adds its
- *       tablets and the table's hot tablets (hottest first)
- *   GET .../tables/{table}/heatmap, .../tables/{table}/diagnostics
- *       the recording (insight-routes.ts); 412 when recording is off
+ * Returns undefined when the path is not an API path (a promise for the
+ * heatmap and diagnostics).
  */
 export interface ApiContext {
   readonly db: ServedDatabase;
