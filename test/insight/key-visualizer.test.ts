@@ -77,7 +77,7 @@ async function saltedWorkload(table: Table): Promise<void> {
   });
 }
 
-/** 100 spread rows and counter#1; then increments of counter#1 from 4 loops while 5 spread rows are written every 250 ms. */
+/** 100 spread rows and counter#1; then increments of counter#1 from 6 loops while 2 spread rows are written every 250 ms. */
 async function hotRowWorkload(table: Table): Promise<void> {
   const spread = Array.from({ length: 100 }, (_, i) => `user#${(fnv1a(`u${i}`) % 100_000).toString().padStart(5, '0')}#${i}`);
   await writeRows(table, [...spread, 'counter#1']);
@@ -135,14 +135,18 @@ describe('sequential keys', () => {
     expect(total(columns.map((c) => total(c) * h.resolutionSeconds))).toBeCloseTo(sequential.keys.length, -1);
   });
 
-  it('are diagnosed: sequential_keys over the key range written, with advice', async () => {
+  it('are diagnosed: sequential_keys over the key range written (at least 90% of the keys, up to the last), with advice', async () => {
     const d = await diagnostics(server, tables.sequential, { from: sequential.from - 1000 });
     const found = d.diagnostics.find((x) => x.kind === 'sequential_keys');
     expect(found, JSON.stringify(d.diagnostics.map((x) => x.kind))).toBeDefined();
     expect(found!.severity).toBe('warning');
+    // The diagonal's range holds (almost) every key written: the first columns may not count yet as a diagonal.
     const start = keyOf(found!.keyRange.start);
     const end = found!.keyRange.end === null ? undefined : keyOf(found!.keyRange.end);
-    expect(start <= sequential.keys[0]!, `range starts at ${found!.keyRange.startText}`).toBe(true);
+    const inside = sequential.keys.filter((k) => k >= start && (end === undefined || k < end));
+    expect(inside.length / sequential.keys.length, `[${found!.keyRange.startText}, ${found!.keyRange.endText})`).toBeGreaterThanOrEqual(
+      0.9,
+    );
     expect(end === undefined || end > sequential.keys.at(-1)!, `range ends at ${found!.keyRange.endText}`).toBe(true);
     expect(found!.message.length).toBeGreaterThan(0);
     expect(found!.advice).toMatch(/salt|field promotion|reverse/i);
@@ -155,7 +159,7 @@ describe('salted keys', () => {
     const h = await heatmap(server, tables.salted, { metric: 'write_ops', from: salted.from, to: salted.from + 5_000 });
     expect(h.buckets.length).toBeGreaterThanOrEqual(salted.keys.length);
     const columns = active(h);
-    expect(columns.length).toBeGreaterThanOrEqual(6);
+    expect(columns.length).toBeGreaterThanOrEqual(4);
     for (const [i, column] of columns.entries()) {
       const mean = total(column) / column.length;
       expect(Math.max(...column), `column ${i}: ${column.join(' ')}`).toBeLessThanOrEqual(5 * mean);
@@ -171,7 +175,7 @@ describe('salted keys', () => {
 
 describe('one hot row', () => {
   it('lights one bucket: counter#1 holds at least 90% of the writes', async () => {
-    expect(hot.increments).toBeGreaterThan(100);
+    expect(hot.increments).toBeGreaterThan(200);
     const h = await heatmap(server, tables.hot, { metric: 'write_ops', from: hot.from, to: hot.from + 5_000 });
     const perBucket = h.buckets.map((_, b) => total(columnsOf(h).map((c) => c[b]!)));
     const hottest = argmax(perBucket);

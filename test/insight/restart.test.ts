@@ -42,7 +42,7 @@ describe('the recording across a restart', () => {
     const stoppedAt = Date.now();
     const before = await heatmap(server, table, { metric: 'write_ops', from, to: stoppedAt });
     const columnsBefore = columnsOf(before).filter((c) => total(c) > 0).length;
-    expect(columnsBefore).toBeGreaterThanOrEqual(5);
+    expect(columnsBefore).toBeGreaterThanOrEqual(3);
     await client.close();
     await server.stop();
 
@@ -54,7 +54,8 @@ describe('the recording across a restart', () => {
     expect(columns.filter((c) => total(c) > 0).length).toBe(columnsBefore);
     expect(total(columns.map((c) => total(c) * after.resolutionSeconds))).toBeCloseTo(n, 0);
     expect(after.resolutionSeconds * 1000).toBe(BUCKET_MILLIS);
-    // New traffic after the restart lands in new columns, after the gap.
+    // New traffic after the restart lands in new columns, after the gap (a column later than the stop, however fast the restart).
+    await settle(1);
     const restartedAt = Date.now();
     await writeRows(client.instance(INSTANCE).table(table), ['ev#999999']);
     await settle();
