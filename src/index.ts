@@ -24,6 +24,7 @@ import { createMemoryEngine } from './storage/memory/index.js';
 import type { StorageEngine } from './storage/store.js';
 import { type Config, resolveConfig } from './config.js';
 import { Insight } from './insight/insight.js';
+import { rebinColumn } from './insight/rebin.js';
 import { systemClock } from './model/clock.js';
 
 export interface StartServerOptions {
@@ -191,6 +192,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       : new Insight({
           clock: systemClock,
           config: resolveConfig(options.config),
+          rebinColumn,
           onError: (e) => logger.error(`insight recording failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
         });
   const { db, opened } = await openDatabase(options, logger, insight);

@@ -101,6 +101,8 @@ describe('tabletop CLI', () => {
       ['serve', '--log-format', 'xml'],
       ['serve', '--host', ''],
       ['serve', '--data-dir', ''],
+      ['serve', '--insight', 'maybe'],
+      ['serve', '--insight'],
       ['tablets'],
       ['tablets', 't'],
     ]) {

@@ -162,9 +162,9 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
       inMemory: settings.inMemory,
       dataDir: settings.dataDir,
       config: settings.config,
+      insight: settings.insight,
       logger,
       tuning: { slowCallMillis: settings.slowCallMillis },
-      insight: settings.insight,
     });
   } catch (e) {
     logger.error(startFailure(e, settings), { event: 'start-failed' });

@@ -20,7 +20,7 @@ export interface ServeSettings {
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   readonly slowCallMillis: number;
-  /** Record traffic per key range and time (the key heatmap); --insight on|off. */
+  /** Record each table's traffic for the Key Visualizer (heatmap, diagnostics); off: those endpoints answer 412. */
   readonly insight: boolean;
   /** Engine, tablet and node tunables (src/config.ts); absent ones keep their defaults. */
   readonly config: Partial<Config>;
@@ -85,7 +85,7 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
   {
     name: 'insight',
     arg: 'on|off',
-    help: "record each table's traffic per key range and time for the key heatmap (history kept with the data)",
+    help: "record each table's traffic per key range for the Key Visualizer (the web UI's heatmap and diagnostics); off records nothing",
     defaultText: 'on',
     group: 'Server',
     apply: (d, v) => (d.insight = onOff(v)),
@@ -321,9 +321,10 @@ function bool(v: RawValue): boolean {
   throw new Error(`must be true or false (got ${JSON.stringify(v)})`);
 }
 
+/** on or off; a config file may say true or false. */
 function onOff(v: RawValue): boolean {
-  if (v === true || v === 'on') return true;
-  if (v === false || v === 'off') return false;
+  if (v === 'on' || v === true) return true;
+  if (v === 'off' || v === false) return false;
   throw new Error(`must be on or off (got ${JSON.stringify(v)})`);
 }
 

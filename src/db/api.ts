@@ -7,7 +7,7 @@ import type { RowSet } from '../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
 import type { InstanceName, TableName } from '../model/names.js';
 import type { TabletopError } from '../model/errors.js';
-import type { MaybePromise } from '../storage/store.js';
+import type { EngineStats, MaybePromise } from '../storage/store.js';
 import type { ValueType } from '../model/value-type.js';
 import type { LoadRates } from '../tablet/load-meter.js';
 
@@ -335,4 +335,12 @@ export interface HotTabletInfo extends TabletInfo {
   readonly servingPercentOfNode: number;
   /** The tablet's share (0..1) of its node's serving time over the window. */
   readonly shareOfNodeServing: number;
+}
+
+/** Counts since the database opened, and the engine's figures (undefined for an engine without stats). */
+export interface DatabaseStats {
+  readonly tabletSplits: number;
+  readonly tabletMerges: number;
+  readonly tabletMoves: number;
+  readonly engine: EngineStats | undefined;
 }

@@ -20,6 +20,7 @@ import type {
   ClusterSpec,
   ClusterUpdate,
   DatabaseCore,
+  DatabaseStats,
   FamilyModification,
   HotTabletInfo,
   InstanceInfo,
@@ -80,6 +81,8 @@ export class LocalDatabase implements DatabaseCore {
   private readonly config: Config;
   private readonly filterOptions: CompileOptions;
   private closed = false;
+  /** Tablet splits, merges and moves since the database opened (stats()), counted from the tablet manager's reports. */
+  private readonly tabletWork = { tabletSplits: 0, tabletMerges: 0, tabletMoves: 0 };
 
   constructor(private readonly parts: DatabaseParts) {
     this.clock = parts.clock;
@@ -107,7 +110,10 @@ export class LocalDatabase implements DatabaseCore {
       catalogKey: CATALOG_META_KEY,
       setServeNodes: (instance, clusterId, serveNodes) =>
         andThen(this.persisted(this.instances.setServeNodes(instance, clusterId, serveNodes)), () => undefined),
-      log: (m, f) => logger?.info(m, f),
+      log: (m, f) => {
+        this.countTabletWork(f?.event);
+        logger?.info(m, f);
+      },
       onError: parts.onBackgroundError,
     });
   }
@@ -310,6 +316,23 @@ export class LocalDatabase implements DatabaseCore {
     if (clusterId === undefined) this.instances.getInstance(instance);
     else this.instances.getCluster(instance, clusterId);
     return this.tabletManager.hotTablets(instance, windowSeconds, clusterId);
+  }
+
+  /** The projects that have instances, sorted. */
+  listProjects(): string[] {
+    const projects = new Set<string>();
+    for (const entry of this.catalog.allInstances()) projects.add(entry.record.project);
+    return [...projects].sort();
+  }
+
+  stats(): DatabaseStats {
+    return { ...this.tabletWork, engine: this.parts.engine.stats?.() };
+  }
+
+  private countTabletWork(event: unknown): void {
+    if (event === 'tablet-split') this.tabletWork.tabletSplits++;
+    else if (event === 'tablets-merged') this.tabletWork.tabletMerges++;
+    else if (event === 'tablet-moved') this.tabletWork.tabletMoves++;
   }
 
   /** Runs one round of tablet checks (splits, merges) and balancing now. */

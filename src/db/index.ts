@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
-import type { DatabaseCore } from './api.js';
+import type { DatabaseCore, DatabaseStats } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
@@ -55,6 +55,10 @@ export interface TabletopDatabase extends DatabaseCore {
   keyDistribution(name: TableName, opts: { readonly exactUpToRows: number; readonly bytesPerPiece: number }): Promise<KeyDistribution>;
   /** Rows and stored bytes of a table and its tablets' ids, from the stores' stats: cheap (no load figures, no placement). */
   tableSize(name: TableName): TableSize;
+  /** The projects that have instances, sorted. */
+  listProjects(): string[];
+  /** What the database and its engine have done and hold (for /metrics). */
+  stats(): DatabaseStats;
 }
 
 /** What `TabletopDatabase.tableSize` tells. */

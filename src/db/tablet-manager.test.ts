@@ -81,6 +81,9 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
       at: expect.stringMatching(/^row\d+$/),
     });
     expect(await keysOf(f, name)).toEqual(keys);
+    // stats() counts each split logged (for /metrics).
+    expect(f.db.stats().tabletSplits).toBe(logger.records.filter((r) => r.fields?.event === 'tablet-split').length);
+    expect(f.db.stats().tabletSplits).toBe(tablets.length - 1);
     // SampleRowKeys reports the tablet boundaries.
     const samples = (await f.db.sampleRowKeys(name)).map((s) => s.key);
     for (const t of tablets.slice(1)) expect(samples).toContain(t.start);
@@ -144,6 +147,8 @@ describe.each(engines)('tablets on the %s engine', (_name, makeEngine) => {
       tablets: [expect.any(String), expect.any(String)],
       bytes: expect.any(Number),
     });
+    expect(f.db.stats().tabletMerges).toBe(logger.records.filter((r) => r.fields?.event === 'tablets-merged').length);
+    expect(f.db.stats().tabletMerges).toBeGreaterThan(0);
     expect(await keysOf(f, name)).toEqual(keys);
     await f.db.close();
   });
@@ -277,6 +282,8 @@ describe("the node model: a cluster's serve nodes", () => {
     expect(
       logs.filter((l) => / from node [234] to node [01]: cluster resized from 5 to 2 nodes; node [234] is gone$/.test(l)),
     ).toHaveLength(6);
+    expect(f.db.stats().tabletMoves).toBe(4 + 6);
+    expect(f.db.listProjects()).toEqual(['p']);
     await f.db.close();
   });
 

@@ -234,13 +234,7 @@ export class Insight implements AccessRecorder, HistorySource {
     await this.recomputing;
     const now = this.nowMillis();
     for (const state of this.tables.values()) {
-      const closed: ClosedColumn[] = [];
-      const col = state.recorder.flush();
-      try {
-        if (col !== undefined) closed.push(...state.rollup.add(col));
-      } catch (e) {
-        this.onError(e);
-      }
+      const closed = this.fold(state, state.recorder.flush(), undefined);
       closed.push(...state.rollup.drain());
       this.persist(state, closed, now);
     }
@@ -305,24 +299,36 @@ export class Insight implements AccessRecorder, HistorySource {
 
   // ---- the timer's work ----
 
+  /**
+   * Rolls closed finest columns into the coarser tiers, oldest first (`now`:
+   * also close the coarser columns whose time is over when none came). A fold
+   * that fails (no re-binning) still keeps the finest column.
+   */
+  private fold(state: TableState, cols: readonly Column[], now: number | undefined): ClosedColumn[] {
+    const closed: ClosedColumn[] = [];
+    for (const col of cols) {
+      try {
+        closed.push(...state.rollup.add(col));
+      } catch (e) {
+        this.onError(e);
+        closed.push({ tier: 0, column: col });
+      }
+    }
+    if (cols.length === 0 && now !== undefined) closed.push(...state.rollup.advance(now));
+    return closed;
+  }
+
   private roll(): void {
     if (this.closed) return;
     const now = this.nowMillis();
     let active = 0;
     let slots = 0;
     for (const state of this.tables.values()) {
-      let closed: ClosedColumn[] = [];
-      const col = state.recorder.roll();
-      try {
-        closed = col !== undefined ? state.rollup.add(col) : state.rollup.advance(now);
-      } catch (e) {
-        // Folding into a coarser tier failed (no re-binning): the finest column is still kept.
-        this.onError(e);
-        if (col !== undefined) closed = [{ tier: 0, column: col }];
-      }
+      const cols = state.recorder.roll();
+      const closed = this.fold(state, cols, now);
       if (closed.length > 0) this.persist(state, closed, now);
-      if (col !== undefined) {
-        if (col.counters.write_ops.some((v) => v > 0)) state.wroteSinceSet = true;
+      if (cols.length > 0) {
+        if (cols.some((c) => c.counters.write_ops.some((v) => v > 0))) state.wroteSinceSet = true;
         this.considerRecompute(state, now);
       }
       const n = state.openSlots();

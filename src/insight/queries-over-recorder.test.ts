@@ -1,3 +1,4 @@
+import type { Column } from './column.js';
 import { describe, expect, it } from 'vitest';
 import type { KeyDistribution } from '../db/index.js';
 import { ManualClock } from '../model/clock.js';
@@ -36,7 +37,7 @@ async function record(keyOf: (i: number) => string, perColumn: number, columns: 
       rows.add(keyOf(n));
     }
     clock.advanceMillis(BUCKET_MILLIS);
-    history.add(0, recorder.roll()!);
+    history.add(0, only(recorder.roll()));
     set = buildBoundaries(exact(rows), set.setId + 1);
     history.addSet(set);
     recorder.setBoundaries(set);
@@ -78,3 +79,9 @@ describe('the heatmap and diagnostics over the table recorder', () => {
     expect(hot?.message).toMatch(/The single row "counter#1" took 5\d% of the table's writes/);
   });
 });
+
+/** The one column a roll() closed. */
+function only(cols: Column[]): Column {
+  expect(cols).toHaveLength(1);
+  return cols[0]!;
+}

@@ -37,9 +37,9 @@ describe('the table recorder', () => {
     clock.advanceMillis(3_000);
     rec.rowsWritten(write(['a', 'h', 'i', 'q'], [1, 2, 3, 4], 40));
     clock.advanceMillis(6_999);
-    expect(rec.roll()).toBeUndefined();
+    expect(rec.roll()).toEqual([]);
     clock.advanceMillis(1);
-    const col = rec.roll()!;
+    const col = only(rec.roll());
     expect(col.startMillis).toBe(T0 / 1000);
     expect(col.durationMillis).toBe(10_000);
     expect(arr(col, 'write_ops')).toEqual([1, 2, 1]);
@@ -47,19 +47,38 @@ describe('the table recorder', () => {
     expect(arr(col, 'serving_micros')).toEqual([10, 20, 10]);
     expect(arr(col, 'read_ops')).toEqual([0, 0, 0]);
     // Closed: the next ops go to a new column, of the time bucket they came in.
-    expect(rec.roll()).toBeUndefined();
+    expect(rec.roll()).toEqual([]);
     clock.advanceMillis(25_000);
     rec.rowsWritten(write(['z']));
     clock.advanceMillis(10_000);
-    const next = rec.roll()!;
+    const next = only(rec.roll());
     expect(next.startMillis).toBe(T0 / 1000 + 30_000);
     expect(arr(next, 'write_ops')).toEqual([0, 0, 1]);
+  });
+
+  it('puts each batch in the column of the time bucket it came in, however late the timer rolls', () => {
+    const { clock, rec } = setUp();
+    rec.rowsWritten(write(['a']));
+    clock.advanceMillis(10_000);
+    rec.rowsWritten(write(['h', 'i']));
+    clock.advanceMillis(10_000);
+    rec.rowsWritten(write(['q', 'r', 's']));
+    // No roll in 20 s: three time buckets, three columns, each with its own batch.
+    clock.advanceMillis(10_000);
+    const cols = rec.roll();
+    expect(cols.map((c) => c.startMillis - T0 / 1000)).toEqual([0, 10_000, 20_000]);
+    expect(cols.map((c) => arr(c, 'write_ops'))).toEqual([
+      [1, 0, 0],
+      [0, 2, 0],
+      [0, 0, 3],
+    ]);
+    expect(rec.roll()).toEqual([]);
   });
 
   it('keeps no column for a table without traffic', () => {
     const { clock, rec } = setUp();
     clock.advanceMillis(60_000);
-    expect(rec.roll()).toBeUndefined();
+    expect(rec.roll()).toEqual([]);
   });
 
   it('tracks the smallest and largest key touched in the first and last buckets', () => {
@@ -67,7 +86,7 @@ describe('the table recorder', () => {
     rec.rowsWritten(write(['ts#0005', 'ts#0001', 'ts#0009', 'c', 'b', 'k']));
     rec.rowsRead(read(['ts#0003', 'ts#0012'], [1, 1]));
     clock.advanceMillis(10_000);
-    const col = rec.roll()!;
+    const col = only(rec.roll());
     expect(col.firstEdge).toEqual({ min: 'b', max: 'c' });
     expect(col.lastEdge).toEqual({ min: 'ts#0001', max: 'ts#0012' });
   });
@@ -82,7 +101,7 @@ describe('the table recorder', () => {
     rec.rowsRead(read(['j'], [1]));
     rec.requestEnded('read', 'j', 100);
     clock.advanceMillis(10_000);
-    const col = rec.roll()!;
+    const col = only(rec.roll());
     expect(arr(col, 'read_ops')).toEqual([1, 2, 1]);
     expect(arr(col, 'rows_read')).toEqual([2, 3, 2]);
     expect(arr(col, 'rows_returned')).toEqual([1, 2, 2]);
@@ -102,13 +121,13 @@ describe('the table recorder', () => {
     rec.setBoundaries({ setId: 2, starts: ['', 'c', 'h', 'x'], rows: [1, 1, 1, 1], bytes: [1, 1, 1, 1], estimated: false });
     rec.rowsWritten(write(['d']));
     clock.advanceMillis(10_000);
-    const old = rec.roll()!;
+    const old = only(rec.roll());
     expect(old.setId).toBe(1);
     // 'd' falls in the old set's first bucket.
     expect(arr(old, 'write_ops')).toEqual([2, 1, 0]);
     rec.rowsWritten(write(['a', 'd', 'h', 'y']));
     clock.advanceMillis(10_000);
-    const next = rec.roll()!;
+    const next = only(rec.roll());
     expect(next.setId).toBe(2);
     expect(arr(next, 'write_ops')).toEqual([1, 1, 1, 1]);
   });
@@ -144,7 +163,7 @@ describe('the table recorder behind a real database', () => {
       ),
     ).toHaveLength(20);
     f.clock.advanceMillis(10_000);
-    const col: Column = recorder!.roll()!;
+    const col: Column = only(recorder!.roll());
     expect(recorder!.boundaries.starts).toHaveLength(10);
     expect([...col.counters.write_ops]).toEqual(new Array(10).fill(10));
     expect([...col.counters.rows_read]).toEqual([0, 0, 10, 10, 0, 0, 0, 0, 0, 0]);
@@ -155,3 +174,9 @@ describe('the table recorder behind a real database', () => {
     expect(col.lastEdge).toEqual({ min: 'ts#0090', max: 'ts#0099' });
   });
 });
+
+/** The one column a roll() closed. */
+function only(cols: Column[]): Column {
+  expect(cols).toHaveLength(1);
+  return cols[0]!;
+}

@@ -12,10 +12,11 @@ import { LatencySketch } from './latency-sketch.js';
  *
  * Hot-path contract: per row one bucket lookup (the last bucket hit first),
  * a few typed-array adds, and for the edge buckets one or two compares; no
- * allocation, no Map lookup, no clock read. The clock is read when a column
- * opens (at the first batch after the last close) and by `roll`, which the
- * owner calls from its timer: ops that arrive between the end of a time
- * bucket and the next `roll` still count in the closing column.
+ * allocation, no Map lookup, no clock read. The clock is read once per batch
+ * (and per request end): a batch that arrives after the open column's time
+ * bucket has ended closes it (it waits in `finished` for the owner's timer,
+ * `roll`) and opens the next, so every op lands in the time bucket it
+ * happened in, whatever the timer's period.
  *
  * read_ops counts the buckets a read enters: a scan over three buckets is one
  * op in each, a point read one op in its bucket. A request's latency goes to
@@ -24,6 +25,9 @@ import { LatencySketch } from './latency-sketch.js';
  */
 export class TableRecorder implements TableAccess {
   private column: Column | undefined;
+  /** When the open column's time bucket ends (ms); columns closed by a batch, waiting for roll(). */
+  private columnEnd = -Infinity;
+  private readonly finished: Column[] = [];
   /** The set the open column is recorded over, and the one the next column will use (when it changed). */
   private set: BoundarySet;
   private nextSet: BoundarySet | undefined;
@@ -113,15 +117,19 @@ export class TableRecorder implements TableAccess {
   }
 
   /**
-   * Closes the open column once the clock has left its time bucket and returns
-   * it; undefined while it is still current, or when there was no traffic
-   * (then no column is kept at all).
+   * Takes the columns whose time bucket is over, oldest first: those a batch
+   * closed, and the open one once the clock has left its bucket. Empty while
+   * the open column is current or there was no traffic (then no column is
+   * kept at all).
    */
-  roll(): Column | undefined {
+  roll(): Column[] {
+    const done = this.finished.splice(0);
     const col = this.column;
-    if (col === undefined || this.clock.nowMicros() / 1000 < col.startMillis + col.durationMillis) return undefined;
-    this.column = undefined;
-    return col;
+    if (col !== undefined && this.clock.nowMicros() / 1000 >= this.columnEnd) {
+      this.column = undefined;
+      done.push(col);
+    }
+    return done;
   }
 
   /** The open column (live; it keeps taking adds), undefined while there is none. */
@@ -129,15 +137,21 @@ export class TableRecorder implements TableAccess {
     return this.column;
   }
 
-  /** Closes the open column whether or not its time is over (at shutdown). */
-  flush(): Column | undefined {
-    const col = this.column;
+  /** Takes every column, whether or not its time is over (at shutdown), oldest first. */
+  flush(): Column[] {
+    const done = this.finished.splice(0);
+    if (this.column !== undefined) done.push(this.column);
     this.column = undefined;
-    return col;
+    return done;
   }
 
   private open(): Column {
-    if (this.column !== undefined) return this.column;
+    const now = this.clock.nowMicros() / 1000;
+    if (this.column !== undefined) {
+      if (now < this.columnEnd) return this.column;
+      this.finished.push(this.column);
+      this.column = undefined;
+    }
     if (this.nextSet !== undefined) {
       this.set = this.nextSet;
       this.nextSet = undefined;
@@ -145,8 +159,8 @@ export class TableRecorder implements TableAccess {
       this.readHint = 0;
       this.readBucket = -1;
     }
-    const now = this.clock.nowMicros() / 1000;
     const start = Math.floor(now / this.bucketMillis) * this.bucketMillis;
+    this.columnEnd = start + this.bucketMillis;
     this.column = newColumn(start, this.bucketMillis, this.set.setId, this.set.starts.length);
     return this.column;
   }

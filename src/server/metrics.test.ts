@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../testing/memory-logger.js';
 import { type MethodInfo, resource } from './method-table.js';
-import { Metrics, observeCalls } from './metrics.js';
+import { LATENCY_BUCKETS_SECONDS, MAX_TABLES_PER_METHOD, Metrics, OTHER_TABLES, observeCalls } from './metrics.js';
 
 const SERVICE = 'google.bigtable.v2.Bigtable';
 
@@ -19,18 +19,48 @@ function info(name: string): MethodInfo {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('observeCalls', () => {
-  it('counts every call by method and status, in flight until it ends', () => {
+  it('counts every call by method, table and status, in flight until it ends', () => {
     const metrics = new Metrics();
     const begin = observeCalls(metrics, memoryLogger(), 0)(info('MutateRow'));
-    expect(metrics.render()).not.toContain('method="MutateRow"');
-    const end = begin({ tableName: 't' });
-    expect(metrics.render()).toContain(`tabletop_grpc_in_flight{service="${SERVICE}",method="MutateRow"} 1`);
+    expect(metrics.series()).toEqual([]);
+    const table = 'projects/p/instances/i/tables/t';
+    const end = begin({ tableName: table });
+    expect(metrics.inFlight(SERVICE, 'MutateRow')).toBe(1);
     end('OK');
     end('NOT_FOUND'); // ignored: a call ends once
     begin({})('NOT_FOUND');
     expect(metrics.count(SERVICE, 'MutateRow', 'OK')).toBe(1);
+    expect(metrics.count(SERVICE, 'MutateRow', 'OK', table)).toBe(1);
     expect(metrics.count(SERVICE, 'MutateRow', 'NOT_FOUND')).toBe(1);
-    expect(metrics.render()).toContain(`tabletop_grpc_in_flight{service="${SERVICE}",method="MutateRow"} 0`);
+    // A call that names no table counts under "".
+    expect(metrics.count(SERVICE, 'MutateRow', 'NOT_FOUND', '')).toBe(1);
+    expect(metrics.inFlight(SERVICE, 'MutateRow')).toBe(0);
+    const [series] = metrics.series();
+    expect(series).toMatchObject({ service: SERVICE, method: 'MutateRow', count: 2 });
+    expect(series!.buckets.reduce((a, b) => a + b, 0)).toBe(2);
+  });
+
+  it('puts each latency in the first bucket whose bound it does not exceed', async () => {
+    const metrics = new Metrics();
+    const begin = observeCalls(metrics, memoryLogger(), 0)(info('ReadRows'));
+    const end = begin({ tableName: 't' });
+    await sleep(30);
+    end('OK');
+    const [series] = metrics.series();
+    const i = series!.buckets.findIndex((n) => n > 0);
+    expect(series!.sumSeconds).toBeGreaterThanOrEqual(0.029);
+    expect(LATENCY_BUCKETS_SECONDS[i]).toBeGreaterThanOrEqual(series!.sumSeconds);
+    expect(LATENCY_BUCKETS_SECONDS[i - 1]).toBeLessThan(series!.sumSeconds);
+  });
+
+  it('counts tables past the cap of distinct names per method under one label', () => {
+    const metrics = new Metrics();
+    const begin = observeCalls(metrics, memoryLogger(), 0)(info('MutateRow'));
+    for (let i = 0; i < MAX_TABLES_PER_METHOD + 5; i++) begin({ tableName: `projects/p/instances/i/tables/t${i}` })('OK');
+    const [series] = metrics.series();
+    expect(series!.tables.size).toBe(MAX_TABLES_PER_METHOD + 1);
+    expect(metrics.count(SERVICE, 'MutateRow', 'OK', OTHER_TABLES)).toBe(5);
+    expect(metrics.count(SERVICE, 'MutateRow', 'OK')).toBe(MAX_TABLES_PER_METHOD + 5);
   });
 
   it('logs calls that take at least the threshold with the resource they target, and no others', async () => {

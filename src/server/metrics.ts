@@ -3,21 +3,45 @@ import type { Logger } from './logger.js';
 import { formatMillis } from '../units.js';
 
 /**
- * Request metrics, rendered in the Prometheus text exposition format (0.0.4)
- * by the HTTP server at /metrics:
- *   tabletop_grpc_requests_total{service,method,code}   counter
- *   tabletop_grpc_request_seconds_sum / _count{service,method}   summary parts
- *   tabletop_grpc_in_flight{service,method}           gauge
- *   tabletop_read_rows_returned_total, tabletop_read_cells_returned_total, tabletop_mutations_total
+ * Request metrics, counted on the hot path in plain numbers; the HTTP
+ * server's /metrics (http/prometheus.ts) reads them through prom-client at
+ * each scrape, so that neither prom-client nor its label handling costs
+ * anything per call:
+ *   requests by service, method, table and status code;
+ *   a latency histogram per method (LATENCY_BUCKETS_SECONDS, not cumulative
+ *   here: the exposition cumulates them);
+ *   requests in flight per method;
+ *   rows and cells returned by ReadRows, mutations received.
+ * The table is the full name the request targets (`method.resource`), ""
+ * for calls that target no table; past MAX_TABLES_PER_METHOD distinct names
+ * per method (names come from clients, unchecked) the rest count under
+ * OTHER_TABLES, so that bad names cannot grow the series without bound.
  */
-/** Everything counted for one method; its label strings are built once. */
-interface MethodSeries {
-  readonly labels: string;
+
+/** Upper bounds (seconds) of the latency histogram's buckets; +Inf is implied. */
+export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
+
+export const MAX_TABLES_PER_METHOD = 1000;
+export const OTHER_TABLES = '(other)';
+
+/** Requests of one method on one table, by status name. */
+export interface TableSeries {
+  readonly table: string;
+  readonly codes: Map<string, number>;
+}
+
+/** Everything counted for one method. */
+export interface MethodSeries {
+  readonly service: string;
+  readonly method: string;
   inFlight: number;
-  sum: number;
+  readonly tables: Map<string, TableSeries>;
+  /** Calls per latency bucket (LATENCY_BUCKETS_SECONDS, then +Inf), not cumulative. */
+  readonly buckets: Float64Array;
+  sumSeconds: number;
   count: number;
-  /** Requests by status name, with their label strings. */
-  readonly codes: Map<string, { readonly labels: string; n: number }>;
 }
 
 export class Metrics {
@@ -29,101 +53,108 @@ export class Metrics {
 
   /**
    * What starts a call of one method: each call of the function returned
-   * marks one as started and returns the function that records its end with
-   * a status name (once). The method's series appear at its first call.
+   * marks one as started on `table` ("" for none) and returns the function
+   * that records its end with a status name (once). The method's series
+   * appear at its first call.
    */
-  calls(service: string, method: string): () => (code: string) => void {
+  calls(service: string, method: string): (table: string) => (code: string) => void {
     let m: MethodSeries | undefined;
-    return () => {
-      m ??= this.series(service, method);
-      return this.begin(m, service, method);
+    return (table) => {
+      m ??= this.methodSeries(service, method);
+      return begin(m, table);
     };
   }
 
-  private begin(m: MethodSeries, service: string, method: string): (code: string) => void {
-    m.inFlight++;
-    const began = performance.now();
-    let ended = false;
-    return (code: string) => {
-      if (ended) return;
-      ended = true;
-      m.inFlight--;
-      let c = m.codes.get(code);
-      if (c === undefined) {
-        c = { labels: labels({ service, method, code }), n: 0 };
-        m.codes.set(code, c);
-      }
-      c.n++;
-      m.sum += (performance.now() - began) / 1000;
-      m.count++;
-    };
+  /** Requests counted so far for a method and status name, over all tables or on one (for tests). */
+  count(service: string, method: string, code: string, table?: string): number {
+    const m = this.methods.get(`${service}/${method}`);
+    if (m === undefined) return 0;
+    let n = 0;
+    for (const t of m.tables.values()) if (table === undefined || t.table === table) n += t.codes.get(code) ?? 0;
+    return n;
   }
 
-  /** Requests counted so far for a method and status name (for tests and the UI). */
-  count(service: string, method: string, code: string): number {
-    return this.methods.get(`${service}/${method}`)?.codes.get(code)?.n ?? 0;
+  /** Calls of a method being served now. */
+  inFlight(service: string, method: string): number {
+    return this.methods.get(`${service}/${method}`)?.inFlight ?? 0;
   }
 
-  private series(service: string, method: string): MethodSeries {
+  /** Every method's series, sorted by service and method (read by the exposition). */
+  series(): MethodSeries[] {
+    return [...this.methods.values()].sort((a, b) => compare(a.service, b.service) || compare(a.method, b.method));
+  }
+
+  private methodSeries(service: string, method: string): MethodSeries {
     const key = `${service}/${method}`;
     let m = this.methods.get(key);
     if (m === undefined) {
-      m = { labels: labels({ service, method }), inFlight: 0, sum: 0, count: 0, codes: new Map() };
+      m = {
+        service,
+        method,
+        inFlight: 0,
+        tables: new Map(),
+        buckets: new Float64Array(LATENCY_BUCKETS_SECONDS.length + 1),
+        sumSeconds: 0,
+        count: 0,
+      };
       this.methods.set(key, m);
     }
     return m;
   }
-
-  render(): string {
-    const methods = [...this.methods.values()].sort((a, b) => (a.labels < b.labels ? -1 : a.labels > b.labels ? 1 : 0));
-    const out: string[] = [];
-    out.push('# HELP tabletop_grpc_requests_total gRPC requests by service, method and status code.');
-    out.push('# TYPE tabletop_grpc_requests_total counter');
-    const codes = methods.flatMap((m) => [...m.codes.values()]).sort((a, b) => (a.labels < b.labels ? -1 : a.labels > b.labels ? 1 : 0));
-    for (const c of codes) out.push(`tabletop_grpc_requests_total{${c.labels}} ${c.n}`);
-    out.push('# HELP tabletop_grpc_request_seconds Time spent serving gRPC requests.');
-    out.push('# TYPE tabletop_grpc_request_seconds summary');
-    for (const m of methods) {
-      if (m.count === 0) continue;
-      out.push(`tabletop_grpc_request_seconds_sum{${m.labels}} ${m.sum}`);
-      out.push(`tabletop_grpc_request_seconds_count{${m.labels}} ${m.count}`);
-    }
-    out.push('# HELP tabletop_grpc_in_flight gRPC requests being served.');
-    out.push('# TYPE tabletop_grpc_in_flight gauge');
-    for (const m of methods) out.push(`tabletop_grpc_in_flight{${m.labels}} ${m.inFlight}`);
-    out.push('# HELP tabletop_read_rows_returned_total Rows returned by ReadRows.');
-    out.push('# TYPE tabletop_read_rows_returned_total counter');
-    out.push(`tabletop_read_rows_returned_total ${this.rowsReturned}`);
-    out.push('# HELP tabletop_read_cells_returned_total Cells returned by ReadRows.');
-    out.push('# TYPE tabletop_read_cells_returned_total counter');
-    out.push(`tabletop_read_cells_returned_total ${this.cellsReturned}`);
-    out.push('# HELP tabletop_mutations_total Mutations received by MutateRow, MutateRows and CheckAndMutateRow.');
-    out.push('# TYPE tabletop_mutations_total counter');
-    out.push(`tabletop_mutations_total ${this.mutations}`);
-    out.push('# HELP tabletop_start_time_seconds When the server started (Unix time).');
-    out.push('# TYPE tabletop_start_time_seconds gauge');
-    out.push(`tabletop_start_time_seconds ${this.startMillis / 1000}`);
-    return out.join('\n') + '\n';
-  }
 }
 
-function labels(l: Record<string, string>): string {
-  return Object.entries(l)
-    .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
-    .join(',');
+function begin(m: MethodSeries, table: string): (code: string) => void {
+  m.inFlight++;
+  const began = performance.now();
+  let ended = false;
+  return (code: string) => {
+    if (ended) return;
+    ended = true;
+    m.inFlight--;
+    const t = tableSeries(m, table);
+    t.codes.set(code, (t.codes.get(code) ?? 0) + 1);
+    const seconds = (performance.now() - began) / 1000;
+    let i = 0;
+    while (i < LATENCY_BUCKETS_SECONDS.length && seconds > LATENCY_BUCKETS_SECONDS[i]!) i++;
+    m.buckets[i]!++;
+    m.sumSeconds += seconds;
+    m.count++;
+  };
+}
+
+function tableSeries(m: MethodSeries, table: string): TableSeries {
+  let t = m.tables.get(table);
+  if (t === undefined) {
+    const name = m.tables.size < MAX_TABLES_PER_METHOD ? table : OTHER_TABLES;
+    t = m.tables.get(name);
+    if (t === undefined) {
+      t = { table: name, codes: new Map() };
+      m.tables.set(name, t);
+    }
+  }
+  return t;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
  * The observer of every call (method-table.ts): counts it in the request
- * metrics and, when it took at least `slowCallMillis` (0: never), logs it
- * (warn) with the resource it targeted and its status.
+ * metrics under the table it targets and, when it took at least
+ * `slowCallMillis` (0: never), logs it (warn) with the resource it targeted
+ * and its status.
  */
 export function observeCalls(metrics: Metrics, logger: Logger, slowCallMillis: number): CallObserver {
   return (method) => {
     const start = metrics.calls(method.service, method.name);
-    if (slowCallMillis <= 0) return start;
+    const tableOf = (request: unknown): string => {
+      const r = method.resource(request);
+      return r?.kind === 'table' ? r.name : '';
+    };
+    if (slowCallMillis <= 0) return (request) => start(tableOf(request));
     return (request) => {
-      const end = start();
+      const end = start(tableOf(request));
       const began = performance.now();
       let ended = false;
       return (code: string) => {

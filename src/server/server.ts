@@ -1,14 +1,16 @@
 import type { DatabaseCore } from '../db/api.js';
+import type { InsightQueries } from '../insight/api-types.js';
 import type { HistorySource } from '../insight/history-source.js';
 import { startGrpcServer } from './grpc-server.js';
 import type { startHttpServer } from './http/http-server.js';
+import type { ServedDatabase } from './http/served-database.js';
 import type { Logger } from './logger.js';
 import { isLoopbackOnly, openToNetworkWarning } from './open-warning.js';
 import { Metrics } from './metrics.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
 
 export interface TabletopServerOptions {
-  readonly db: DatabaseCore;
+  readonly db: ServedDatabase;
   readonly host: string;
   /** gRPC port; 0 picks a free one. */
   readonly port: number;
@@ -19,8 +21,14 @@ export interface TabletopServerOptions {
   readonly storage: string;
   readonly version: string;
   readonly tuning?: Partial<ServerTuning>;
-  /** The recording behind the heatmap and diagnostics; absent when recording is off. */
-  readonly insight?: HistorySource;
+  /**
+   * The recording (src/insight) the HTTP server's heatmap and diagnostics
+   * read; undefined when recording is off (`serve --insight off`): they then
+   * answer 412 FailedPrecondition.
+   */
+  readonly insight?: HistorySource | undefined;
+  /** The queries over the recording; default src/insight/queries.ts insightQueries (tests of the routes give their own). */
+  readonly insightQueries?: ((source: HistorySource) => InsightQueries) | undefined;
 }
 
 export interface TabletopServer {
@@ -44,9 +52,13 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
   if (opts.httpPort !== false) {
     try {
       // Loaded only when asked for (startServer() serves no HTTP by default).
-      const { startHttpServer } = await import('./http/http-server.js');
+      const [{ startHttpServer }, { insightQueries }] = await Promise.all([
+        import('./http/http-server.js'),
+        import('../insight/queries.js'),
+      ]);
       http = await startHttpServer({
         db: opts.db,
+        insight: opts.insight === undefined ? undefined : { source: opts.insight, queries: (opts.insightQueries ?? insightQueries)(opts.insight) },
         host: opts.host,
         port: opts.httpPort,
         metrics,

@@ -212,5 +212,37 @@ export interface StorageEngine {
   readMeta(key: string): string | undefined;
   /** Replaces (null: removes) a named blob; durable once the promise resolves. */
   writeMeta(key: string, value: string | null): MaybePromise<void>;
+  /** What the engine holds and has done since it opened (for /metrics); cheap: no I/O, a walk of the stores. */
+  stats?(): EngineStats;
   close(): MaybePromise<void>;
+}
+
+/**
+ * An engine's figures for operators. Counts are since the engine opened.
+ * The memory engine has no cache, commit log, flushes, compactions or files:
+ * those are 0 (and `blockCache`, `commitLog` absent).
+ */
+export interface EngineStats {
+  /** Memory held by memtables: the durable engine's active and waiting ones; every row for the memory engine (logical bytes). */
+  readonly memtableBytes: number;
+  readonly blockCache?: {
+    readonly capacityBytes: number;
+    readonly bytes: number;
+    readonly hits: number;
+    readonly misses: number;
+    readonly evictions: number;
+  };
+  /** Commit-log files still needed and their bytes. */
+  readonly commitLog?: { readonly files: number; readonly bytes: number };
+  readonly flushes: number;
+  /** Bytes of the SSTables flushes wrote. */
+  readonly flushedBytes: number;
+  readonly compactions: number;
+  readonly compactionInputBytes: number;
+  readonly compactionOutputBytes: number;
+  /** Live SSTables (each counted once, however many stores share it) and their bytes. */
+  readonly sstables: number;
+  readonly sstableBytes: number;
+  /** SSTables plus commit-log files: what the data directory takes (the manifest aside). */
+  readonly diskBytes: number;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkHistograms, parseExposition, samplesOf } from '../testing/prometheus-text.js';
 import { unaryCall } from '../testing/raw-client.js';
 import { type TestServer, startTestServer } from '../testing/test-server.js';
 
@@ -134,18 +135,50 @@ describe('HTTP server', () => {
     expect((await get('/healthz', { method: 'POST' })).status).toBe(405);
   });
 
-  it('exposes request counts by RPC and code in Prometheus format', async () => {
+  it('exposes requests by RPC, table and code, latency histograms, tablets, nodes and storage figures in Prometheus format', async () => {
+    const events = 'projects/{{projectId}}/instances/dev/tables/events';
     await unaryCall(ts.clients.data, 'PingAndWarm', { name: 'projects/{{projectId}}/instances/dev' });
     await unaryCall(ts.clients.tableAdmin, 'GetTable', { name: 'projects/p/instances/dev/tables/nope' }).catch(() => {});
+    await unaryCall(ts.clients.data, 'MutateRow', {
+      tableName: events,
+      rowKey: Buffer.from('r2'),
+      mutations: [{ setCell: { familyName: 'raw', columnQualifier: Buffer.from('q'), timestampMicros: '1000', value: Buffer.from('v') } }],
+    });
     const metrics = await get('/metrics');
     expect(metrics.type).toMatch(/text\/plain; version=0.0.4/);
-    expect(metrics.body).toContain('tabletop_grpc_requests_total{service="google.bigtable.v2.Bigtable",method="PingAndWarm",code="OK"} 1');
-    expect(metrics.body).toContain(
-      'tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="GetTable",code="NOT_FOUND"} 1',
-    );
-    expect(metrics.body).toContain(
-      'tabletop_grpc_requests_total{service="google.bigtable.admin.v2.BigtableTableAdmin",method="CreateTable",code="OK"} 1',
-    );
-    expect(metrics.body).toMatch(/# TYPE tabletop_grpc_requests_total counter/);
+    const e = parseExposition(metrics.body);
+    expect(e.types.get('tabletop_grpc_requests_total')).toBe('counter');
+    const requests = (labels: Record<string, string>) => samplesOf(e, 'tabletop_grpc_requests_total', labels).map((s) => s.value);
+    expect(requests({ service: 'google.bigtable.v2.Bigtable', method: 'PingAndWarm', table: '', code: 'OK' })).toEqual([1]);
+    expect(requests({ method: 'GetTable', table: 'projects/p/instances/dev/tables/nope', code: 'NOT_FOUND' })).toEqual([1]);
+    expect(requests({ method: 'CreateTable', code: 'OK' })).toEqual([1]);
+    expect(requests({ method: 'MutateRow', table: events, code: 'OK' })).toEqual([expect.any(Number)]);
+    expect(requests({ method: 'MutateRow', table: events, code: 'OK' })[0]).toBeGreaterThanOrEqual(1);
+    // One latency histogram per method, buckets ascending and monotone, +Inf = _count.
+    expect(e.types.get('tabletop_grpc_request_duration_seconds')).toBe('histogram');
+    const checked = checkHistograms(e);
+    expect(checked).toContain('tabletop_grpc_request_duration_seconds{"service":"google.bigtable.v2.Bigtable","method":"MutateRow"}');
+    expect(samplesOf(e, 'tabletop_grpc_request_duration_seconds_count', { method: 'PingAndWarm' })).toEqual([
+      expect.objectContaining({ value: 1 }),
+    ]);
+    expect(samplesOf(e, 'tabletop_tablets', { table: events }).map((s) => s.value)).toEqual([1]);
+    expect(samplesOf(e, 'tabletop_table_rows', { table: events })[0]!.value).toBeGreaterThanOrEqual(1);
+    expect(
+      samplesOf(e, 'tabletop_node_tablets', { cluster: 'dev-c1' })
+        .map((s) => s.value)
+        .sort(),
+    ).toEqual([0, 0, 1]);
+    for (const name of [
+      'tabletop_tablet_splits_total',
+      'tabletop_tablet_merges_total',
+      'tabletop_tablet_moves_total',
+      'tabletop_flushes_total',
+    ]) {
+      expect([name, samplesOf(e, name).map((s) => s.value)]).toEqual([name, [0]]);
+    }
+    // The memory engine holds every row in memory: the memtable figure is its logical bytes.
+    expect(samplesOf(e, 'tabletop_memtable_bytes')[0]!.value).toBeGreaterThan(100);
+    expect(samplesOf(e, 'tabletop_disk_bytes').map((s) => s.value)).toEqual([0]);
+    expect(samplesOf(e, 'process_cpu_seconds_total')).toHaveLength(1);
   });
 });

@@ -1,18 +1,22 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DatabaseCore } from '../../db/api.js';
 import { type ErrorCode, TabletopError } from '../../model/errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { indexPage } from './index-page.js';
+import type { InsightApi } from './insight-routes.js';
 import { routeApi } from './json-api.js';
+import { type PrometheusExposition, prometheusExposition } from './prometheus.js';
+import type { ServedDatabase } from './served-database.js';
 
 /**
  * The HTTP server (default port 8087): an index page, /healthz, the JSON API
  * and Prometheus /metrics. Read-only: only GET and HEAD are served.
  */
 export interface HttpServerOptions {
-  readonly db: DatabaseCore;
+  readonly db: ServedDatabase;
+  /** The recording the heatmap and diagnostics read; undefined when it is off (they answer 412). */
+  readonly insight?: InsightApi | undefined;
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
@@ -44,12 +48,14 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
 };
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
+  let exposition: PrometheusExposition | undefined;
+  const context: HandlerContext = {
+    opts,
+    // The prom-client registry is made at the first scrape.
+    exposition: () => (exposition ??= prometheusExposition(opts.metrics, opts.db)),
+  };
   const server = http.createServer((req, res) => {
-    try {
-      handle(opts, req, res);
-    } catch (e) {
-      sendError(opts.logger, res, e);
-    }
+    handle(context, req, res).catch((e: unknown) => sendError(opts.logger, res, e));
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -83,7 +89,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   };
 }
 
-function handle(opts: HttpServerOptions, req: http.IncomingMessage, res: http.ServerResponse): void {
+interface HandlerContext {
+  readonly opts: HttpServerOptions;
+  readonly exposition: () => PrometheusExposition;
+}
+
+async function handle(context: HandlerContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const { opts } = context;
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
@@ -95,12 +107,15 @@ function handle(opts: HttpServerOptions, req: http.IncomingMessage, res: http.Se
     return send(res, 200, 'text/html; charset=utf-8', indexPage(opts));
   }
   if (path === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
-  if (path === '/metrics') return send(res, 200, 'text/plain; version=0.0.4; charset=utf-8', opts.metrics.render());
+  if (path === '/metrics') {
+    const exposition = context.exposition();
+    return send(res, 200, exposition.contentType, await exposition.render());
+  }
   const segments = path
     .split('/')
     .filter((s) => s !== '')
     .map(decodeSegment);
-  const body = routeApi(opts.db, segments);
+  const body = await routeApi({ db: opts.db, insight: opts.insight }, segments, url.searchParams);
   if (body === undefined) {
     throw new TabletopError('NotFound', `No such path: ${path} (try / for what this server offers)`);
   }

@@ -15,11 +15,14 @@ export function indexPage(opts: { readonly grpcAddress: string; readonly storage
 <h2>On this HTTP server</h2>
 <ul>
 <li><a href="/healthz"><code>/healthz</code></a>: liveness (<code>ok</code>)</li>
-<li><a href="/metrics"><code>/metrics</code></a>: Prometheus metrics (requests by RPC and status code)</li>
+<li><a href="/metrics"><code>/metrics</code></a>: Prometheus metrics (requests by RPC, table and status code, latency histograms, tablets, nodes, storage)</li>
+<li><a href="/api/v1/projects"><code>/api/v1/projects</code></a>: projects with their instances (JSON)</li>
 <li><code>/api/v1/projects/{project}/instances</code>: instances of a project (JSON)</li>
 <li><code>/api/v1/projects/{project}/instances/{instance}</code>: an instance with its clusters and app profiles</li>
-<li><code>/api/v1/projects/{project}/instances/{instance}/tables</code>: tables of an instance</li>
-<li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}</code>: a table, its column families and GC rules</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/tables</code>: tables of an instance, with stored bytes, rows and tablets</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}</code>: a table, its column families and GC rules, its tablets and hot tablets</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}/heatmap?metric=&amp;from=&amp;to=&amp;start=&amp;end=</code>: the Key Visualizer's heatmap: a metric per key bucket and time (times ISO 8601 or epoch ms, keys base64)</li>
+<li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}/diagnostics?from=&amp;to=</code>: hotspots, sequential keys, large rows and other findings, in words</li>
 <li><code>/api/v1/projects/{project}/instances/{instance}/tables/{table}/tablets</code>: its tablets: keys, stored and logical bytes, rows, node, recent load</li>
 <li><code>/api/v1/projects/{project}/instances/{instance}/nodes</code>: each cluster's modelled nodes (its serve nodes): what they hold and serve</li>
 <li><code>/api/v1/projects/{project}/instances/{instance}/hot-tablets</code>: tablets by the serving time they cost their node</li>

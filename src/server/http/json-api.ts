@@ -1,30 +1,33 @@
-import type {
-  AppProfileInfo,
-  ClusterInfo,
-  ClusterNodesInfo,
-  DatabaseCore,
-  HotTabletInfo,
-  InstanceInfo,
-  TableInfo,
-  TabletInfo,
-} from '../../db/api.js';
+import type { AppProfileInfo, ClusterInfo, ClusterNodesInfo, HotTabletInfo, InstanceInfo, TableInfo, TabletInfo } from '../../db/api.js';
 import { type ByteString, printable, toBytes } from '../../model/bytes.js';
 import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
 import type { ColumnFamily } from '../../model/family.js';
 import { describeGcRule } from '../../model/gc.js';
 import { instanceNameString, tableNameString } from '../../model/names.js';
+import { diagnosticsRoute, heatmapRoute, type InsightApi } from './insight-routes.js';
+import type { ServedDatabase } from './served-database.js';
 
 /**
  * The JSON API of the HTTP server (consumed by the web UI, by `tabletop
  * tablets` and by tools). Every path answers NOT_FOUND (404) for an instance
  * that was never created nor used by a CreateTable.
+ *   GET /api/v1/projects
+ *       every project that has instances, with its instances
  *   GET /api/v1/projects/{project}/instances
  *   GET /api/v1/projects/{project}/instances/{instance}
  *       the instance with its clusters (serveNodes, and autoscaling: limits
  *       and targets, or null for manual scaling) and app profiles
  *   GET /api/v1/projects/{project}/instances/{instance}/tables
+ *       each table with its storedBytes, rowCount, tabletCount and
+ *       `estimates` (which of those are estimates, as a tablet's)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}
+ *       the table (families, GC rules) with the same figures, its tablets
+ *       and its hot tablets (hottest first)
+ *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/heatmap
+ *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/diagnostics
+ *       the Key Visualizer, from the recording (insight-routes.ts: the query
+ *       parameters); 412 when recording is off
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/tablets
  *       per tablet: keys, storedBytes, logicalBytes, rowCount, `estimates`
  *       (which of those are estimates), its node in each cluster, recent rates
@@ -60,11 +63,20 @@ import { instanceNameString, tableNameString } from '../../model/names.js';
  * and in a printable form (printable ASCII as is, other bytes as \xNN).
  * Path segments are URL-decoded (the Node client's default project is the
  * literal "{{projectId}}", i.e. %7B%7BprojectId%7D%7D in a URL).
- * Returns undefined when the path is not an API path.
+ * Returns undefined when the path is not an API path (a promise for the
+ * heatmap and diagnostics).
  */
-export function routeApi(db: DatabaseCore, segments: readonly string[]): unknown {
+export interface ApiContext {
+  readonly db: ServedDatabase;
+  /** The recording; undefined when it is off. */
+  readonly insight: InsightApi | undefined;
+}
+
+export function routeApi(ctx: ApiContext, segments: readonly string[], query: URLSearchParams): unknown {
+  const { db } = ctx;
   const [api, v1, projects, project, instances, instance, tables, table, ...rest] = segments;
-  if (api !== 'api' || v1 !== 'v1' || projects !== 'projects' || project === undefined) return undefined;
+  if (api !== 'api' || v1 !== 'v1' || projects !== 'projects') return undefined;
+  if (project === undefined) return { projects: db.listProjects().map((p) => projectJson(db, p)) };
   if (instances === undefined) return undefined;
   const badPath = (): never => {
     throw notFound(`No such API path: /${segments.join('/')}`);
@@ -74,8 +86,13 @@ export function routeApi(db: DatabaseCore, segments: readonly string[]): unknown
   const name = { project, instance };
   if (tables === 'nodes' && table === undefined) return { clusters: db.listNodes(name).map(clusterNodesJson) };
   if (tables === 'hot-tablets' && table === undefined) return { hotTablets: db.listHotTablets(name).map(hotTabletJson) };
-  if (table !== undefined && rest.length === 1 && rest[0] === 'tablets') {
-    return { tablets: db.listTablets({ ...name, table }).map(tabletJson) };
+  if (tables === 'tables' && table !== undefined && rest.length === 1) {
+    const tableName = { ...name, table };
+    if (rest[0] === 'tablets') return { tablets: db.listTablets(tableName).map(tabletJson) };
+    if (rest[0] === 'heatmap' || rest[0] === 'diagnostics') {
+      db.getTable(tableName); // NotFound first, whatever the query
+      return rest[0] === 'heatmap' ? heatmapRoute(ctx.insight, tableName, query) : diagnosticsRoute(ctx.insight, tableName, query);
+    }
   }
   if (rest.length > 0) badPath();
   if (tables === undefined) {
@@ -91,9 +108,32 @@ export function routeApi(db: DatabaseCore, segments: readonly string[]): unknown
       tables: db
         .listTables(name)
         .sort((a, b) => (a.name.table < b.name.table ? -1 : 1))
-        .map(tableJson),
+        .map((t) => ({ ...tableJson(t), ...tableSizeJson(db.listTablets(t.name)) })),
     };
-  return tableJson(db.getTable({ ...name, table }));
+  const info = db.getTable({ ...name, table });
+  const tablets = db.listTablets(info.name);
+  const hot = db.listHotTablets(name).filter((h) => h.table.table === table);
+  return { ...tableJson(info), ...tableSizeJson(tablets), tablets: tablets.map(tabletJson), hotTablets: hot.map(hotTabletJson) };
+}
+
+function projectJson(db: ServedDatabase, project: string) {
+  return { projectId: project, instances: db.listInstances(project).map(instanceJson) };
+}
+
+/** A table's size over its tablets; `estimates` names the figures that are estimates (as a tablet's). */
+function tableSizeJson(tablets: readonly TabletInfo[]) {
+  let storedBytes = 0;
+  let rowCount = 0;
+  let bytesEstimated = false;
+  let rowsEstimated = false;
+  for (const t of tablets) {
+    storedBytes += t.storedBytes;
+    rowCount += t.rows;
+    bytesEstimated ||= t.bytesEstimated;
+    rowsEstimated ||= t.rowsEstimated;
+  }
+  const estimates = [...(bytesEstimated ? ['storedBytes'] : []), ...(rowsEstimated ? ['rowCount'] : [])];
+  return { storedBytes, rowCount, tabletCount: tablets.length, estimates };
 }
 
 function keyJson(key: ByteString | undefined) {

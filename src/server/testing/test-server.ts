@@ -1,4 +1,6 @@
 import { createDatabase } from '../../db/index.js';
+import type { InsightQueries } from '../../insight/api-types.js';
+import type { HistorySource } from '../../insight/history-source.js';
 import type { StorageEngine } from '../../storage/store.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
 import { memoryLogger } from '../../testing/memory-logger.js';
@@ -16,7 +18,13 @@ export interface TestServer {
 
 /** A server on a free port over a fresh in-memory database, with raw clients. */
 export async function startTestServer(
-  options: { engine?: StorageEngine; tuning?: Partial<ServerTuning>; httpPort?: number | false } = {},
+  options: {
+    engine?: StorageEngine;
+    tuning?: Partial<ServerTuning>;
+    httpPort?: number | false;
+    /** The recording the HTTP API's heatmap and diagnostics read, and the queries over it. */
+    insight?: { source: HistorySource; queries: (source: HistorySource) => InsightQueries };
+  } = {},
 ): Promise<TestServer> {
   const db = await createDatabase({ engine: options.engine ?? createMemoryEngine() });
   const logger = memoryLogger();
@@ -29,6 +37,7 @@ export async function startTestServer(
     storage: 'in memory',
     version: 'test',
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+    ...(options.insight === undefined ? {} : { insight: options.insight.source, insightQueries: options.insight.queries }),
   });
   const clients = rawClients(server.address);
   return {

@@ -71,6 +71,11 @@ export class CommitLog {
     return this.writer!.size;
   }
 
+  /** Files still needed (the one being written and the closed ones). */
+  get files(): number {
+    return this.writer === undefined ? 0 : 1 + this.old.length;
+  }
+
   /** Bytes in every file still needed. */
   get bytes(): number {
     let n = this.writer!.size;

@@ -49,7 +49,7 @@ import { join, type FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, RangeDrop, StoreState } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
-import type { MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
+import type { EngineStats, MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
 import { BackgroundQueue } from './background-queue.js';
 import { CommitLog, type CommitLogHost } from './commit-log.js';
 import { type CompactionHost, pickCompaction, runCompaction, runFlush } from './compaction.js';
@@ -116,6 +116,8 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   private activeMemBytes = 0;
   /** Bytes in every memtable not flushed yet (active and waiting), over all stores. */
   private unflushedMemBytes = 0;
+  /** Flushes and compactions since the engine opened, counted from the events they report (stats()). */
+  private readonly work = { flushes: 0, flushedBytes: 0, compactions: 0, compactionInputBytes: 0, compactionOutputBytes: 0 };
 
   constructor(private readonly options: DiskEngineOptions) {
     this.config = resolveConfig(options.config);
@@ -179,6 +181,14 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
 
   /** Reports an event to the owner; a failing sink never fails the engine. */
   emit(event: EngineEvent): void {
+    if (event.kind === 'flushed') {
+      this.work.flushes++;
+      this.work.flushedBytes += event.fileBytes;
+    } else if (event.kind === 'compacted') {
+      this.work.compactions++;
+      this.work.compactionInputBytes += event.inputBytes;
+      this.work.compactionOutputBytes += event.outputBytes;
+    }
     try {
       this.options.onEvent?.(event);
     } catch {
@@ -644,6 +654,30 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     }
     this.fail(e);
     this.options.onBackgroundError?.(e);
+  }
+
+  stats(): EngineStats {
+    const seen = new Set<number>();
+    let sstableBytes = 0;
+    for (const store of this.stores.values()) {
+      for (const f of store.files) {
+        if (seen.has(f.meta.number)) continue;
+        seen.add(f.meta.number);
+        sstableBytes += f.meta.size;
+      }
+    }
+    const cache = this.cache.stats();
+    const logFiles = this.log.files;
+    const logBytes = logFiles === 0 ? 0 : this.log.bytes;
+    return {
+      memtableBytes: this.unflushedMemBytes,
+      blockCache: { capacityBytes: cache.capacity, bytes: cache.bytes, hits: cache.hits, misses: cache.misses, evictions: cache.evictions },
+      commitLog: { files: logFiles, bytes: logBytes },
+      ...this.work,
+      sstables: seen.size,
+      sstableBytes,
+      diskBytes: sstableBytes + logBytes,
+    };
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { TabletopError } from '../../model/errors.js';
-import type { MetaUpdate, RowStore, StorageEngine } from '../store.js';
+import type { EngineStats, MetaUpdate, RowStore, StorageEngine } from '../store.js';
 import { MemoryRowStore } from './memory-store.js';
 
 /**
@@ -63,6 +63,23 @@ export class MemoryEngine implements StorageEngine {
 
   storeIds(): string[] {
     return [...this.stores.keys()];
+  }
+
+  /** Every row is held in memory (its logical bytes); nothing is cached, logged, flushed, compacted or written to disk. */
+  stats(): EngineStats {
+    let memtableBytes = 0;
+    for (const store of this.stores.values()) memtableBytes += store.stats().logicalBytes;
+    return {
+      memtableBytes,
+      flushes: 0,
+      flushedBytes: 0,
+      compactions: 0,
+      compactionInputBytes: 0,
+      compactionOutputBytes: 0,
+      sstables: 0,
+      sstableBytes: 0,
+      diskBytes: 0,
+    };
   }
 
   private existing(id: string): MemoryRowStore {
