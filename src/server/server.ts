@@ -58,7 +58,8 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
       ]);
       http = await startHttpServer({
         db: opts.db,
-        insight: opts.insight === undefined ? undefined : { source: opts.insight, queries: (opts.insightQueries ?? insightQueries)(opts.insight) },
+        insight:
+          opts.insight === undefined ? undefined : { source: opts.insight, queries: (opts.insightQueries ?? insightQueries)(opts.insight) },
         host: opts.host,
         port: opts.httpPort,
         metrics,
