@@ -70,10 +70,21 @@ describe('the tarball', () => {
     const paths = packed.files.map((f) => f.path).sort();
     expect(packed.name).toBe('tabletopdb');
     expect(paths).toEqual(
-      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']),
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/cli/main.js',
+        'dist/ui/index.html',
+      ]),
     );
+    // The web UI's build (dist/ui: its shell and hashed assets) ships beside the compiled code.
     const stray = paths.filter(
-      (p) => !['LICENSE', 'README.md', 'package.json'].includes(p) && !/^dist\/.+(?<!\.d)\.js$|^dist\/.+\.d\.ts$/.test(p),
+      (p) =>
+        !['LICENSE', 'README.md', 'package.json'].includes(p) &&
+        !/^dist\/.+(?<!\.d)\.js$|^dist\/.+\.d\.ts$|^dist\/ui\/(index\.html|assets\/[^/]+\.css)$/.test(p),
     );
     expect(stray).toEqual([]);
     expect(paths.filter((p) => /\.test\.|\.bench\.|\/testing\//.test(p))).toEqual([]);

@@ -6,9 +6,11 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { indexPage } from './index-page.js';
 import { routeApi } from './json-api.js';
+import { loadStaticAssets, sendAsset, type StaticAssets } from './static-assets.js';
 
 /**
- * The HTTP server (default port 8087): an index page, /healthz, the JSON API
+ * The HTTP server (default port 8087): the web UI (its shell at /, with the
+ * index page's facts, and its files under /ui/), /healthz, the JSON API
  * and Prometheus /metrics. Read-only: only GET and HEAD are served.
  */
 export interface HttpServerOptions {
@@ -44,9 +46,10 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
 };
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
+  const ui = loadStaticAssets();
   const server = http.createServer((req, res) => {
     try {
-      handle(opts, req, res);
+      handle(opts, ui, req, res);
     } catch (e) {
       sendError(opts.logger, res, e);
     }
@@ -83,7 +86,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   };
 }
 
-function handle(opts: HttpServerOptions, req: http.IncomingMessage, res: http.ServerResponse): void {
+function handle(opts: HttpServerOptions, ui: StaticAssets, req: http.IncomingMessage, res: http.ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
@@ -91,9 +94,11 @@ function handle(opts: HttpServerOptions, req: http.IncomingMessage, res: http.Se
     return;
   }
   const path = url.pathname;
-  if (path === '/' || path === '/index.html') {
-    return send(res, 200, 'text/html; charset=utf-8', indexPage(opts));
+  if (path === '/' || path === '/index.html' || path === '/ui/' || path === '/ui/index.html') {
+    return send(res, 200, 'text/html; charset=utf-8', ui.shell(indexPage(opts)));
   }
+  const asset = ui.asset(path);
+  if (asset !== undefined) return sendAsset(res, asset);
   if (path === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
   if (path === '/metrics') return send(res, 200, 'text/plain; version=0.0.4; charset=utf-8', opts.metrics.render());
   const segments = path
