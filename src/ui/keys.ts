@@ -43,3 +43,9 @@ export function base64ToPrintable(b64: string): string {
   }
   return out;
 }
+
+/** A key range's ends for people: the empty key is the table's start, a missing end its end. */
+export function keyText(printableKey: string | null | undefined, end = false): string {
+  if (printableKey === null || printableKey === undefined) return end ? '(end of table)' : '(start of table)';
+  return printableKey === '' ? '(start of table)' : printableKey;
+}

@@ -121,13 +121,18 @@ describe('npm install -g', () => {
     expect(stdout.trim()).toBe(`tabletop ${packed.version}`);
   });
 
-  it('`tabletop serve --in-memory` answers the official client, regular-expression filters (re2) included, and /healthz', async () => {
+  it('`tabletop serve --in-memory` answers the official client, regular-expression filters (re2) included, /healthz and the web UI', async () => {
     const server = await serve(['serve', '--in-memory', '--port', '0', '--http-port', '0'], env());
     try {
       await expectRealCalls(server.address);
       const health = await fetch(`http://${server.http}/healthz`);
       expect(health.status).toBe(200);
       expect(await health.text()).toBe('ok\n');
+      // The installed package finds its dist/ui: the shell, and the script it loads.
+      const shell = await (await fetch(`http://${server.http}/`)).text();
+      const script = /<script type="module"[^>]* src="(\/ui\/assets\/[^"]+\.js)"/.exec(shell)?.[1];
+      expect(script, shell).toBeDefined();
+      expect((await fetch(`http://${server.http}${script}`)).status).toBe(200);
     } finally {
       await stopGuarded(server.child);
     }

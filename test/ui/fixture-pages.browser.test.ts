@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64ToHex } from '../../src/ui/keys.js';
+import { base64ToHex, keyText } from '../../src/ui/keys.js';
 import { NO_DATA } from '../../src/ui/heatmap/paint.js';
 import { FIXTURE, fixtureHeatmap, fixtureTables } from '../../src/ui/testing/fixtures.js';
 import {
@@ -93,9 +93,9 @@ describe('the web UI on fixture data', () => {
     const tip = page.locator('.tooltip');
     await tip.waitFor();
     const bucket = h.buckets[max.row]!;
-    expect(await tip.locator('.start-text').textContent()).toBe(bucket.startText);
+    expect(await tip.locator('.start-text').textContent()).toBe(keyText(bucket.startText));
     expect(await tip.locator('.start-hex').textContent()).toBe(base64ToHex(bucket.start));
-    expect(await tip.locator('.end-text').textContent()).toBe(bucket.endText ?? '(end of table)');
+    expect(await tip.locator('.end-text').textContent()).toBe(keyText(bucket.endText, true));
     expect(await tip.locator('.value').textContent()).toBe(`${max.value.toLocaleString('en-US')} ops/s`);
     await screenshot(page, 'heatmap-fixture.png');
   });
@@ -142,5 +142,23 @@ describe('the web UI on fixture data', () => {
     // Back at the fixed window: the trail offers the whole table's live view.
     expect(await page.locator('.zoom-trail .current').textContent()).toMatch(/^all keys, \d\d:\d\d:\d\d – \d\d:\d\d:\d\d$/);
     expect(await page.locator('.zoom-trail a').textContent()).toBe('all keys, last 15 min');
+  });
+
+  it('refreshes a live view (one that ends now) every 5 s, asking up to the current time', async () => {
+    await page.goto(`${server.url}${base}/t/${table}/heatmap?metric=ops&window=300`);
+    const first = await drawnSource(page);
+    const asked = () => server.requests.filter((r) => r.includes('/heatmap?metric=ops')).length;
+    const before = asked();
+    const started = Date.now();
+    await page.waitForFunction((prev) => (document.querySelector('canvas.heatmap') as HTMLElement).dataset['source'] !== prev, first, {
+      timeout: 8_000,
+    });
+    expect(Date.now() - started).toBeGreaterThan(3_000);
+    expect(asked()).toBe(before + 1);
+    const to = (path: string) => Date.parse(new URL(path, server.url).searchParams.get('to')!);
+    const next = await drawnSource(page);
+    expect(to(next) - to(first)).toBeGreaterThanOrEqual(4_000);
+    expect(Math.abs(to(next) - Date.now())).toBeLessThan(3_000);
+    expect(await page.locator('.live.on').textContent()).toContain('live');
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/index.js';
+import { INSTANCE, PROJECT, nodeClient } from '../harness/node-client.js';
+import { launchChromium, newPage } from './browser.js';
 
 /**
  * The real HTTP server serves the built web UI (dist/ui): its shell at / with
@@ -44,5 +46,29 @@ describe('the web UI on the HTTP port', () => {
     const api = await fetch(`${base}/api/v1/projects/p/instances`);
     expect(api.status).toBe(200);
     expect(await api.json()).toEqual({ instances: [] });
+  });
+
+  it('walks from a project to an instance, its tables and a table in the browser', async () => {
+    const [table] = await nodeClient({ address: server.address })
+      .instance(INSTANCE)
+      .createTable('orders', { families: ['cf'] });
+    await table.insert([{ key: 'o#1', data: { cf: { q: 'x' } } }]);
+    const browser = await launchChromium();
+    try {
+      const page = await newPage(browser);
+      await page.goto(`${base}/`);
+      await page.fill('input[name="project"]', PROJECT);
+      await page.click('button[type="submit"]');
+      await page.getByRole('link', { name: INSTANCE, exact: true }).click();
+      const row = page.locator('#tables tbody tr').filter({ hasText: 'orders' });
+      await row.waitFor();
+      expect(await row.locator('td').nth(4).textContent()).toBe('cf');
+      await row.getByRole('link', { name: 'orders' }).click();
+      await page.locator('#tablets tbody tr').first().waitFor();
+      expect(await page.locator('#tablets tbody tr').first().textContent()).toContain('(start of table) … (end of table)');
+      expect(await page.locator('#families').textContent()).toContain('cf');
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { HeatmapJson } from '../../insight/api-types.js';
 import { formatBytes, formatNumber, formatTime, formatValue } from '../format.js';
-import { base64ToHex } from '../keys.js';
+import { base64ToHex, keyText } from '../keys.js';
 import type { Cell } from './grid.js';
 
 /** Hex of a key, shortened past `maxBytes`. */
@@ -25,10 +25,10 @@ export function Tooltip(props: { readonly heatmap: HeatmapJson; readonly cell: C
       </div>
       <dl>
         <dt>start</dt>
-        <dd class="key start-text">{bucket.startText}</dd>
+        <dd class="key start-text">{keyText(bucket.startText)}</dd>
         <dd class="hex start-hex">{hex(bucket.start)}</dd>
         <dt>end</dt>
-        <dd class="key end-text">{bucket.endText ?? '(end of table)'}</dd>
+        <dd class="key end-text">{keyText(bucket.endText, true)}</dd>
         {bucket.end !== null && <dd class="hex end-hex">{hex(bucket.end)}</dd>}
       </dl>
       <div class="muted">

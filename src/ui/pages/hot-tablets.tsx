@@ -1,5 +1,6 @@
 import type { HotTabletJson } from '../api.js';
 import { formatNumber } from '../format.js';
+import { keyText } from '../keys.js';
 
 /** Tablets by the serving time they cost their node, hottest first. */
 export function HotTablets(props: { readonly hot: readonly HotTabletJson[] }) {
@@ -22,7 +23,7 @@ export function HotTablets(props: { readonly hot: readonly HotTabletJson[] }) {
             <td>{h.tabletId}</td>
             <td>{h.table.split('/').pop()}</td>
             <td class="key">
-              {h.startKey?.printable ?? '(start)'} … {h.endKey?.printable ?? '(end)'}
+              {keyText(h.startKey?.printable)} … {keyText(h.endKey?.printable, true)}
             </td>
             <td>
               {h.clusterId}/{h.node}

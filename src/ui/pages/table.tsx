@@ -3,6 +3,7 @@ import { instancePath, tablePath } from '../api.js';
 import { Section } from '../components/status.js';
 import { useJson } from '../components/use-json.js';
 import { formatBytes, formatNumber } from '../format.js';
+import { keyText } from '../keys.js';
 import { DEFAULT_VIEW, formatRoute, type TableRef } from '../routes.js';
 import { HotTablets } from './hot-tablets.js';
 import { LoadBar } from './instance.js';
@@ -62,7 +63,7 @@ export function TablePage(props: TableRef) {
                   <tr key={t.tabletId}>
                     <td>{t.tabletId}</td>
                     <td class="key">
-                      {t.startKey?.printable ?? '(start)'} … {t.endKey?.printable ?? '(end)'}
+                      {keyText(t.startKey?.printable)} … {keyText(t.endKey?.printable, true)}
                     </td>
                     <td class="num">{formatBytes(t.storedBytes)}</td>
                     <td class="num">
