@@ -53,6 +53,8 @@ export interface TableJson {
   readonly storedBytes?: number;
   readonly rowCount?: number;
   readonly tabletCount?: number;
+  /** Which of those figures are estimates (the durable engine's), as a tablet's `estimates`. */
+  readonly estimates?: readonly string[];
 }
 
 export interface RatesJson {

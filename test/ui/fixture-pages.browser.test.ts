@@ -58,7 +58,7 @@ describe('the web UI on fixture data', () => {
     await rows.first().waitFor();
     const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     const [events, legacy] = fixtureTables();
-    expect(cells[0]!.slice(0, 4)).toEqual([events!.tableId, '19.6 MiB', '120,000', '3']);
+    expect(cells[0]!.slice(0, 4)).toEqual([events!.tableId, '19.6 MiB', '120,000~', '3']);
     expect(cells[1]!.slice(0, 4)).toEqual([legacy!.tableId, '—', '—', '—']);
     expect(await page.locator('#server-facts').isVisible()).toBe(false);
     expect(await page.textContent('main')).toContain('dev-c1');
@@ -146,6 +146,8 @@ describe('the web UI on fixture data', () => {
 
   it('refreshes a live view (one that ends now) every 5 s, asking up to the current time', async () => {
     await page.goto(`${server.url}${base}/t/${table}/heatmap?metric=ops&window=300`);
+    // A hash change in the same document: wait for this view's first drawing.
+    await page.waitForFunction(() => (document.querySelector('canvas.heatmap') as HTMLElement).dataset['source']?.includes('metric=ops'));
     const first = await drawnSource(page);
     const asked = () => server.requests.filter((r) => r.includes('/heatmap?metric=ops')).length;
     const before = asked();

@@ -49,8 +49,14 @@ export function InstancePage(props: { readonly project: string; readonly instanc
                     <td>
                       <a href={formatRoute({ page: 'table', ...ref, table: t.tableId })}>{t.tableId}</a>
                     </td>
-                    <td class="num">{formatBytes(t.storedBytes)}</td>
-                    <td class="num">{formatNumber(t.rowCount)}</td>
+                    <td class="num">
+                      {formatBytes(t.storedBytes)}
+                      <Estimate of="storedBytes" estimates={t.estimates} />
+                    </td>
+                    <td class="num">
+                      {formatNumber(t.rowCount)}
+                      <Estimate of="rowCount" estimates={t.estimates} />
+                    </td>
                     <td class="num">{formatNumber(t.tabletCount)}</td>
                     <td>{(t.families ?? []).map((f) => f.name).join(', ')}</td>
                     <td>
@@ -119,4 +125,13 @@ export function LoadBar(props: { readonly share: number }) {
       <span style={{ width: `${pct}%` }} />
     </span>
   );
+}
+
+/** A "~" after a figure the server marks as an estimate. */
+export function Estimate(props: { readonly of: string; readonly estimates: readonly string[] | undefined }) {
+  return props.estimates?.includes(props.of) === true ? (
+    <span class="estimate" title="an estimate (durable engine: counted once per SSTable holding it until compaction)">
+      ~
+    </span>
+  ) : null;
 }

@@ -6,7 +6,7 @@ import { formatBytes, formatNumber } from '../format.js';
 import { keyText } from '../keys.js';
 import { DEFAULT_VIEW, formatRoute, type TableRef } from '../routes.js';
 import { HotTablets } from './hot-tablets.js';
-import { LoadBar } from './instance.js';
+import { Estimate, LoadBar } from './instance.js';
 
 /** One table: column families and GC policies, tablets with their nodes and load, its hot tablets. */
 export function TablePage(props: TableRef) {
@@ -68,7 +68,7 @@ export function TablePage(props: TableRef) {
                     <td class="num">{formatBytes(t.storedBytes)}</td>
                     <td class="num">
                       {formatNumber(t.rowCount)}
-                      {t.estimates?.includes('rowCount') === true && <span title="estimate">~</span>}
+                      <Estimate of="rowCount" estimates={t.estimates} />
                     </td>
                     <td>{t.nodes.map((n) => `${n.clusterId}/${n.node}`).join(', ')}</td>
                     <td class="num">{formatNumber(t.rates?.requestsPerSec)}</td>

@@ -161,6 +161,7 @@ export function fixtureTables(o: FixtureOptions = FIXTURE): TableJson[] {
       storedBytes: 20_500_000,
       rowCount: 120_000,
       tabletCount: 3,
+      estimates: ['rowCount'],
     },
     // An older server's tables list: no size fields.
     { name: `projects/${o.project}/instances/${o.instance}/tables/legacy`, tableId: 'legacy', families: [{ name: 'cf' }] },
