@@ -100,6 +100,32 @@ describe('the web UI on fixture data', () => {
     await screenshot(page, 'heatmap-fixture.png');
   });
 
+  it('redraws with the log scale and the brightness slider (dim cells brighter), and asks for the chosen metric', async () => {
+    const dim = { column: 10, row: h.values[10]!.findIndex((v) => v !== null && v > 20 && v < 100) };
+    expect(dim.row).toBeGreaterThan(0);
+    const cellBrightness = async () => brightness((await readCells(page, h.times.length, h.buckets.length))[dim.column]![dim.row]!);
+    const linear = await cellBrightness();
+    // Each control re-renders and redraws: poll the canvas until it shows the change.
+    await page.selectOption('#scale', 'log');
+    await expect.poll(cellBrightness).toBeGreaterThan(linear);
+    const log = await cellBrightness();
+    await page.locator('#brightness').fill('2');
+    await expect.poll(cellBrightness).toBeGreaterThan(log);
+    await page.selectOption('#scale', 'linear');
+    await page.locator('#brightness').fill('0');
+    await expect.poll(cellBrightness).toBe(linear);
+
+    await page.selectOption('#metric', 'read_bytes');
+    await page.waitForFunction(() =>
+      (document.querySelector('canvas.heatmap') as HTMLElement).dataset['source']!.includes('metric=read_bytes'),
+    );
+    expect(await page.evaluate(() => location.hash)).toContain('metric=read_bytes');
+    await page.selectOption('#metric', 'write_ops');
+    await page.waitForFunction(() =>
+      (document.querySelector('canvas.heatmap') as HTMLElement).dataset['source']!.includes('metric=write_ops'),
+    );
+  });
+
   it('lists the diagnostics; clicking one outlines its key range and window', async () => {
     const sequential = page.locator('li.diagnostic[data-kind="sequential_keys"]');
     await sequential.waitFor();
