@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureHeatmap, FIXTURE } from '../testing/fixtures.js';
-import { blockBetween, blockOfRange, blockRect, cellAt, cellCentre, timeTicks, type Grid } from './grid.js';
+import { blockBetween, blockOfRange, blockRect, cellAt, cellCentre, drawnCellAt, timeTicks, type Grid } from './grid.js';
 
 const grid: Grid = { columns: 10, rows: 4, width: 500, height: 400 };
 
@@ -69,5 +69,26 @@ describe('timeTicks', () => {
     expect(timeTicks(grid, 4).map((t) => t.column)).toEqual([0, 3, 6, 9]);
     expect(timeTicks(grid, 100)).toHaveLength(10);
     expect(timeTicks(grid, 4)[0]!.x).toBe(25);
+  });
+});
+
+describe('drawnCellAt', () => {
+  const g: Grid = { columns: 2, rows: 1000, width: 100, height: 100 };
+  const values = [Array.from({ length: 1000 }, (_, r) => (r === 737 ? 9 : r === 12 ? null : 1)), Array.from({ length: 1000 }, () => null)];
+
+  it('answers the brightest cell of the pixel when cells outnumber pixels (what the pixel shows)', () => {
+    // 100 pixel rows for 1000 buckets: the pixel of bucket 737's centre is 73, holding buckets 730-739.
+    expect(drawnCellAt(g, 2, 100, values, 10, 73.2)).toEqual({ column: 0, row: 737 });
+    expect(drawnCellAt(g, 2, 100, values, 10, 73.9)).toEqual({ column: 0, row: 737 });
+    expect(drawnCellAt(g, 2, 100, values, 10, 72.9)).toEqual({ column: 0, row: 720 });
+    // All values in a pixel null: the cell under the point.
+    expect(drawnCellAt(g, 2, 100, values, 60, 73.5)).toEqual({ column: 1, row: 735 });
+  });
+
+  it('is the cell under the point when every cell has its own pixels', () => {
+    const small: Grid = { columns: 2, rows: 10, width: 100, height: 100 };
+    const v = [Array.from({ length: 10 }, (_, r) => r), Array.from({ length: 10 }, () => 5)];
+    for (let y = 0.5; y < 100; y += 7) expect(drawnCellAt(small, 200, 200, v, 30, y)).toEqual(cellAt(small, 30, y));
+    expect(drawnCellAt(small, 200, 200, v, 30, 100)).toBeUndefined();
   });
 });

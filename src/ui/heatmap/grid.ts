@@ -5,6 +5,7 @@
  */
 import type { HeatmapJson, KeyRangeJson } from '../../insight/api-types.js';
 import { base64ToBytes, compareKeys } from '../keys.js';
+import { pixelOf } from './paint.js';
 
 export interface Grid {
   readonly columns: number;
@@ -108,4 +109,47 @@ export function timeTicks(grid: Grid, max: number): { column: number; x: number 
   const ticks: { column: number; x: number }[] = [];
   for (let c = 0; c < grid.columns; c += every) ticks.push({ column: c, x: cellCentre(grid, { column: c, row: 0 }).x });
   return ticks;
+}
+
+/**
+ * The cell whose colour the pixel under (x, y) shows. The canvas holds at most
+ * `imageWidth` × `imageHeight` pixels of cells (paint.ts): when cells outnumber
+ * pixels, a pixel shows the largest value among the cells whose centres fall
+ * in it, and so this answers that cell, so the tooltip tells what is drawn. One
+ * pixel per cell or more: the cell under the point.
+ */
+export function drawnCellAt(
+  grid: Grid,
+  imageWidth: number,
+  imageHeight: number,
+  values: readonly (readonly (number | null)[])[],
+  x: number,
+  y: number,
+): Cell | undefined {
+  const under = cellAt(grid, x, y);
+  if (under === undefined) return undefined;
+  const w = Math.max(1, Math.min(grid.columns, imageWidth));
+  const h = Math.max(1, Math.min(grid.rows, imageHeight));
+  const columns = cellsInPixel(Math.min(w - 1, Math.floor((x / grid.width) * w)), grid.columns, w);
+  const rows = cellsInPixel(Math.min(h - 1, Math.floor((y / grid.height) * h)), grid.rows, h);
+  let best = under;
+  let bestValue = -Infinity;
+  for (const column of columns)
+    for (const row of rows) {
+      const v = values[column]?.[row] ?? null;
+      if (v !== null && v > bestValue) {
+        best = { column, row };
+        bestValue = v;
+      }
+    }
+  return best;
+}
+
+/** The cells (of n) whose centres fall in pixel p (of out), as paint.ts places them. */
+function cellsInPixel(p: number, n: number, out: number): number[] {
+  const cells: number[] = [];
+  const from = Math.max(0, Math.floor((p * n) / out) - 1);
+  const to = Math.min(n - 1, Math.ceil(((p + 1) * n) / out) + 1);
+  for (let i = from; i <= to; i++) if (pixelOf(i, n, out) === p) cells.push(i);
+  return cells;
 }

@@ -4,7 +4,7 @@ import { diagnosticsPath, getJson, heatmapPath } from '../api.js';
 import { formatClock, formatSeconds, formatValue } from '../format.js';
 import { DiagnosticsPanel } from '../heatmap/diagnostics-panel.js';
 import { drawHeatmap, rampGradient } from '../heatmap/draw.js';
-import { blockBetween, blockOfRange, blockRect, cellAt, timeTicks, type Cell, type CellBlock, type Grid } from '../heatmap/grid.js';
+import { blockBetween, blockOfRange, blockRect, drawnCellAt, timeTicks, type Cell, type CellBlock, type Grid } from '../heatmap/grid.js';
 import { HierarchyAxis } from '../heatmap/hierarchy-axis.js';
 import { positivePercentile, type ScaleMode } from '../heatmap/scale.js';
 import { Tooltip } from '../heatmap/tooltip.js';
@@ -237,7 +237,11 @@ export function HeatmapPage(props: TableRef & { readonly view: HeatmapView }) {
               class="overlay"
               onMouseMove={(e) => {
                 const p = point(e);
-                const cell = cellAt(grid, p.x, p.y);
+                const canvas = canvasRef.current;
+                const cell =
+                  heatmap === undefined || canvas === null
+                    ? undefined
+                    : drawnCellAt(grid, canvas.width, canvas.height, heatmap.values, p.x, p.y);
                 setHover(cell === undefined ? undefined : { cell, ...p });
                 if (drag !== undefined) setDrag({ ...drag, x1: p.x, y1: p.y });
               }}
