@@ -6,7 +6,9 @@
 #   - cbtemulator, Google's Bigtable emulator (google-cloud-cli-bigtable-emulator),
 #     at the Cloud SDK path below or wherever CBTEMULATOR points;
 #   - gRPC C-core's Python binding (Debian's python3-grpcio) for /usr/bin/python3
-#     or PYTHON_GRPC, for test/python-client.
+#     or PYTHON_GRPC, for test/python-client;
+#   - Chromium (Debian's chromium) at /usr/bin/chromium or CHROMIUM, driven
+#     headless by playwright-core for test/ui (the web UI's browser test).
 # Missing Debian packages are installed here when this runs as root, with
 # apt-get. Google's two packages come from Google's own apt repository, which
 # is not Debian's: a missing one stops the run at once, as does anything this
@@ -18,6 +20,7 @@ say() { echo "test prerequisites: $*" >&2; }
 
 emulator=${CBTEMULATOR:-/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator}
 python=${PYTHON_GRPC:-/usr/bin/python3}
+chromium=${CHROMIUM:-/usr/bin/chromium}
 
 # Node outside package.json's engines: a note, not a stop (the suite may well pass; it is not supported).
 node -e '
@@ -32,6 +35,7 @@ command -v cbt >/dev/null || google+=(google-cloud-cli-cbt)
 has_grpc() { "$python" -c 'import grpc' 2>/dev/null; }
 debian=()
 has_grpc || debian+=(python3-grpcio)
+[ -x "$chromium" ] || debian+=(chromium)
 [ ${#google[@]} -eq 0 ] && [ ${#debian[@]} -eq 0 ] && exit 0
 
 root=false
@@ -51,6 +55,7 @@ if [ ${#google[@]} -gt 0 ] || { [ ${#debian[@]} -gt 0 ] && [ "$root" = false ]; 
     echo "  sudo apt-get install -y ${missing[*]}"
     [ -x "$emulator" ] || echo "  (or set CBTEMULATOR to a cbtemulator elsewhere)"
     has_grpc || echo "  (python3-grpcio is for $python; or set PYTHON_GRPC to a python3 that has the grpc module)"
+    [ -x "$chromium" ] || echo "  (or set CHROMIUM to a Chromium executable elsewhere)"
   } >&2
   exit 1
 fi
@@ -67,4 +72,10 @@ if ! install; then
   { apt-get update -q >>"$log" 2>&1 && install; } || { cat "$log" >&2; say "could not install ${debian[*]} (apt-get's output above)"; exit 1; }
 fi
 has_grpc || { say "$python still has no grpc module after installing python3-grpcio: set PYTHON_GRPC to a python3 that has it"; exit 1; }
+if [ -x "$chromium" ]; then
+  "$chromium" --headless --no-sandbox --version >>"$log" 2>&1 || { cat "$log" >&2; say "$chromium does not start (its output above)"; exit 1; }
+else
+  say "$chromium is still missing after installing chromium: set CHROMIUM to a Chromium executable"
+  exit 1
+fi
 say "installed ${debian[*]} in $((SECONDS - started)) s"

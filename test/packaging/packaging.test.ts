@@ -70,10 +70,21 @@ describe('the tarball', () => {
     const paths = packed.files.map((f) => f.path).sort();
     expect(packed.name).toBe('tabletopdb');
     expect(paths).toEqual(
-      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']),
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/cli/main.js',
+        'dist/ui/index.html',
+      ]),
     );
+    // The web UI's build (dist/ui: its shell and hashed assets) ships beside the compiled code.
     const stray = paths.filter(
-      (p) => !['LICENSE', 'README.md', 'package.json'].includes(p) && !/^dist\/.+(?<!\.d)\.js$|^dist\/.+\.d\.ts$/.test(p),
+      (p) =>
+        !['LICENSE', 'README.md', 'package.json'].includes(p) &&
+        !/^dist\/.+(?<!\.d)\.js$|^dist\/.+\.d\.ts$|^dist\/ui\/(index\.html|assets\/[^/]+\.css)$/.test(p),
     );
     expect(stray).toEqual([]);
     expect(paths.filter((p) => /\.test\.|\.bench\.|\/testing\//.test(p))).toEqual([]);
@@ -110,13 +121,18 @@ describe('npm install -g', () => {
     expect(stdout.trim()).toBe(`tabletop ${packed.version}`);
   });
 
-  it('`tabletop serve --in-memory` answers the official client, regular-expression filters (re2) included, and /healthz', async () => {
+  it('`tabletop serve --in-memory` answers the official client, regular-expression filters (re2) included, /healthz and the web UI', async () => {
     const server = await serve(['serve', '--in-memory', '--port', '0', '--http-port', '0'], env());
     try {
       await expectRealCalls(server.address);
       const health = await fetch(`http://${server.http}/healthz`);
       expect(health.status).toBe(200);
       expect(await health.text()).toBe('ok\n');
+      // The installed package finds its dist/ui: the shell, and the script it loads.
+      const shell = await (await fetch(`http://${server.http}/`)).text();
+      const script = /<script type="module"[^>]* src="(\/ui\/assets\/[^"]+\.js)"/.exec(shell)?.[1];
+      expect(script, shell).toBeDefined();
+      expect((await fetch(`http://${server.http}${script}`)).status).toBe(200);
     } finally {
       await stopGuarded(server.child);
     }

@@ -8,9 +8,11 @@ import type { InsightApi } from './insight-routes.js';
 import { routeApi } from './json-api.js';
 import { type PrometheusExposition, prometheusExposition } from './prometheus.js';
 import type { ServedDatabase } from './served-database.js';
+import { loadStaticAssets, sendAsset, type StaticAssets } from './static-assets.js';
 
 /**
- * The HTTP server (default port 8087): an index page, /healthz, the JSON API
+ * The HTTP server (default port 8087): the web UI (its shell at /, with the
+ * index page's facts, and its files under /ui/), /healthz, the JSON API
  * and Prometheus /metrics. Read-only: only GET and HEAD are served.
  */
 export interface HttpServerOptions {
@@ -51,6 +53,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   let exposition: PrometheusExposition | undefined;
   const context: HandlerContext = {
     opts,
+    ui: loadStaticAssets(),
     // The prom-client registry is made at the first scrape.
     exposition: () => (exposition ??= prometheusExposition(opts.metrics, opts.db)),
   };
@@ -91,11 +94,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
 interface HandlerContext {
   readonly opts: HttpServerOptions;
+  readonly ui: StaticAssets;
   readonly exposition: () => PrometheusExposition;
 }
 
 async function handle(context: HandlerContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const { opts } = context;
+  const { opts, ui } = context;
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
@@ -103,9 +107,11 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
     return;
   }
   const path = url.pathname;
-  if (path === '/' || path === '/index.html') {
-    return send(res, 200, 'text/html; charset=utf-8', indexPage(opts));
+  if (path === '/' || path === '/index.html' || path === '/ui/' || path === '/ui/index.html') {
+    return send(res, 200, 'text/html; charset=utf-8', ui.shell(indexPage(opts)));
   }
+  const asset = ui.asset(path);
+  if (asset !== undefined) return sendAsset(res, asset);
   if (path === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
   if (path === '/metrics') {
     const exposition = context.exposition();

@@ -1,0 +1,71 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { HeatmapPage } from './pages/heatmap.js';
+import { InstancePage } from './pages/instance.js';
+import { ProjectsPage } from './pages/projects.js';
+import { TablePage } from './pages/table.js';
+import { formatRoute, parseRoute, type Route } from './routes.js';
+import './style.css';
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const onHash = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  return route;
+}
+
+function Crumbs(props: { readonly route: Route }) {
+  const r = props.route;
+  const parts: { label: string; href: string }[] = [{ label: 'tabletop', href: '#/' }];
+  if (r.page === 'instance' || r.page === 'table' || r.page === 'heatmap') {
+    parts.push({
+      label: `${r.project} / ${r.instance}`,
+      href: formatRoute({ page: 'instance', project: r.project, instance: r.instance }),
+    });
+  }
+  if (r.page === 'table' || r.page === 'heatmap') {
+    parts.push({ label: r.table, href: formatRoute({ page: 'table', project: r.project, instance: r.instance, table: r.table }) });
+  }
+  if (r.page === 'heatmap') parts.push({ label: 'heatmap', href: location.hash });
+  return (
+    <nav class="crumbs">
+      {parts.map((p, i) => (
+        <a key={i} href={p.href}>
+          {p.label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+function App() {
+  const route = useRoute();
+  // The server's facts (gRPC address, storage, API list) sit under the app in the shell: shown on the first page only.
+  useEffect(() => {
+    document.body.classList.toggle('home', route.page === 'projects');
+  }, [route.page]);
+  return (
+    <div>
+      <Crumbs route={route} />
+      <main>
+        {route.page === 'projects' && <ProjectsPage />}
+        {route.page === 'instance' && <InstancePage project={route.project} instance={route.instance} />}
+        {route.page === 'table' && <TablePage project={route.project} instance={route.instance} table={route.table} />}
+        {route.page === 'heatmap' && (
+          <HeatmapPage project={route.project} instance={route.instance} table={route.table} view={route.view} />
+        )}
+        {route.page === 'unknown' && (
+          <p class="error">
+            No such page: {route.hash}. <a href="#/">Start here.</a>
+          </p>
+        )}
+      </main>
+    </div>
+  );
+}
+
+const root = document.getElementById('app');
+if (root !== null) render(<App />, root);

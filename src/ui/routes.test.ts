@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_VIEW, formatRoute, parseRoute, viewWindow, type Route } from './routes.js';
+
+describe('hash routes', () => {
+  const routes: Route[] = [
+    { page: 'projects' },
+    { page: 'instance', project: '{{projectId}}', instance: 'dev' },
+    { page: 'table', project: 'p', instance: 'i', table: 'a/b c' },
+    { page: 'heatmap', project: 'p', instance: 'i', table: 't', view: DEFAULT_VIEW },
+    {
+      page: 'heatmap',
+      project: 'p',
+      instance: 'i',
+      table: 't',
+      // A view with `from` does not carry its live window (the default comes back).
+      view: {
+        metric: 'write_ops',
+        windowSeconds: DEFAULT_VIEW.windowSeconds,
+        from: '2026-11-27T08:00:00.000Z',
+        to: undefined,
+        start: 'dHMj',
+        end: 'dHMk+/8=',
+      },
+    },
+  ];
+
+  it('round-trip through format and parse', () => {
+    for (const r of routes) {
+      const parsed = parseRoute(formatRoute(r));
+      if (r.page === 'heatmap')
+        expect(parsed).toEqual({ ...r, view: { from: undefined, to: undefined, start: undefined, end: undefined, ...r.view } });
+      else expect(parsed).toEqual(r);
+    }
+  });
+
+  it('falls back to the defaults on unknown metrics and bad times, and names unknown pages', () => {
+    const r = parseRoute('#/p/p/i/i/t/t/heatmap?metric=nope&window=-3&from=yesterday');
+    expect(r).toMatchObject({ page: 'heatmap', view: { metric: 'ops', windowSeconds: 900, from: undefined } });
+    expect(parseRoute('#/x/y')).toEqual({ page: 'unknown', hash: '#/x/y' });
+    expect(parseRoute('#/p/p/i/i/t/t/nope')).toMatchObject({ page: 'unknown' });
+    expect(parseRoute('')).toEqual({ page: 'projects' });
+  });
+
+  it('a view without `to` is live and ends now; without `from` it reaches back its window', () => {
+    expect(viewWindow({ ...DEFAULT_VIEW, windowSeconds: 60 }, 1_000_000)).toEqual({ fromMillis: 940_000, toMillis: 1_000_000, live: true });
+    expect(viewWindow({ ...DEFAULT_VIEW, from: '1970-01-01T00:00:01.000Z', to: '1970-01-01T00:00:03.000Z' }, 1_000_000)).toEqual({
+      fromMillis: 1000,
+      toMillis: 3000,
+      live: false,
+    });
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Hash routes (no router library): the page and its parameters live after
+ * the `#`, so the server serves one shell at `/` and links survive reloads.
+ *   #/                                   projects and their instances
+ *   #/p/{project}/i/{instance}           an instance: tables, nodes, hot tablets
+ *   #/p/{project}/i/{instance}/t/{table} a table: tablets, families, GC policies
+ *   #/p/{project}/i/{instance}/t/{table}/heatmap?metric=&window=&from=&to=&start=&end=
+ * Names are URL-encoded (the Node client's default project is "{{projectId}}").
+ * A heatmap view without `to` is live: it ends now and refreshes.
+ */
+import { METRICS, type Metric } from '../insight/api-types.js';
+
+export interface TableRef {
+  readonly project: string;
+  readonly instance: string;
+  readonly table: string;
+}
+
+export interface HeatmapView {
+  readonly metric: Metric;
+  /** For a live view without `from`: how far back it reaches (seconds). */
+  readonly windowSeconds: number;
+  /** ISO times; `to` undefined: the view ends now (live). */
+  readonly from?: string | undefined;
+  readonly to?: string | undefined;
+  /** Key range zoomed into (base64); undefined: the table's ends. */
+  readonly start?: string | undefined;
+  readonly end?: string | undefined;
+}
+
+export type Route =
+  | { readonly page: 'projects' }
+  | { readonly page: 'instance'; readonly project: string; readonly instance: string }
+  | ({ readonly page: 'table' } & TableRef)
+  | ({ readonly page: 'heatmap'; readonly view: HeatmapView } & TableRef)
+  | { readonly page: 'unknown'; readonly hash: string };
+
+export const DEFAULT_VIEW: HeatmapView = { metric: 'ops', windowSeconds: 15 * 60 };
+
+/** The windows offered for a live view (seconds). */
+export const WINDOWS: readonly { readonly seconds: number; readonly label: string }[] = [
+  { seconds: 60, label: '1 min' },
+  { seconds: 5 * 60, label: '5 min' },
+  { seconds: 15 * 60, label: '15 min' },
+  { seconds: 60 * 60, label: '1 h' },
+  { seconds: 6 * 3600, label: '6 h' },
+  { seconds: 24 * 3600, label: '1 day' },
+  { seconds: 14 * 24 * 3600, label: '14 days' },
+];
+
+export function parseRoute(hash: string): Route {
+  const raw = hash.replace(/^#/, '');
+  const [path = '', query = ''] = raw.split('?', 2);
+  const seg = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
+  if (seg.length === 0) return { page: 'projects' };
+  if (seg[0] !== 'p' || seg[2] !== 'i' || seg[1] === undefined || seg[3] === undefined) return { page: 'unknown', hash };
+  const [, project, , instance, t, table, page] = seg;
+  if (t === undefined && seg.length === 4) return { page: 'instance', project, instance };
+  if (t !== 't' || table === undefined) return { page: 'unknown', hash };
+  if (page === undefined && seg.length === 6) return { page: 'table', project, instance, table };
+  if (page === 'heatmap' && seg.length === 7) return { page: 'heatmap', project, instance, table, view: parseView(query) };
+  return { page: 'unknown', hash };
+}
+
+function parseView(query: string): HeatmapView {
+  const q = new URLSearchParams(query);
+  const metric = q.get('metric');
+  const windowSeconds = Number(q.get('window'));
+  const valid = (iso: string | null) => (iso !== null && !Number.isNaN(Date.parse(iso)) ? iso : undefined);
+  return {
+    metric: metric !== null && (METRICS as readonly string[]).includes(metric) ? (metric as Metric) : DEFAULT_VIEW.metric,
+    windowSeconds: Number.isFinite(windowSeconds) && windowSeconds > 0 ? windowSeconds : DEFAULT_VIEW.windowSeconds,
+    from: valid(q.get('from')),
+    to: valid(q.get('to')),
+    start: q.get('start') ?? undefined,
+    end: q.get('end') ?? undefined,
+  };
+}
+
+export function formatRoute(route: Route): string {
+  const e = encodeURIComponent;
+  switch (route.page) {
+    case 'projects':
+      return '#/';
+    case 'instance':
+      return `#/p/${e(route.project)}/i/${e(route.instance)}`;
+    case 'table':
+      return `#/p/${e(route.project)}/i/${e(route.instance)}/t/${e(route.table)}`;
+    case 'heatmap': {
+      const q = new URLSearchParams();
+      const v = route.view;
+      q.set('metric', v.metric);
+      if (v.from === undefined) q.set('window', String(v.windowSeconds));
+      if (v.from !== undefined) q.set('from', v.from);
+      if (v.to !== undefined) q.set('to', v.to);
+      if (v.start !== undefined) q.set('start', v.start);
+      if (v.end !== undefined) q.set('end', v.end);
+      return `#/p/${e(route.project)}/i/${e(route.instance)}/t/${e(route.table)}/heatmap?${q.toString()}`;
+    }
+    case 'unknown':
+      return route.hash;
+  }
+}
+
+/** The view's time window at `nowMillis`: a live view ends now. */
+export function viewWindow(view: HeatmapView, nowMillis: number): { fromMillis: number; toMillis: number; live: boolean } {
+  const toMillis = view.to === undefined ? nowMillis : Date.parse(view.to);
+  const fromMillis = view.from === undefined ? toMillis - view.windowSeconds * 1000 : Date.parse(view.from);
+  return { fromMillis, toMillis, live: view.to === undefined };
+}
