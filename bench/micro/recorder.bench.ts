@@ -15,7 +15,8 @@ import { TableRecorder } from '../../src/insight/table-recorder.js';
 import { seededRandom } from '../../src/testing/random.js';
 
 const ROWS = 64_000;
-const keyOf = (i: number): string => `user${String(i).padStart(10, '0')}`;
+// Flat strings, as the server's keys are (decoded from the request's bytes), not the cons strings a template builds.
+const keyOf = (i: number): string => Buffer.from(`user${String(i).padStart(10, '0')}`, 'latin1').toString('latin1');
 const points = Array.from({ length: 1000 }, (_, i) => ({ key: keyOf(i * 100), rowsBefore: i * 100, bytesBefore: i * 100_000 }));
 const set = buildBoundaries({ exact: false, rows: 100_000, rowsEstimated: false, bytes: 1e8, points, largestRows: [] }, 1);
 const clock = new ManualClock();

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KeyDistribution } from '../db/index.js';
 import { seededRandom } from '../testing/random.js';
-import { MAX_BOUNDARY_BYTES, bucketOf, buildBoundaries, shouldRecompute } from './key-buckets.js';
+import { BucketIndex, MAX_BOUNDARY_BYTES, bucketOf, buildBoundaries, shouldRecompute } from './key-buckets.js';
 
 /** An exact distribution over `keys` (sorted here), each row `rowBytes(i)` bytes. */
 function exact(keys: string[], rowBytes: (i: number) => number = () => 100): KeyDistribution {
@@ -117,5 +118,46 @@ describe('key buckets', () => {
     const big = { ...base, rows: 200_000, rowsAtSet: 100_000 };
     expect(shouldRecompute({ ...big, nowMillis: 59_999 })).toBe(false);
     expect(shouldRecompute({ ...big, nowMillis: 60_000 })).toBe(true);
+  });
+});
+
+describe('the bucket index', () => {
+  // Byte strings over a small alphabet with NUL and 0xff, sharing prefixes often: ties of words, keys shorter and
+  // longer than the word, keys outside the shared prefix.
+  const byteString = fc.array(fc.constantFrom(0, 1, 0x30, 0x31, 0x61, 0xfe, 0xff), { maxLength: 12 }).map((b) => String.fromCharCode(...b));
+  const withPrefix = fc.tuple(fc.constantFrom('', 'user00', 'user0\xff'), byteString).map(([p, k]) => p + k);
+
+  it('finds the same bucket as the binary search over the strings, from any hint', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(withPrefix, { minLength: 0, maxLength: 40 }),
+        fc.array(withPrefix, { maxLength: 30 }),
+        fc.integer({ min: -1, max: 45 }),
+        (bounds, keys, hint) => {
+          const starts = ['', ...bounds.filter((b) => b !== '').sort()];
+          const index = new BucketIndex(starts);
+          for (const key of [...keys, ...starts])
+            expect(index.of(key, hint), JSON.stringify({ starts, key })).toBe(bucketOf(starts, key, -1));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('places keys among 1,000 boundaries (a long shared prefix, skewed words) as the binary search does', () => {
+    const rand = seededRandom(11);
+    for (const key of [
+      (): string => `user${String(Math.floor(rand() * 1e10)).padStart(10, '0')}`,
+      // Skewed: most boundaries crowd into a sliver of the word span (one slot holds hundreds).
+      (): string =>
+        rand() < 0.9 ? `k\x00\x00${String.fromCharCode(Math.floor(rand() * 256))}` : `k${String.fromCharCode(Math.floor(rand() * 256))}`,
+    ]) {
+      const starts = ['', ...Array.from({ length: 999 }, key).sort()].filter((s, i, a) => i === 0 || s !== a[i - 1]);
+      const index = new BucketIndex(starts);
+      for (let i = 0; i < 20_000; i++) {
+        const k = i % 3 === 0 ? starts[i % starts.length]! : key();
+        expect(index.of(k, i % 7 === 0 ? 5 : -1)).toBe(bucketOf(starts, k, -1));
+      }
+    }
   });
 });

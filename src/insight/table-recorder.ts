@@ -3,7 +3,7 @@ import type { ByteString } from '../model/bytes.js';
 import type { Clock } from '../model/clock.js';
 import type { TableName } from '../model/names.js';
 import { type Column, type KeySpan, newColumn } from './column.js';
-import { type BoundarySet, bucketOf } from './key-buckets.js';
+import { type BoundarySet, BucketIndex } from './key-buckets.js';
 import { LatencySketch } from './latency-sketch.js';
 
 /**
@@ -31,8 +31,11 @@ export class TableRecorder implements TableAccess {
   /** The set the open column is recorded over, and the one the next column will use (when it changed). */
   private set: BoundarySet;
   private nextSet: BoundarySet | undefined;
+  /** The open column's set, for the bucket of a key. */
+  private index: BucketIndex;
   /** The bucket hit last by a write, by a read; the bucket the current read is in (-1: none yet). */
   private writeHint = 0;
+  private writeHintPays = true;
   private readHint = 0;
   private readBucket = -1;
 
@@ -45,6 +48,7 @@ export class TableRecorder implements TableAccess {
     boundaries: BoundarySet,
   ) {
     this.set = boundaries;
+    this.index = new BucketIndex(boundaries.starts);
   }
 
   /** The newest boundary set (the next column's). */
@@ -60,26 +64,32 @@ export class TableRecorder implements TableAccess {
   rowsWritten(batch: RowBatch): void {
     const col = this.open();
     const { keys, bytes, count } = batch;
-    const starts = this.set.starts;
+    const index = this.index;
     const { write_ops, write_bytes, serving_micros } = col.counters;
     const last = col.buckets - 1;
     const cpu = count > 0 ? batch.cpuMicros / count : 0;
     let hint = this.writeHint;
+    // Sequential writes stay in the bucket hit last: try it first while that pays; shuffled ones (a bulk load)
+    // skip the two string compares that would miss.
+    let tryHint = this.writeHintPays;
     for (let i = 0; i < count; i++) {
       const key = keys[i]!;
-      hint = bucketOf(starts, key, hint);
+      const b = index.of(key, tryHint ? hint : -1);
+      tryHint = b === hint;
+      hint = b;
       write_ops[hint]!++;
       write_bytes[hint]! += bytes[i]!;
       serving_micros[hint]! += cpu;
       if (hint === 0 || hint === last) touchEdge(col, hint, key);
     }
     this.writeHint = hint;
+    this.writeHintPays = tryHint;
   }
 
   rowsRead(batch: RowBatch): void {
     const col = this.open();
     const { keys, bytes, cellsReturned, count } = batch;
-    const starts = this.set.starts;
+    const index = this.index;
     const { read_ops, rows_read, read_bytes, serving_micros, rows_returned, cells_returned } = col.counters;
     const maxRowBytes = col.maxRowBytes;
     const last = col.buckets - 1;
@@ -88,7 +98,7 @@ export class TableRecorder implements TableAccess {
     let entered = this.readBucket;
     for (let i = 0; i < count; i++) {
       const key = keys[i]!;
-      hint = bucketOf(starts, key, hint);
+      hint = index.of(key, hint);
       if (hint !== entered) {
         read_ops[hint]!++;
         entered = hint;
@@ -112,7 +122,7 @@ export class TableRecorder implements TableAccess {
   requestEnded(kind: 'read' | 'write', firstKey: ByteString | undefined, latencyMicros: number): void {
     const col = this.open();
     if (kind === 'read') this.readBucket = -1;
-    const b = firstKey === undefined ? 0 : bucketOf(this.set.starts, firstKey, kind === 'read' ? this.readHint : this.writeHint);
+    const b = firstKey === undefined ? 0 : this.index.of(firstKey, kind === 'read' ? this.readHint : this.writeHint);
     (col.latency[b] ??= new LatencySketch()).add(latencyMicros);
   }
 
@@ -154,6 +164,7 @@ export class TableRecorder implements TableAccess {
     }
     if (this.nextSet !== undefined) {
       this.set = this.nextSet;
+      this.index = new BucketIndex(this.set.starts);
       this.nextSet = undefined;
       this.writeHint = 0;
       this.readHint = 0;
