@@ -8,7 +8,7 @@ import { type TierSpec, retentionStart } from './tiers.js';
 
 /**
  * What the heatmap and the diagnostics look at: one table's columns of one
- * tier over a time window, all re-binned onto the newest boundary set in it.
+ * tier over a time window, all re-binned onto the table's newest boundary set.
  */
 export interface QueryWindow {
   readonly table: TableName;
@@ -16,7 +16,7 @@ export interface QueryWindow {
   readonly toMillis: number;
   readonly nowMillis: number;
   readonly tier: TierSpec;
-  /** The target boundary set: the newest a column in the window names (the current one when there is none). */
+  /** The target boundary set: the table's current one, or a newer one a column in the window names. */
   readonly set: BoundarySet;
   /** Ascending by start, each over `set`. */
   readonly columns: readonly Column[];
@@ -58,7 +58,11 @@ export async function loadWindow(source: HistorySource, table: TableName, fromMi
     if (s !== undefined) sets.set(c.setId, s);
   }
   const known = raw.filter((c) => sets.has(c.setId));
-  const set = known.length > 0 ? sets.get(Math.max(...known.map((c) => c.setId)))! : await source.currentBoundaries(table);
+  // The table's current set when it is newer than every column's: the set made after a load's last column is the
+  // one that knows that column's rows (else the column stays a line on the last bucket).
+  const current = await source.currentBoundaries(table);
+  const newest = known.length > 0 ? sets.get(Math.max(...known.map((c) => c.setId)))! : current;
+  const set = current.setId > newest.setId ? current : newest;
   const levelsOf = memo((id: number) => levelsOnto(sets.get(id)!, set));
   return {
     table,

@@ -49,9 +49,11 @@ describe('rebinColumn', () => {
     });
     const out = rebinColumn(col, from, onto);
     expect(sum(out.counters.write_ops)).toBeCloseTo(90, 9);
-    // k80..k99 overlaps [k8, k9) and [k9, ∞), nothing beyond; by bytes, '9' then '\x00'..'9' is 57 of the span's 265 steps.
+    // k80..k99 overlaps [k8, k9) and [k9, ∞), nothing beyond, one row each: by rows, not by key space (which gave
+    // [k9, ∞) 57 of the span's 265 byte steps), about half each.
     expect(out.counters.write_ops[8]! + out.counters.write_ops[9]!).toBeCloseTo(90, 9);
-    expect(out.counters.write_ops[9]!).toBeCloseTo((90 * 0x39) / (0x3939 - 0x3830), 6);
+    expect(out.counters.write_ops[8]!).toBeGreaterThan(35);
+    expect(out.counters.write_ops[9]!).toBeGreaterThan(35);
     expect(out.lastEdge).toEqual({ min: 'k9', max: 'k99' });
   });
 

@@ -83,23 +83,48 @@ function widen(a: KeySpan | undefined, b: KeySpan | undefined): KeySpan | undefi
 
 /**
  * How source bucket `i` of `from` splits over the buckets of `onto`: weights
- * sum to 1 (differences of `keyFraction` at the target boundaries inside the
- * range, so they telescope). Targets the range only touches at a point get
- * no share, except a range that is a single key.
+ * sum to 1. A bucket's range spreads by key space: differences of keyFraction
+ * at the target boundaries inside it (they telescope). An edge bucket's span
+ * of touched keys (a sequential load's new rows) spreads by the rows the
+ * target set holds there instead: the targets inside the span by their rows,
+ * the one or two it partly covers by their rows times the part covered. For
+ * keys like decimal counters, whose bytes crowd into a tenth of each byte's
+ * values, key space put almost a whole column of a sequential load into the
+ * one bucket that spans a digit carry. Targets the range only touches at a
+ * point get no share, except a range that is a single key.
  */
 export function bucketShares(from: BoundarySet, i: number, onto: BoundarySet, first?: KeySpan, last?: KeySpan): Share[] {
   const r = sourceRange(from, i, first, last);
   const t = onto.starts;
   const j0 = bucketOf(t, r.lo, -1);
   const j1 = r.hi === undefined ? t.length - 1 : r.inclusive ? bucketOf(t, r.hi, j0) : lastBucketBelow(t, r.hi, j0);
+  if (j0 === j1) return [{ target: j0, weight: 1, lo: r.lo, hi: r.hi }];
+  const byRows: number[] = [];
+  let rows = 0;
+  for (let j = j0; r.inclusive && j <= j1; j++) {
+    const n = onto.rows[j] ?? 0;
+    let covered = 1;
+    if (j === j0) covered -= keyFraction(r.lo, t[j]!, t[j + 1]);
+    if (j === j1 && r.hi !== undefined) {
+      covered -= 1 - keyFraction(r.hi, t[j]!, t[j + 1]);
+      // An inclusive end is a key the column touched: at least that row is in the bucket.
+      if (r.inclusive) covered = Math.max(covered, 1 / Math.max(1, n));
+    }
+    byRows.push(n * Math.max(0, covered));
+    rows += byRows[byRows.length - 1]!;
+  }
   const shares: Share[] = [];
   let prev = 0;
   for (let j = j0; j <= j1; j++) {
     const lo = j === j0 ? r.lo : t[j]!;
     const hi = j === j1 ? r.hi : t[j + 1];
-    const upTo = j === j1 ? 1 : keyFraction(hi!, r.lo, r.hi);
-    const weight = j0 === j1 ? 1 : upTo - prev;
-    prev = upTo;
+    let weight: number;
+    if (rows > 0) weight = byRows[j - j0]! / rows;
+    else {
+      const upTo = j === j1 ? 1 : keyFraction(hi!, r.lo, r.hi);
+      weight = upTo - prev;
+      prev = upTo;
+    }
     if (weight > 0) shares.push({ target: j, weight, lo, hi });
   }
   return shares;

@@ -78,7 +78,13 @@ function concentrated(ctx: DiagnosticContext, row: Float64Array, step: number, b
   const [first, last] = [Math.min(...top), Math.max(...top)];
   // One band, not several spots far apart (salted timestamps draw parallel diagonals, one per salt).
   if (last - first + 1 > 2 * allowed) return undefined;
-  return { step, first, last, median: weightedMedian(row, total), writesPerSecond: total };
+  // The band's range is all of its lit run, not just the buckets that carry most of it (writes spread evenly over
+  // the rows they made leave a fifth of the band outside the top buckets).
+  let lo = first;
+  let hi = last;
+  while (lo > 0 && row[lo - 1]! > 0) lo--;
+  while (hi + 1 < row.length && row[hi + 1]! > 0) hi++;
+  return { step, first: lo, last: hi, median: weightedMedian(row, total), writesPerSecond: total };
 }
 
 /** The bucket position (fractional) below which half of the row's weight lies. */
