@@ -91,6 +91,17 @@ describe('the table recorder', () => {
     expect(col.lastEdge).toEqual({ min: 'ts#0001', max: 'ts#0012' });
   });
 
+  it('bounds the edge keys of read batches in either direction by their first and last rows there', () => {
+    const { clock, rec } = setUp();
+    // Ascending across all three buckets, then a reversed read that ends in the first bucket.
+    rec.rowsRead(read(['a', 'b', 'c', 'h', 'q', 'ts#0002', 'ts#0007'], [1, 1, 1, 1, 1, 1, 1]));
+    rec.rowsRead(read(['ts#0009', 'ts#0008', 'i', 'c', 'a0'], [1, 1, 1, 1, 1]));
+    clock.advanceMillis(10_000);
+    const col = only(rec.roll());
+    expect(col.firstEdge).toEqual({ min: 'a', max: 'c' });
+    expect(col.lastEdge).toEqual({ min: 'q', max: 'ts#0009' });
+  });
+
   it('counts a scan as one read op per bucket it enters, and a point read as one op', () => {
     const { clock, rec } = setUp();
     // One scan from 'a' to 'r' in two batches (the batch boundary inside bucket 1 is no new op).
