@@ -9,6 +9,9 @@ import type { TierSpec } from './tiers.js';
  * were recorded over. The query side (heatmap-query.ts, diagnostics/) is pure
  * functions over this, testable with columns made by hand.
  */
+/** At most this many row keys are kept per table for the key advisors (HistorySource.keySamples). */
+export const MAX_KEY_SAMPLES = 1000;
+
 export interface HistorySource {
   /** 10 s / 1 min / 1 h with the default bucket length (tiers.ts tierSpecs). */
   readonly tiers: readonly TierSpec[];
@@ -26,6 +29,11 @@ export interface HistorySource {
   currentBoundaries(table: TableName): Promise<BoundarySet>;
   /** The largest rows of the table the last key distribution found (exact on small tables), largest first. */
   largestRows(table: TableName): Promise<readonly { readonly key: string; readonly bytes: number }[]>;
+  /**
+   * Row keys the last key distribution saw (at most MAX_KEY_SAMPLES, spread evenly), ascending: real keys for the
+   * key advisors, where boundaries are separators cut short. Empty until a distribution was taken.
+   */
+  keySamples(table: TableName): Promise<readonly string[]>;
   /** Keys the tablet manager sees as single-row hotspots now (TabletInfo.singleRowHotspot). */
   hotRows(table: TableName): Promise<readonly string[]>;
 }

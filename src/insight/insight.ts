@@ -6,7 +6,7 @@ import { notFound } from '../model/errors.js';
 import { type TableName, tableNameString } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import { type Column, addInto, newColumn } from './column.js';
-import type { HistorySource } from './history-source.js';
+import { type HistorySource, MAX_KEY_SAMPLES } from './history-source.js';
 import { HistoryStore } from './history-store.js';
 import { type BoundarySet, MAX_BUCKETS, buildBoundaries, shouldRecompute } from './key-buckets.js';
 import { TableRecorder } from './table-recorder.js';
@@ -66,6 +66,7 @@ class TableState {
   wroteSinceSet = false;
   recomputeQueued = false;
   largestRows: readonly { readonly key: ByteString; readonly bytes: number }[] = [];
+  keySamples: readonly ByteString[] = [];
   readonly pending: Pending[] = [];
 
   constructor(
@@ -291,6 +292,10 @@ export class Insight implements AccessRecorder, HistorySource {
     return Promise.resolve(this.state(table).largestRows);
   }
 
+  keySamples(table: TableName): Promise<readonly string[]> {
+    return Promise.resolve(this.state(table).keySamples);
+  }
+
   hotRows(table: TableName): Promise<readonly string[]> {
     const state = this.state(table);
     const tablets = this.db?.listTablets(state.name) ?? [];
@@ -417,6 +422,7 @@ export class Insight implements AccessRecorder, HistorySource {
     state.exactAtSet = dist.exact;
     state.tablets = size.tabletIds.join(',');
     if (dist.exact) state.largestRows = dist.largestRows;
+    state.keySamples = spreadKeys(dist.points, MAX_KEY_SAMPLES);
     const history = this.history;
     if (history !== undefined) this.enqueueWrite(() => history.writeBoundarySet(state.uid, set));
   }
@@ -493,4 +499,11 @@ function summed(a: Column, b: Column): Column {
 
 function noRebin(column: Column, from: BoundarySet, onto: BoundarySet): Column {
   throw new RangeError(`no re-binning: column of set ${from.setId} onto set ${onto.setId} (at ${column.startMillis})`);
+}
+
+/** At most `max` of the points' keys, evenly spread, ascending ('' left out: the table's start, not a row). */
+function spreadKeys(points: readonly { readonly key: ByteString }[], max: number): ByteString[] {
+  const keys = points.map((p) => p.key).filter((k) => k !== '');
+  if (keys.length <= max) return keys;
+  return Array.from({ length: max }, (_, i) => keys[Math.floor((i * keys.length) / max)]!);
 }

@@ -46,7 +46,7 @@ export async function diagnostics(
   const toMillis = window.toMillis ?? source.nowMillis();
   const fromMillis = window.fromMillis ?? defaultFrom(source, toMillis);
   const w = await loadWindow(source, table, fromMillis, toMillis);
-  const [largest, hot] = await Promise.all([source.largestRows(table), source.hotRows(table)]);
-  const ctx = diagnosticContext(w, thresholds, largest, hot);
+  const [largest, hot, samples] = await Promise.all([source.largestRows(table), source.hotRows(table), source.keySamples(table)]);
+  const ctx = diagnosticContext(w, thresholds, largest, hot, samples);
   return { table: table.table, from: iso(fromMillis), to: iso(toMillis), diagnostics: runDiagnostics(ctx) };
 }

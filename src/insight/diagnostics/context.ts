@@ -19,6 +19,8 @@ export interface DiagnosticContext {
   readonly thresholds: DiagnosticThresholds;
   readonly largestRows: readonly { readonly key: ByteString; readonly bytes: number }[];
   readonly hotRows: readonly ByteString[];
+  /** Real row keys (HistorySource.keySamples); empty when none were taken. */
+  readonly keySamples: readonly ByteString[];
 }
 
 /** A diagnostic rule: what it finds in the context, the largest first. */
@@ -29,9 +31,10 @@ export function diagnosticContext(
   thresholds: DiagnosticThresholds,
   largestRows: DiagnosticContext['largestRows'],
   hotRows: readonly ByteString[],
+  keySamples: readonly ByteString[] = [],
 ): DiagnosticContext {
   const grid = timeGrid(window);
-  return { window, grid, steps: groupColumns(window, grid), thresholds, largestRows, hotRows };
+  return { window, grid, steps: groupColumns(window, grid), thresholds, largestRows, hotRows, keySamples };
 }
 
 export function bucketCount(ctx: DiagnosticContext): number {

@@ -69,6 +69,8 @@ export class MemoryHistory implements HistorySource {
   readonly sets = new Map<number, BoundarySet>();
   largest: { key: string; bytes: number }[] = [];
   hot: string[] = [];
+  /** Real row keys for the key advisors (empty: the advisors read the boundaries). */
+  samples: string[] = [];
 
   constructor(
     public now: number,
@@ -120,6 +122,11 @@ export class MemoryHistory implements HistorySource {
   largestRows(table: TableName): Promise<readonly { key: string; bytes: number }[]> {
     this.check(table);
     return Promise.resolve(this.largest);
+  }
+
+  keySamples(table: TableName): Promise<readonly string[]> {
+    this.check(table);
+    return Promise.resolve(this.samples);
   }
 
   hotRows(table: TableName): Promise<readonly string[]> {

@@ -84,6 +84,7 @@ const source: HistorySource = {
   boundarySet: async () => undefined,
   currentBoundaries: () => Promise.reject(new Error('not read by the routes')),
   largestRows: async () => [],
+  keySamples: async () => [],
   hotRows: async () => [],
 };
 
