@@ -67,6 +67,35 @@ export function mapNumbers(text: string, fn: (digits: string) => string): string
   return out;
 }
 
+/** A timestamp found in a text: where it stands, and its value (epoch milliseconds of an ISO time, else the epoch's digits). */
+interface FoundTimestamp {
+  readonly from: number;
+  readonly to: number;
+  readonly value: bigint;
+  /** The digits MAX - t takes: 13 for an ISO time (milliseconds), else the epoch's own. */
+  readonly digits: number;
+  /** The value in milliseconds. */
+  readonly millis: number;
+}
+
+/** The first timestamp in the text: an ISO time, else an epoch of 10 (s), 13 (ms) or 16 (µs) digits. */
+export function findTimestamp(text: string): FoundTimestamp | undefined {
+  const iso = isoSpans(text)[0];
+  if (iso !== undefined) {
+    const ms = Date.parse(text.slice(iso.from, iso.to).replace(' ', 'T'));
+    if (Number.isFinite(ms) && ms >= 0) return { ...iso, value: BigInt(ms), digits: 13, millis: ms };
+  }
+  for (const m of text.matchAll(/\d+/g)) {
+    const digits = m[0].length;
+    if (EPOCH_DIGITS.has(digits)) {
+      const value = BigInt(m[0]);
+      const millis = digits === 10 ? Number(value) * 1000 : digits === 13 ? Number(value) : Number(value / 1000n);
+      return { from: m.index, to: m.index + digits, value, digits, millis };
+    }
+  }
+  return undefined;
+}
+
 /**
  * The first timestamp in the text replaced by MAX - t, zero-padded so that
  * newer times sort first: an ISO time by 10^13 - 1 - its epoch milliseconds
@@ -74,19 +103,9 @@ export function mapNumbers(text: string, fn: (digits: string) => string): string
  * The text as it is when it holds no timestamp.
  */
 export function reverseTimestamp(text: string): string {
-  const iso = isoSpans(text)[0];
-  if (iso !== undefined) {
-    const ms = Date.parse(text.slice(iso.from, iso.to).replace(' ', 'T'));
-    if (Number.isFinite(ms) && ms >= 0) {
-      return text.slice(0, iso.from) + reversedDigits(BigInt(ms), 13) + text.slice(iso.to);
-    }
-  }
-  for (const m of text.matchAll(/\d+/g)) {
-    if (EPOCH_DIGITS.has(m[0].length)) {
-      return text.slice(0, m.index) + reversedDigits(BigInt(m[0]), m[0].length) + text.slice(m.index + m[0].length);
-    }
-  }
-  return text;
+  const t = findTimestamp(text);
+  if (t === undefined) return text;
+  return text.slice(0, t.from) + reversedDigits(t.value, t.digits) + text.slice(t.to);
 }
 
 function reversedDigits(t: bigint, digits: number): string {

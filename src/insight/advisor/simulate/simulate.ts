@@ -108,9 +108,10 @@ function model(w: Workload, s: ReplaySettings): string {
     `Replayed on ${s.nodes} node${s.nodes === 1 ? '' : 's'}: ${formatCount(w.keys.length)} keys standing for ` +
       `${formatBytes(w.bytes.reduce((a, b) => a + b, 0))} and ${formatCount(w.readOps)} reads and ${formatCount(w.writeOps)} writes, ` +
       `over ${ROUNDS} rounds of ${seconds} s`,
-    w.sequentialWrites
-      ? 'the writes in key order, as they came (each moment appends the newest keys, and the table grows)'
-      : 'the ops evenly over time',
+    w.writeTime === 'even'
+      ? 'the ops evenly over time'
+      : `the writes in ${w.writeTime === 'key order' ? 'key order' : 'the order of the timestamps in the keys'}, as they came ` +
+        '(one moment a round, each key stored from its first write)',
     `tablets split past ${formatBytes(s.splitBytes)} (the table's bytes over ${TABLETS_PER_NODE} tablets a node) and, ` +
       `once above ${formatCount(s.hotOps)} ops a round (half a node's even share) for ${s.hotRounds * seconds} s, where their load divides`,
     `balanced as the server does; the figures are those of the moment a typical op of the last ${MEASURE_ROUNDS * seconds} s met ` +

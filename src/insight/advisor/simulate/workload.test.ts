@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketsOver, tableSample, timestampLeading } from './testing/table-samples.js';
+import { bucketsOver, isoAt, tableSample, timestampLeading } from './testing/table-samples.js';
 import { buildWorkload } from './workload.js';
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
@@ -20,7 +20,7 @@ describe('buildWorkload', () => {
     expect(w.bytes).toEqual([1000, 1000, 1000, 1000]);
     expect(w.reads).toEqual([12.5, 12.5, 0, 0]);
     expect(w.writes).toEqual(Array.from({ length: 4 }, () => [0, 0, 5, 5]));
-    expect(w).toMatchObject({ readOps: 100, writeOps: 40, keysSampled: 4, sequentialWrites: false });
+    expect(w).toMatchObject({ readOps: 100, writeOps: 40, keysSampled: 4, writeTime: 'even' });
     expect(w.born).toEqual([-1, -1, -1, -1]);
   });
 
@@ -41,14 +41,14 @@ describe('buildWorkload', () => {
     expect(w.writes[0]).toEqual([11, 2, 2, 2]);
   });
 
-  it('replays ascending writes in key order, one moment (leading segment) a round, appending the keys', () => {
+  it('replays writes in ascending time by the timestamps in the keys, one moment a round, appending the keys', () => {
     const keys = timestampLeading(10, 20);
     const w = buildWorkload(
       tableSample({ keys, writeOrder: keys.slice(-50), buckets: bucketsOver(keys, 10, () => ({ writeOps: 100 })) }),
       20,
       '#',
     );
-    expect(w.sequentialWrites).toBe(true);
+    expect(w.writeTime).toBe('timestamps');
     expect(sum(w.writes.map(sum))).toBeCloseTo(1000, 6);
     w.writes.forEach((round, r) => {
       // Round r writes exactly the ten sensors of time r, which appear then.
@@ -56,6 +56,31 @@ describe('buildWorkload', () => {
       expect(written).toEqual(keys.slice(r * 10, r * 10 + 10));
       for (const k of written) expect(w.born[w.keys.indexOf(k)]).toBe(r);
     });
+  });
+
+  it('replays a time series keyed entity first by its timestamps too: each round writes every entity', () => {
+    const keys = timestampLeading(10, 20).map((k) => k.split('#').reverse().join('#'));
+    const writeOrder = timestampLeading(10, 20)
+      .slice(-50)
+      .map((k) => k.split('#').reverse().join('#'));
+    const w = buildWorkload(tableSample({ keys, writeOrder, buckets: bucketsOver(keys, 10, () => ({ writeOps: 100 })) }), 20, '#');
+    expect(w.writeTime).toBe('timestamps');
+    w.writes.forEach((round, r) => {
+      const written = w.keys.filter((_, i) => round[i]! > 0);
+      expect(written.map((k) => k.split('#')[0])).toEqual(Array.from({ length: 10 }, (_, s) => `sensor0${s}`));
+      expect(new Set(written.map((k) => k.split('#')[1]))).toEqual(new Set([isoAt(r * 10)]));
+    });
+  });
+
+  it('replays ascending writes of keys without time in key order, the keys sharing a leading segment together', () => {
+    const keys = Array.from({ length: 60 }, (_, i) => `batch${String(Math.floor(i / 6)).padStart(2, '0')}#item${i % 6}`);
+    const w = buildWorkload(
+      tableSample({ keys, writeOrder: keys.slice(-20), buckets: bucketsOver(keys, 6, () => ({ writeOps: 60 })) }),
+      10,
+      '#',
+    );
+    expect(w.writeTime).toBe('key order');
+    w.writes.forEach((round, r) => expect(w.keys.filter((_, i) => round[i]! > 0)).toEqual(keys.slice(r * 6, r * 6 + 6)));
   });
 
   it('cuts writes into single keys when the leading segment is a constant, not a moment', () => {
@@ -70,7 +95,7 @@ describe('buildWorkload', () => {
 
   it('without recorded traffic counts the recent writes, in no particular order when they are not ascending', () => {
     const w = buildWorkload(tableSample({ keys: ['a', 'b', 'c'], writeOrder: ['c', 'a', 'c', 'b', 'a', 'c', 'b', 'a', 'c'] }), 3, '#');
-    expect(w.sequentialWrites).toBe(false);
+    expect(w.writeTime).toBe('even');
     expect(w.writes[0]).toEqual([1, 2 / 3, 4 / 3]);
     expect(w.readOps).toBe(0);
   });

@@ -2,7 +2,7 @@ import { type ByteString, compareBytes } from '../../../model/bytes.js';
 import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
 import type { TableSample, TrafficBucket } from '../types.js';
 import type { ReplayInput } from './replay.js';
-import { splitSegments } from './key-text.js';
+import { findTimestamp, splitSegments } from './key-text.js';
 
 /**
  * A table's sample as a workload to replay: distinct real keys, each standing
@@ -16,23 +16,25 @@ import { splitSegments } from './key-text.js';
  * bucket's recorded reads and writes are spread evenly over the keys inside
  * it (a bucket without one gives its ops to the nearest key below it).
  *
- * Time: reads, and writes that come in no particular key order, are spread
- * evenly over the rounds. When the recent writes came in ascending key order
- * (writeOrder: timestamp-leading or sequential keys), each moment's writes
- * went to the newest keys, so the writes are cut into rounds in key order:
- * round r writes the r-th slice of the written keys, and appends them to the
- * table (which grows at its end, as such a table does). The keys that share
- * their leading segment (a timestamp's rows of every sensor) are one moment,
- * written in one burst in one round. Rewritten by a transform (promote,
- * salt), the keys of one moment then land all over the key space.
+ * Time: reads are spread evenly over the rounds, and so are writes that came
+ * in no particular order. When the recent writes (writeOrder) came in
+ * ascending time (the timestamps in the keys) or ascending key order
+ * (sequential keys), each moment's writes went to that moment's keys: the
+ * writes are replayed in that order, a moment (the rows of one timestamp,
+ * written in one burst) in one round, and each key joins the table when it
+ * is first written (the table grows as it did). A timestamp-leading table
+ * then writes each round at its end; rewritten by a transform (promote,
+ * salt), the keys of one moment land all over the key space; and a time
+ * series keyed entity first that a transform turns timestamp first shows
+ * the hotspot it would get.
  */
 export interface Workload extends ReplayInput {
   readonly readOps: number;
   readonly writeOps: number;
   /** The keys that stand for stored bytes (sampled keys). */
   readonly keysSampled: number;
-  /** Writes came in ascending key order (writeOrder) and are replayed so. */
-  readonly sequentialWrites: boolean;
+  /** How the writes are spread over the rounds (see WriteTime). */
+  readonly writeTime: WriteTime;
 }
 
 /** At most this many keys are replayed (the sample is thinned evenly past it). */
@@ -42,6 +44,20 @@ const SEQUENTIAL_SHARE = 0.8;
 const MIN_WRITE_ORDER = 8;
 /** Fewer distinct leading segments than this are constants, not moments. */
 const MIN_MOMENTS = 4;
+/** Keys replayed by their timestamps when this share of the written ones holds one. */
+const TIMED_SHARE = 0.9;
+/** Timestamps outside [2000, 2100) are numbers that only look like one. */
+const PLAUSIBLE_MILLIS = [Date.UTC(2000, 0, 1), Date.UTC(2100, 0, 1)] as const;
+
+/**
+ * When writes happen in the replay: `even`ly over the rounds (no order was
+ * seen), in `key order` (the recent writes came in ascending key order: the
+ * keys that share a leading segment are one moment), or by the
+ * `timestamps` in the keys (the recent writes came in ascending time, as a
+ * time series keyed entity first writes: every entity's row of a time is
+ * one moment).
+ */
+export type WriteTime = 'even' | 'key order' | 'timestamps';
 
 export function buildWorkload(table: TableSample, rounds: number, delimiter: string): Workload {
   const sampled = spread(
@@ -61,27 +77,29 @@ export function buildWorkload(table: TableSample, rounds: number, delimiter: str
   if (table.traffic !== undefined) spreadBuckets(table.traffic.buckets, keys, reads, writes);
   else for (const k of table.writeOrder) if (k !== '') writes[lowerBound(keys, k)]! += 1;
 
-  const sequentialWrites = isAscending(table.writeOrder);
-  const perRoundWrites = Array.from({ length: rounds }, () => new Array<number>(keys.length).fill(0));
   const writeOps = writes.reduce((a, b) => a + b, 0);
+  const writeTime = writeTimeOf(table.writeOrder, keys, writes);
+  const perRoundWrites = Array.from({ length: rounds }, () => new Array<number>(keys.length).fill(0));
   const born = new Array<number>(keys.length).fill(-1);
-  if (sequentialWrites && writeOps > 0) {
-    // The writes in key order: a moment (the keys that share a leading segment, written in one burst) lands
-    // whole in the round where its writes begin, r/rounds of the way through all the writes.
-    const perRound = writeOps / rounds;
-    let done = 0;
-    for (const [lo, hi] of moments(keys, delimiter)) {
-      const r = Math.min(rounds - 1, Math.floor(done / perRound + 1e-9));
-      for (let i = lo; i < hi; i++) {
-        if (writes[i]! <= 0) continue;
-        born[i] = r;
-        perRoundWrites[r]![i] = writes[i]!;
-        done += writes[i]!;
-      }
+  const { moments, untimed } =
+    writeTime === 'timestamps'
+      ? timestampMoments(keys, writes)
+      : writeTime === 'key order'
+        ? leadingSegmentMoments(keys, writes, delimiter)
+        : { moments: [], untimed: writes.map((_, i) => i) };
+  // Timed writes in time order: a moment (written in one burst) lands whole in the round where its writes
+  // begin, r/rounds of the way through the timed writes, and appends its keys to the table.
+  const perRound = moments.reduce((a, m) => a + m.reduce((b, i) => b + writes[i]!, 0), 0) / rounds;
+  let done = 0;
+  for (const moment of moments) {
+    const r = Math.min(rounds - 1, Math.floor(done / perRound + 1e-9));
+    for (const i of moment) {
+      born[i] = r;
+      perRoundWrites[r]![i] = writes[i]!;
+      done += writes[i]!;
     }
-  } else {
-    for (const round of perRoundWrites) writes.forEach((w, i) => (round[i] = w / rounds));
   }
+  for (const round of perRoundWrites) for (const i of untimed) round[i] = writes[i]! / rounds;
   return {
     keys,
     bytes,
@@ -91,7 +109,7 @@ export function buildWorkload(table: TableSample, rounds: number, delimiter: str
     readOps: reads.reduce((a, b) => a + b, 0),
     writeOps,
     keysSampled: carriers.size,
-    sequentialWrites,
+    writeTime,
   };
 }
 
@@ -115,32 +133,79 @@ function spreadBuckets(buckets: readonly TrafficBucket[], keys: readonly ByteStr
 }
 
 /**
- * The keys cut into the runs [lo, hi) that share their leading segment (one
- * moment of a timestamp-leading table: every sensor's row of that time), or
- * into single keys when there are fewer than MIN_MOMENTS runs (the leading
- * segment is a constant such as `events`, not a moment).
+ * `timestamps` when nearly every written key holds a plausible timestamp and
+ * the recent writes came in ascending time, else `key order` when they came
+ * in ascending key order, else `even`.
  */
-function moments(keys: readonly ByteString[], delimiter: string): [number, number][] {
-  const runs: [number, number][] = [];
-  let lead: string | undefined;
-  keys.forEach((key, i) => {
-    const first = splitSegments(key, delimiter)[0]!;
-    if (first === lead) runs[runs.length - 1]![1] = i + 1;
-    else runs.push([i, i + 1]);
-    lead = first;
-  });
-  return runs.length >= MIN_MOMENTS ? runs : keys.map((_, i) => [i, i + 1]);
+function writeTimeOf(order: readonly ByteString[], keys: readonly ByteString[], writes: readonly number[]): WriteTime {
+  const written = keys.filter((_, i) => writes[i]! > 0);
+  const timed = written.filter((k) => timeOf(k) !== undefined);
+  if (written.length > 0 && timed.length >= TIMED_SHARE * written.length) {
+    // Rows of one moment share a time: equal times count as ascending here.
+    const times = order.map(timeOf).filter((t) => t !== undefined);
+    if (new Set(times).size > 1 && isAscending(times, true)) return 'timestamps';
+  }
+  return isAscending(order) ? 'key order' : 'even';
 }
 
-/** Most consecutive distinct recent writes go up in key order. */
-function isAscending(order: readonly ByteString[]): boolean {
+/** The key's timestamp (ms), if it holds one between 2000 and 2100. */
+function timeOf(key: ByteString): number | undefined {
+  const t = findTimestamp(key)?.millis;
+  return t !== undefined && t >= PLAUSIBLE_MILLIS[0] && t < PLAUSIBLE_MILLIS[1] ? t : undefined;
+}
+
+interface Timeline {
+  /** Indices of written keys, a moment each, in time order. */
+  readonly moments: readonly (readonly number[])[];
+  /** Written keys without a time: written evenly over the rounds. */
+  readonly untimed: readonly number[];
+}
+
+/** The written keys grouped by their timestamp, oldest first. */
+function timestampMoments(keys: readonly ByteString[], writes: readonly number[]): Timeline {
+  const byTime = new Map<number, number[]>();
+  const untimed: number[] = [];
+  keys.forEach((key, i) => {
+    if (!(writes[i]! > 0)) return;
+    const t = timeOf(key);
+    if (t === undefined) untimed.push(i);
+    else {
+      const moment = byTime.get(t);
+      if (moment === undefined) byTime.set(t, [i]);
+      else moment.push(i);
+    }
+  });
+  return { moments: [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([, is]) => is), untimed };
+}
+
+/**
+ * The written keys in runs that share their leading segment (one moment of a
+ * timestamp-leading table: every sensor's row of that time), or one key a
+ * moment when there are fewer than MIN_MOMENTS runs (the leading segment is a
+ * constant such as `events`, not a moment).
+ */
+function leadingSegmentMoments(keys: readonly ByteString[], writes: readonly number[], delimiter: string): Timeline {
+  const runs: number[][] = [];
+  let lead: string | undefined;
+  keys.forEach((key, i) => {
+    if (!(writes[i]! > 0)) return;
+    const first = splitSegments(key, delimiter)[0]!;
+    if (first === lead) runs[runs.length - 1]!.push(i);
+    else runs.push([i]);
+    lead = first;
+  });
+  return { moments: runs.length >= MIN_MOMENTS ? runs : runs.flat().map((i) => [i]), untimed: [] };
+}
+
+/** Most consecutive values go up (equal ones do not count unless `equalIsUp`). */
+function isAscending<T extends string | number>(order: readonly T[], equalIsUp = false): boolean {
   if (order.length < MIN_WRITE_ORDER) return false;
   let up = 0;
   let pairs = 0;
   for (let i = 1; i < order.length; i++) {
-    if (order[i] === order[i - 1]) continue;
+    if (order[i] === order[i - 1] && !equalIsUp) continue;
     pairs++;
-    if (order[i]! > order[i - 1]!) up++;
+    if (order[i]! >= order[i - 1]!) up++;
   }
   return pairs >= MIN_WRITE_ORDER - 1 && up >= SEQUENTIAL_SHARE * pairs;
 }
