@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bar, renderSimulation } from './render.js';
+import { bar, renderSimulation, wrap } from './render.js';
 import { simulate } from './simulate.js';
 import { bucketsOver, tableSample, timestampLeading } from './testing/table-samples.js';
 
@@ -15,7 +15,9 @@ describe('renderSimulation', () => {
     );
     const lines = renderSimulation(s).split('\n');
     expect(lines[0]).toBe('What if table t used promote:2?');
-    expect(lines[1]).toBe(s.description);
+    const description = lines.slice(1, lines.indexOf(''));
+    expect(description.join(' ')).toBe(s.description);
+    for (const l of description) expect(l.length).toBeLessThanOrEqual(100);
     expect(lines).toContain('  2023-05-01T12:00:00Z#sensor00  →  sensor00#2023-05-01T12:00:00Z');
     const header = lines.findIndex((l) => l.startsWith('NODE'));
     expect(lines[header - 1]).toMatch(/^\s+BEFORE\s+AFTER$/);
@@ -34,7 +36,13 @@ describe('renderSimulation', () => {
     const busiest = lines.indexOf('Busiest tablets before:');
     expect(lines[busiest + 1]).toMatch(/^\s+\d+%\s+node \d\s+\[2023-05-01T12:0.*, \(end\)\)$/);
     expect(lines).toContain('Busiest tablets after:');
-    expect(lines[lines.length - 1]).toBe(s.verdict);
+    expect(lines.slice(lines.lastIndexOf('') + 1).join(' ')).toBe(s.verdict);
+  });
+
+  it('wraps text at spaces', () => {
+    expect(wrap('aa bb cc dd', 5)).toEqual(['aa bb', 'cc dd']);
+    expect(wrap('a verylongword b', 4)).toEqual(['a', 'verylongword', 'b']);
+    expect(wrap('', 10)).toEqual([]);
   });
 
   it('draws shares as bars of 20 cells in eighths', () => {

@@ -11,12 +11,13 @@ import type { SimulatedTablet, SimulationJson, SimulationSide } from '../types.j
 const BAR_WIDTH = 20;
 const BUSIEST = 3;
 const KEY_WIDTH = 40;
+const WRAP_WIDTH = 100;
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 
 export function renderSimulation(s: SimulationJson): string {
   const lines = [
     `What if table ${s.table} used ${s.transform}?`,
-    s.description,
+    ...wrap(s.description, WRAP_WIDTH),
     '',
     'Keys:',
     ...s.examples.map((e) => `  ${e.before}  →  ${e.after}`),
@@ -26,7 +27,7 @@ export function renderSimulation(s: SimulationJson): string {
     ...busiest('Busiest tablets before:', s.before),
     ...busiest('Busiest tablets after:', s.after),
     '',
-    s.verdict,
+    ...wrap(s.verdict, WRAP_WIDTH),
   ];
   return lines.join('\n');
 }
@@ -78,4 +79,18 @@ export function bar(share: number): string {
 
 function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
+}
+
+/** The text cut into lines of at most `width` characters at spaces (a longer word stands alone). */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }

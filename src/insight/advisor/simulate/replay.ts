@@ -64,7 +64,6 @@ export interface ReplayResult {
   readonly side: SimulationSide;
   /** Share of the reported round's ops taken by the busiest single key. */
   readonly maxKeyShare: number;
-  readonly splits: { readonly size: number; readonly load: number };
 }
 
 export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
@@ -88,16 +87,14 @@ export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
   let nextId = 0;
   let tablets: SimTablet[] = [{ id: String(nextId++), start: '', end: undefined, lo: 0, hi: keys.length, node: undefined }];
   const hotSince = new Map<string, number>();
-  const splits = { size: 0, load: 0 };
 
-  const split = (index: number, at: ByteString, cause: 'size' | 'load'): void => {
+  const split = (index: number, at: ByteString): void => {
     const t = tablets[index]!;
     const k = lowerBound(keys, at);
     const left: SimTablet = { id: String(nextId++), start: t.start, end: at, lo: t.lo, hi: k, node: t.node };
     const right: SimTablet = { id: String(nextId++), start: at, end: t.end, lo: k, hi: t.hi, node: t.node };
     tablets = [...tablets.slice(0, index), left, right, ...tablets.slice(index + 1)];
     hotSince.delete(t.id);
-    splits[cause]++;
   };
 
   /** The keys a store samples every `step` bytes (the memory store's sampleKeys). */
@@ -140,7 +137,7 @@ export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
       if (step !== undefined) {
         const at = sizeSplitKey(byteSamples(t, r, step), t);
         if (at !== undefined) {
-          split(index, at, 'size');
+          split(index, at);
           return true;
         }
       }
@@ -154,7 +151,7 @@ export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
       if (r - since < s.hotRounds) continue;
       const decision = chooseLoadSplit(requestSamples(t, r), t, HOT_ROW_SHARE);
       if (decision.kind === 'split' && (t.end === undefined || decision.at < t.end)) {
-        split(index, decision.at, 'load');
+        split(index, decision.at);
         return true;
       }
     }
@@ -189,7 +186,7 @@ export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
   }
   const typical = typicalMoment(moments);
   const side = typical === undefined ? sideOf(tablets, -1) : sideOf(typical.layout, typical.r);
-  return { side, maxKeyShare: typical === undefined ? 0 : maxKeyShare(typical.r), splits };
+  return { side, maxKeyShare: typical === undefined ? 0 : maxKeyShare(typical.r) };
 
   function sideOf(final: readonly SimTablet[], r: number): SimulationSide {
     const total = r < 0 ? 0 : opsOf({ id: '', start: '', end: undefined, lo: 0, hi: keys.length, node: 0 }, r);
