@@ -20,7 +20,7 @@ export function renderSimulation(s: SimulationJson): string {
     ...wrap(s.description, WRAP_WIDTH),
     '',
     'Keys:',
-    ...s.examples.map((e) => `  ${e.before}  →  ${e.after}`),
+    ...(s.examples.length === 0 ? ['  (none sampled)'] : s.examples.map((e) => `  ${e.before}  →  ${e.after}`)),
     '',
     ...nodeTable(s),
     '',

@@ -113,6 +113,7 @@ describe('simulate', () => {
     const table = tableSample({ keys, storedBytes: 10 * 1024 * 1024 });
     const s = simulate(table, 'salt:4', { nodes: 5 });
     expect(s.verdict).toMatch(/^No traffic was recorded/);
+    expect(s.description).toContain('no load splits (no ops)');
     for (const side of [s.before, s.after]) {
       expectConsistent(side, 5, table.storedBytes, false);
       expect(side.maxNodeShare).toBe(0);
@@ -126,7 +127,8 @@ describe('simulate', () => {
     const s: SimulationJson = simulate(timestampTable(), 'promote:2', { nodes: 4 });
     expect(s).toMatchObject({ table: 't', transform: 'promote:2', nodes: 4, keysSampled: 1000 });
     expect(s.description).toMatch(/^Keys cut on "#" \(detected from the keys\): move segment 2 to the front\. Replayed on 4 nodes/);
-    expect(s.description).toContain('tablets split past 62.5 KiB');
+    expect(s.description).toContain("tablets split past 62.5 KiB (the table's bytes over 4 tablets a node)");
+    expect(s.description).toContain("a tablet above 36 ops a round (half a node's even share) for 30 s splits where its load divides");
     expect(s.description).toContain('the writes in the order of the timestamps in the keys');
     expect(s.examples).toHaveLength(5);
     expect(s.examples[0]).toEqual({ before: '2023-05-01T12:00:00Z#sensor00', after: 'sensor00#2023-05-01T12:00:00Z' });

@@ -102,6 +102,7 @@ function rewritten(w: Workload, fn: (key: ByteString) => ByteString): ReplayInpu
 /** How the replay was scaled, in words. */
 function model(w: Workload, s: ReplaySettings): string {
   const seconds = DEFAULT_CONFIG.balanceIntervalMillis / 1000;
+  const figure = (n: number): string => (n >= 10 ? formatCount(n) : n.toFixed(1));
   const parts = [
     `Replayed on ${s.nodes} node${s.nodes === 1 ? '' : 's'}: ${formatCount(w.keys.length)} keys standing for ` +
       `${formatBytes(w.bytes.reduce((a, b) => a + b, 0))} and ${formatCount(w.readOps)} reads and ${formatCount(w.writeOps)} writes, ` +
@@ -110,8 +111,12 @@ function model(w: Workload, s: ReplaySettings): string {
       ? 'the ops evenly over time'
       : `the writes in ${w.writeTime === 'key order' ? 'key order' : 'the order of the timestamps in the keys'}, as they came ` +
         '(one moment a round, each key stored from its first write)',
-    `tablets split past ${formatBytes(s.splitBytes)} (the table's bytes over ${TABLETS_PER_NODE} tablets a node) and, ` +
-      `once above ${formatCount(s.hotOps)} ops a round (half a node's even share) for ${s.hotRounds * seconds} s, where their load divides`,
+    Number.isFinite(s.splitBytes)
+      ? `tablets split past ${formatBytes(s.splitBytes)} (the table's bytes over ${TABLETS_PER_NODE} tablets a node)`
+      : 'no size splits (no stored bytes)',
+    Number.isFinite(s.hotOps)
+      ? `a tablet above ${figure(s.hotOps)} ops a round (half a node's even share) for ${s.hotRounds * seconds} s splits where its load divides`
+      : 'no load splits (no ops)',
     `balanced as the server does; the figures are those of the moment a typical op of the last ${MEASURE_ROUNDS * seconds} s met ` +
       `(the round at the ops-weighted median of the busiest node's share), scaled to the whole window`,
   ];
