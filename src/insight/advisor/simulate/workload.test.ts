@@ -93,6 +93,23 @@ describe('buildWorkload', () => {
     w.writes.forEach((round, r) => expect(w.keys.filter((_, i) => round[i]! > 0)).toEqual(keys.slice(r * 10, r * 10 + 10)));
   });
 
+  it("falls back on the heatmap's sequential_keys diagnostic when too few recent writes are known", () => {
+    const keys = timestampLeading(10, 20);
+    const t = tableSample({ keys, buckets: bucketsOver(keys, 10, () => ({ writeOps: 100 })) });
+    expect(buildWorkload(t, 20, '#').writeTime).toBe('even');
+    const diagnostic = {
+      kind: 'sequential_keys',
+      severity: 'warning',
+      message: '',
+      keyRange: { start: '', end: null, startText: '', endText: null },
+      timeRange: { from: '', to: '' },
+      evidence: {},
+    } as const;
+    const w = buildWorkload({ ...t, diagnostics: [diagnostic] }, 20, '#');
+    expect(w.writeTime).toBe('key order');
+    w.writes.forEach((round, r) => expect(w.keys.filter((_, i) => round[i]! > 0)).toEqual(keys.slice(r * 10, r * 10 + 10)));
+  });
+
   it('without recorded traffic counts the recent writes, in no particular order when they are not ascending', () => {
     const w = buildWorkload(tableSample({ keys: ['a', 'b', 'c'], writeOrder: ['c', 'a', 'c', 'b', 'a', 'c', 'b', 'a', 'c'] }), 3, '#');
     expect(w.writeTime).toBe('even');

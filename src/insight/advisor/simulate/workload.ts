@@ -19,7 +19,8 @@ import { findTimestamp, splitSegments } from './key-text.js';
  * Time: reads are spread evenly over the rounds, and so are writes that came
  * in no particular order. When the recent writes (writeOrder) came in
  * ascending time (the timestamps in the keys) or ascending key order
- * (sequential keys), each moment's writes went to that moment's keys: the
+ * (sequential keys, or the heatmap's sequential_keys diagnostic when
+ * writeOrder is too short to tell), each moment's writes went to that moment's keys: the
  * writes are replayed in that order, a moment (the rows of one timestamp,
  * written in one burst) in one round, and each key joins the table when it
  * is first written (the table grows as it did). A timestamp-leading table
@@ -78,7 +79,8 @@ export function buildWorkload(table: TableSample, rounds: number, delimiter: str
   else for (const k of table.writeOrder) if (k !== '') writes[lowerBound(keys, k)]! += 1;
 
   const writeOps = writes.reduce((a, b) => a + b, 0);
-  const writeTime = writeTimeOf(table.writeOrder, keys, writes);
+  const sequentialSeen = table.diagnostics.some((d) => d.kind === 'sequential_keys');
+  const writeTime = writeTimeOf(table.writeOrder, keys, writes, sequentialSeen);
   const perRoundWrites = Array.from({ length: rounds }, () => new Array<number>(keys.length).fill(0));
   const born = new Array<number>(keys.length).fill(-1);
   const { moments, untimed } =
@@ -135,9 +137,16 @@ function spreadBuckets(buckets: readonly TrafficBucket[], keys: readonly ByteStr
 /**
  * `timestamps` when nearly every written key holds a plausible timestamp and
  * the recent writes came in ascending time, else `key order` when they came
- * in ascending key order, else `even`.
+ * in ascending key order (or, too few recent writes being known, when the
+ * heatmap saw a sequential load), else `even`.
  */
-function writeTimeOf(order: readonly ByteString[], keys: readonly ByteString[], writes: readonly number[]): WriteTime {
+function writeTimeOf(
+  order: readonly ByteString[],
+  keys: readonly ByteString[],
+  writes: readonly number[],
+  sequentialSeen: boolean,
+): WriteTime {
+  if (order.length < MIN_WRITE_ORDER && sequentialSeen) return 'key order';
   const written = keys.filter((_, i) => writes[i]! > 0);
   const timed = written.filter((k) => timeOf(k) !== undefined);
   if (written.length > 0 && timed.length >= TIMED_SHARE * written.length) {
