@@ -1,10 +1,13 @@
 import { type ByteString, printable } from '../../../model/bytes.js';
-import { balance, type TabletPlacement } from '../../../tablet/balancer.js';
+import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
+import { balance } from '../../../tablet/balancer.js';
 import { RESERVOIR_SIZE } from '../../../tablet/load-meter.js';
 import { chooseLoadSplit, HOT_ROW_SHARE } from '../../../tablet/load-split.js';
 import { sizeSplitKey, sizeSplitStep } from '../../../tablet/size-split.js';
 import type { SimulatedNode, SimulatedTablet, SimulationSide } from '../types.js';
-import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
+import { KeyFigures, type ReplayInput } from './key-figures.js';
+
+export type { ReplayInput };
 
 /**
  * One side of the what-if: a table's keys and their ops per round, replayed
@@ -13,24 +16,10 @@ import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
  * enough splits where its sampled requests divide (load-split.ts, single-row
  * hotspots left alone), children stay on their parent's node, and after
  * each round the balancer (balancer.ts) moves a few tablets by their recent
- * load, with the server's defaults. The table starts as one tablet that
- * splits by size and is balanced by bytes before the first round, as a
- * table that grew to its size would be.
+ * load, with the server's defaults. The table starts as the tablets its
+ * stored keys make (split by size, balanced by bytes); keys a replayed write
+ * stores first join it in that round.
  */
-/** Keys (sampled, possibly rewritten) with what each stands for and the ops on it in each round. */
-export interface ReplayInput {
-  /** Ascending, distinct. */
-  readonly keys: readonly ByteString[];
-  /** Stored bytes each key stands for. */
-  readonly bytes: readonly number[];
-  /** Reads on keys[i] in each round (reads are spread evenly over time). */
-  readonly reads: readonly number[];
-  /** writes[r][i]: the writes on keys[i] in round r. */
-  readonly writes: readonly (readonly number[])[];
-  /** The round in which keys[i] is first stored (its bytes count from then); -1: before the first round. */
-  readonly born: readonly number[];
-}
-
 export interface ReplaySettings {
   readonly nodes: number;
   /** A tablet with more bytes splits at its median key. */
@@ -49,6 +38,34 @@ export interface ReplaySettings {
   readonly maxTablets: number;
 }
 
+export interface ReplayResult {
+  readonly side: SimulationSide;
+  /** Share of the reported round's ops taken by the busiest single key. */
+  readonly maxKeyShare: number;
+}
+
+export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
+  const figures = new KeyFigures(input);
+  const manager = new SimulatedManager(figures, s);
+  manager.rebalance(undefined, 0);
+  while (manager.check(undefined));
+  manager.rebalance(undefined, Number.POSITIVE_INFINITY);
+  const moments: Moment[] = [];
+  for (let r = 0; r < figures.rounds; r++) {
+    // Round r's ops are served by the tablets as they are; then the manager reacts to them.
+    if (r >= figures.rounds - s.measureRounds) {
+      const layout = manager.layout();
+      const ops = figures.ops(0, figures.keys.length, r);
+      moments.push({ r, layout, busiest: sideOf(figures, layout, r, s.nodes).maxNodeShare, ops });
+    }
+    for (let c = 0; c < s.checksPerRound && manager.check(r); c++);
+    manager.rebalance(r, undefined);
+  }
+  const typical = typicalMoment(moments);
+  if (typical === undefined) return { side: sideOf(figures, manager.layout(), undefined, s.nodes), maxKeyShare: 0 };
+  return { side: sideOf(figures, typical.layout, typical.r, s.nodes), maxKeyShare: figures.maxKeyShare(typical.r) };
+}
+
 interface SimTablet {
   readonly id: string;
   readonly start: ByteString;
@@ -59,183 +76,127 @@ interface SimTablet {
   node: number | undefined;
 }
 
-/** Figures of a side that are not part of SimulationSide. */
-export interface ReplayResult {
-  readonly side: SimulationSide;
-  /** Share of the reported round's ops taken by the busiest single key. */
-  readonly maxKeyShare: number;
+interface Moment {
+  readonly r: number;
+  readonly layout: readonly SimTablet[];
+  readonly busiest: number;
+  readonly ops: number;
 }
 
-export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
-  const { keys, bytes, reads, writes, born } = input;
-  const rounds = writes.length;
-  const prefix = (values: readonly number[]): Float64Array => {
-    const p = new Float64Array(values.length + 1);
-    values.forEach((v, i) => (p[i + 1] = p[i]! + v));
-    return p;
-  };
-  // Stored bytes before the first round (index 0) and in each round r (index r + 1).
-  const bytesSum = Array.from({ length: rounds + 1 }, (_, r) => prefix(bytes.map((b, i) => (born[i]! < r ? b : 0))));
-  const opsSum = writes.map((w) => prefix(w.map((x, i) => x + reads[i]!)));
-  /** A tablet's stored bytes in round r (undefined: before the first). */
-  const bytesOf = (t: SimTablet, r: number | undefined): number => {
-    const sum = bytesSum[r === undefined ? 0 : r + 1]!;
-    return sum[t.hi]! - sum[t.lo]!;
-  };
-  const opsOf = (t: SimTablet, r: number): number => opsSum[r]![t.hi]! - opsSum[r]![t.lo]!;
+/** The tablet manager's splits and placement over simulated tablets (a round r, or undefined: before the first). */
+class SimulatedManager {
+  private tablets: SimTablet[];
+  private nextId = 0;
+  /** Since which round each tablet has been hot. */
+  private readonly hotSince = new Map<string, number>();
 
-  let nextId = 0;
-  let tablets: SimTablet[] = [{ id: String(nextId++), start: '', end: undefined, lo: 0, hi: keys.length, node: undefined }];
-  const hotSince = new Map<string, number>();
+  constructor(
+    private readonly figures: KeyFigures,
+    private readonly s: ReplaySettings,
+  ) {
+    this.tablets = [{ id: this.newId(), start: '', end: undefined, lo: 0, hi: figures.keys.length, node: undefined }];
+  }
 
-  const split = (index: number, at: ByteString): void => {
-    const t = tablets[index]!;
-    const k = lowerBound(keys, at);
-    const left: SimTablet = { id: String(nextId++), start: t.start, end: at, lo: t.lo, hi: k, node: t.node };
-    const right: SimTablet = { id: String(nextId++), start: at, end: t.end, lo: k, hi: t.hi, node: t.node };
-    tablets = [...tablets.slice(0, index), left, right, ...tablets.slice(index + 1)];
-    hotSince.delete(t.id);
-  };
-
-  /** The keys a store samples every `step` bytes (the memory store's sampleKeys). */
-  const byteSamples = (t: SimTablet, r: number | undefined, step: number): { key: ByteString }[] => {
-    const out: { key: ByteString }[] = [];
-    const sum = bytesSum[r === undefined ? 0 : r + 1]!;
-    let offset = 0;
-    let last = 0;
-    for (let i = t.lo; i < t.hi; i++) {
-      const b = sum[i + 1]! - sum[i]!;
-      if (b === 0) continue;
-      if (offset - last >= step) {
-        out.push({ key: keys[i]! });
-        last = offset;
-      }
-      offset += b;
-    }
-    return out;
-  };
-
-  /** The requests a tablet's reservoir would hold after round r: its keys in proportion to their ops. */
-  const requestSamples = (t: SimTablet, r: number): ByteString[] => {
-    const total = opsOf(t, r);
-    const out: ByteString[] = [];
-    let i = t.lo;
-    for (let j = 0; j < RESERVOIR_SIZE; j++) {
-      const at = opsSum[r]![t.lo]! + ((j + 0.5) * total) / RESERVOIR_SIZE;
-      while (i < t.hi - 1 && opsSum[r]![i + 1]! <= at) i++;
-      out.push(keys[i]!);
-    }
-    return out;
-  };
+  /** A copy of the tablets as they are. */
+  layout(): SimTablet[] {
+    return this.tablets.map((t) => ({ ...t }));
+  }
 
   /** One check of every tablet, as the tablet manager's checkTable: true when it split one (look again next check). */
-  const check = (r: number | undefined): boolean => {
-    if (tablets.length >= s.maxTablets) return false;
-    for (let index = 0; index < tablets.length; index++) {
-      const t = tablets[index]!;
-      const step = sizeSplitStep(bytesOf(t, r), s.splitBytes);
-      if (step !== undefined) {
-        const at = sizeSplitKey(byteSamples(t, r, step), t);
-        if (at !== undefined) {
-          split(index, at);
-          return true;
-        }
-      }
-      if (r === undefined) continue;
-      if (!(opsOf(t, r) > s.hotOps)) {
-        hotSince.delete(t.id);
-        continue;
-      }
-      const since = hotSince.get(t.id) ?? r;
-      hotSince.set(t.id, since);
-      if (r - since < s.hotRounds) continue;
-      const decision = chooseLoadSplit(requestSamples(t, r), t, HOT_ROW_SHARE);
-      if (decision.kind === 'split' && (t.end === undefined || decision.at < t.end)) {
-        split(index, decision.at);
+  check(r: number | undefined): boolean {
+    if (this.tablets.length >= this.s.maxTablets) return false;
+    for (let index = 0; index < this.tablets.length; index++) {
+      const at = this.sizeSplitAt(this.tablets[index]!, r) ?? (r === undefined ? undefined : this.loadSplitAt(this.tablets[index]!, r));
+      if (at !== undefined) {
+        this.split(index, at);
         return true;
       }
     }
     return false;
-  };
+  }
 
-  const rebalance = (r: number | undefined, maxMoves: number | undefined): void => {
-    const placements: TabletPlacement[] = tablets.map((t) => {
+  /** The balancer's moves, by the tablets' load over the last rounds (any load counts, and any bytes: the table is small by design). */
+  rebalance(r: number | undefined, maxMoves: number | undefined): void {
+    const { figures, s } = this;
+    const placements = this.tablets.map((t) => {
       let load = 0;
-      if (r !== undefined) for (let q = Math.max(0, r - s.loadWindowRounds + 1); q <= r; q++) load += opsOf(t, q);
-      return { id: t.id, bytes: bytesOf(t, r), load, node: t.node };
+      if (r !== undefined) for (let q = Math.max(0, r - s.loadWindowRounds + 1); q <= r; q++) load += figures.ops(t.lo, t.hi, q);
+      return { id: t.id, bytes: figures.bytes(t.lo, t.hi, r), load, node: t.node };
     });
-    const byId = new Map(tablets.map((t) => [t.id, t]));
-    // Any load at all counts, and any bytes: the simulated table is small by design.
+    const byId = new Map(this.tablets.map((t) => [t.id, t]));
     for (const m of balance(placements, { nodes: s.nodes, maxMoves, minLoad: Number.MIN_VALUE, minBytes: Number.MIN_VALUE })) {
       byId.get(m.id)!.node = m.to;
     }
-  };
+  }
 
-  rebalance(undefined, 0);
-  while (check(undefined));
-  rebalance(undefined, Number.POSITIVE_INFINITY);
-  const moments: { r: number; layout: SimTablet[]; busiest: number; ops: number }[] = [];
-  for (let r = 0; r < rounds; r++) {
-    // Round r's ops are served by the tablets as they are; then the manager reacts to them.
-    if (r >= rounds - s.measureRounds) {
-      const layout = tablets.map((t) => ({ ...t }));
-      moments.push({ r, layout, busiest: sideOf(layout, r).maxNodeShare, ops: opsSum[r]![keys.length]! });
+  private sizeSplitAt(t: SimTablet, r: number | undefined): ByteString | undefined {
+    const step = sizeSplitStep(this.figures.bytes(t.lo, t.hi, r), this.s.splitBytes);
+    return step === undefined ? undefined : sizeSplitKey(this.figures.byteSamples(t.lo, t.hi, r, step), t);
+  }
+
+  /** Where a tablet hot since `hotRounds` rounds splits by load, if its sampled requests divide. */
+  private loadSplitAt(t: SimTablet, r: number): ByteString | undefined {
+    if (!(this.figures.ops(t.lo, t.hi, r) > this.s.hotOps)) {
+      this.hotSince.delete(t.id);
+      return undefined;
     }
-    for (let c = 0; c < s.checksPerRound && check(r); c++);
-    rebalance(r, undefined);
+    const since = this.hotSince.get(t.id) ?? r;
+    this.hotSince.set(t.id, since);
+    if (r - since < this.s.hotRounds) return undefined;
+    const decision = chooseLoadSplit(this.figures.requestSamples(t.lo, t.hi, r, RESERVOIR_SIZE), t, HOT_ROW_SHARE);
+    return decision.kind === 'split' && (t.end === undefined || decision.at < t.end) ? decision.at : undefined;
   }
-  const typical = typicalMoment(moments);
-  const side = typical === undefined ? sideOf(tablets, -1) : sideOf(typical.layout, typical.r);
-  return { side, maxKeyShare: typical === undefined ? 0 : maxKeyShare(typical.r) };
 
-  function sideOf(final: readonly SimTablet[], r: number): SimulationSide {
-    const total = r < 0 ? 0 : opsOf({ id: '', start: '', end: undefined, lo: 0, hi: keys.length, node: 0 }, r);
-    const share = (ops: number): number => (total > 0 ? ops / total : 0);
-    const sum = (values: readonly number[], t: SimTablet): number => {
-      let v = 0;
-      for (let i = t.lo; i < t.hi; i++) v += values[i]!;
-      return v;
-    };
-    // Ops are round r's, scaled to the whole replayed window; bytes are the whole table's (every key stored).
-    const tabletsOut: SimulatedTablet[] = final.map((t) => {
-      const readOps = r < 0 ? 0 : sum(reads, t) * rounds;
-      const writeOps = r < 0 ? 0 : sum(writes[r]!, t) * rounds;
-      return {
-        startText: printable(t.start),
-        endText: t.end === undefined ? null : printable(t.end),
-        bytes: Math.round(bytesOf(t, rounds - 1)),
-        readOps: Math.round(readOps),
-        writeOps: Math.round(writeOps),
-        share: share(r < 0 ? 0 : opsOf(t, r)),
-        node: t.node ?? 0,
-      };
-    });
-    const nodes: SimulatedNode[] = Array.from({ length: s.nodes }, (_, node) => {
-      const on = final.filter((t) => (t.node ?? 0) === node);
-      const ops = on.reduce((a, t) => a + (r < 0 ? 0 : opsOf(t, r)), 0);
-      return {
-        node,
-        tablets: on.length,
-        bytes: Math.round(on.reduce((a, t) => a + bytesOf(t, rounds - 1), 0)),
-        ops: Math.round(ops * rounds),
-        share: share(ops),
-      };
-    });
+  /** The children stay on their parent's node. */
+  private split(index: number, at: ByteString): void {
+    const t = this.tablets[index]!;
+    const k = lowerBound(this.figures.keys, at);
+    this.tablets.splice(
+      index,
+      1,
+      { id: this.newId(), start: t.start, end: at, lo: t.lo, hi: k, node: t.node },
+      { id: this.newId(), start: at, end: t.end, lo: k, hi: t.hi, node: t.node },
+    );
+    this.hotSince.delete(t.id);
+  }
+
+  private newId(): string {
+    return String(this.nextId++);
+  }
+}
+
+/** A layout's figures in round r: ops are round r's, scaled to the whole replayed window; bytes the whole table's. */
+function sideOf(figures: KeyFigures, layout: readonly SimTablet[], r: number | undefined, nodeCount: number): SimulationSide {
+  const last = figures.rounds - 1;
+  const ops = (t: SimTablet): number => (r === undefined ? 0 : figures.ops(t.lo, t.hi, r));
+  const total = r === undefined ? 0 : figures.ops(0, figures.keys.length, r);
+  const share = (n: number): number => (total > 0 ? n / total : 0);
+  const tablets: SimulatedTablet[] = layout.map((t) => ({
+    startText: printable(t.start),
+    endText: t.end === undefined ? null : printable(t.end),
+    bytes: Math.round(figures.bytes(t.lo, t.hi, last)),
+    readOps: Math.round(r === undefined ? 0 : figures.reads(t.lo, t.hi) * figures.rounds),
+    writeOps: Math.round(r === undefined ? 0 : figures.writes(t.lo, t.hi, r) * figures.rounds),
+    share: share(ops(t)),
+    node: t.node ?? 0,
+  }));
+  const nodes: SimulatedNode[] = Array.from({ length: nodeCount }, (_, node) => {
+    const on = layout.filter((t) => (t.node ?? 0) === node);
+    const sum = (f: (t: SimTablet) => number): number => on.reduce((a, t) => a + f(t), 0);
     return {
-      tablets: tabletsOut,
-      nodes,
-      maxTabletShare: Math.max(0, ...tabletsOut.map((t) => t.share)),
-      maxNodeShare: Math.max(0, ...nodes.map((n) => n.share)),
+      node,
+      tablets: on.length,
+      bytes: Math.round(sum((t) => figures.bytes(t.lo, t.hi, last))),
+      ops: Math.round(sum(ops) * figures.rounds),
+      share: share(sum(ops)),
     };
-  }
-
-  function maxKeyShare(r: number): number {
-    const total = opsSum[r]![keys.length]!;
-    if (!(total > 0)) return 0;
-    let top = 0;
-    for (let i = 0; i < keys.length; i++) top = Math.max(top, opsSum[r]![i + 1]! - opsSum[r]![i]!);
-    return top / total;
-  }
+  });
+  return {
+    tablets,
+    nodes,
+    maxTabletShare: Math.max(0, ...tablets.map((t) => t.share)),
+    maxNodeShare: Math.max(0, ...nodes.map((n) => n.share)),
+  };
 }
 
 /**
@@ -244,7 +205,7 @@ export function replay(input: ReplayInput, s: ReplaySettings): ReplayResult {
  * of writes weighs by its size, and rounds without ops not at all); the last
  * round when none had any.
  */
-function typicalMoment<M extends { readonly busiest: number; readonly ops: number }>(moments: readonly M[]): M | undefined {
+function typicalMoment(moments: readonly Moment[]): Moment | undefined {
   const total = moments.reduce((a, m) => a + m.ops, 0);
   if (!(total > 0)) return moments[moments.length - 1];
   let seen = 0;

@@ -1,7 +1,7 @@
 import { type ByteString, compareBytes } from '../../../model/bytes.js';
 import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
 import type { TableSample, TrafficBucket } from '../types.js';
-import type { ReplayInput } from './replay.js';
+import type { ReplayInput } from './key-figures.js';
 import { findTimestamp, splitSegments } from './key-text.js';
 
 /**
@@ -61,6 +61,33 @@ const PLAUSIBLE_MILLIS = [Date.UTC(2000, 0, 1), Date.UTC(2100, 0, 1)] as const;
 export type WriteTime = 'even' | 'key order' | 'timestamps';
 
 export function buildWorkload(table: TableSample, rounds: number, delimiter: string): Workload {
+  const { keys, bytes, keysSampled } = replayKeys(table);
+  const reads = new Array<number>(keys.length).fill(0);
+  const writes = new Array<number>(keys.length).fill(0);
+  if (table.traffic !== undefined) spreadBuckets(table.traffic.buckets, keys, reads, writes);
+  else for (const k of table.writeOrder) if (k !== '') writes[lowerBound(keys, k)]! += 1;
+  const sequentialSeen = table.diagnostics.some((d) => d.kind === 'sequential_keys');
+  const writeTime = writeTimeOf(table.writeOrder, keys, writes, sequentialSeen);
+  const timeline: Timeline =
+    writeTime === 'timestamps'
+      ? timestampMoments(keys, writes)
+      : writeTime === 'key order'
+        ? leadingSegmentMoments(keys, writes, delimiter)
+        : { moments: [], untimed: writes.map((_, i) => i) };
+  return {
+    keys,
+    bytes,
+    reads: reads.map((r) => r / rounds),
+    ...inRounds(writes, timeline, rounds),
+    readOps: reads.reduce((a, b) => a + b, 0),
+    writeOps: writes.reduce((a, b) => a + b, 0),
+    keysSampled,
+    writeTime,
+  };
+}
+
+/** The keys to replay (sampled, recently written, largest rows), and the stored bytes each stands for. */
+function replayKeys(table: TableSample): { keys: ByteString[]; bytes: number[]; keysSampled: number } {
   const sampled = spread(
     [...new Set(table.keys)].filter((k) => k !== '').sort(compareBytes),
     MAX_REPLAY_KEYS - table.writeOrder.length - table.largestRows.length,
@@ -71,48 +98,30 @@ export function buildWorkload(table: TableSample, rounds: number, delimiter: str
   const keys = [...keySet].sort(compareBytes);
   const carriers = sampled.length > 0 ? new Set(sampled) : keySet;
   const perKey = carriers.size > 0 ? table.storedBytes / carriers.size : 0;
-  const bytes = keys.map((k) => (carriers.has(k) ? perKey : 0));
+  return { keys, bytes: keys.map((k) => (carriers.has(k) ? perKey : 0)), keysSampled: carriers.size };
+}
 
-  const reads = new Array<number>(keys.length).fill(0);
-  const writes = new Array<number>(keys.length).fill(0);
-  if (table.traffic !== undefined) spreadBuckets(table.traffic.buckets, keys, reads, writes);
-  else for (const k of table.writeOrder) if (k !== '') writes[lowerBound(keys, k)]! += 1;
-
-  const writeOps = writes.reduce((a, b) => a + b, 0);
-  const sequentialSeen = table.diagnostics.some((d) => d.kind === 'sequential_keys');
-  const writeTime = writeTimeOf(table.writeOrder, keys, writes, sequentialSeen);
-  const perRoundWrites = Array.from({ length: rounds }, () => new Array<number>(keys.length).fill(0));
-  const born = new Array<number>(keys.length).fill(-1);
-  const { moments, untimed } =
-    writeTime === 'timestamps'
-      ? timestampMoments(keys, writes)
-      : writeTime === 'key order'
-        ? leadingSegmentMoments(keys, writes, delimiter)
-        : { moments: [], untimed: writes.map((_, i) => i) };
-  // Timed writes in time order: a moment (written in one burst) lands whole in the round where its writes
-  // begin, r/rounds of the way through the timed writes, and appends its keys to the table.
-  const perRound = moments.reduce((a, m) => a + m.reduce((b, i) => b + writes[i]!, 0), 0) / rounds;
+/**
+ * The writes in rounds: timed ones in time order, a moment (written in one
+ * burst) whole in the round where its writes begin, r/rounds of the way
+ * through the timed writes, its keys stored from then on; untimed ones
+ * evenly over the rounds.
+ */
+function inRounds(writes: readonly number[], timeline: Timeline, rounds: number): { writes: number[][]; born: number[] } {
+  const perRound = Array.from({ length: rounds }, () => new Array<number>(writes.length).fill(0));
+  const born = new Array<number>(writes.length).fill(-1);
+  const timed = timeline.moments.reduce((a, m) => a + m.reduce((b, i) => b + writes[i]!, 0), 0);
   let done = 0;
-  for (const moment of moments) {
-    const r = Math.min(rounds - 1, Math.floor(done / perRound + 1e-9));
+  for (const moment of timeline.moments) {
+    const r = Math.min(rounds - 1, Math.floor((done / timed) * rounds + 1e-9));
     for (const i of moment) {
       born[i] = r;
-      perRoundWrites[r]![i] = writes[i]!;
+      perRound[r]![i] = writes[i]!;
       done += writes[i]!;
     }
   }
-  for (const round of perRoundWrites) for (const i of untimed) round[i] = writes[i]! / rounds;
-  return {
-    keys,
-    bytes,
-    reads: reads.map((r) => r / rounds),
-    writes: perRoundWrites,
-    born,
-    readOps: reads.reduce((a, b) => a + b, 0),
-    writeOps,
-    keysSampled: carriers.size,
-    writeTime,
-  };
+  for (const round of perRound) for (const i of timeline.untimed) round[i] = writes[i]! / rounds;
+  return { writes: perRound, born };
 }
 
 /** Each bucket's ops spread evenly over the keys inside it, or given to the nearest key below it. */
