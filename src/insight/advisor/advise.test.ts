@@ -52,6 +52,10 @@ describe('advise', () => {
     ];
     const rules = advise(input([table('x', tsFirst, { writeOrder: tsFirst, tablets })])).findings.map((f) => f.rule);
     expect(rules).toEqual(['timestamp-leading-key']);
+    // New rows land in the last bucket one after another: not a hot row.
+    const atEnd = traffic(tsFirst, (_, i) => ({ writeOps: i === tsFirst.length - 1 ? 1000 : 1 }));
+    const growing = advise(input([table('x', tsFirst, { writeOrder: tsFirst, traffic: atEnd })])).findings.map((f) => f.rule);
+    expect(growing).toEqual(['timestamp-leading-key']);
     const plain = ids('k', 50);
     const hot = [tablet('x', { start: '', end: 'k025', requestsPerSec: 1 }), tablet('x', { start: 'k025', requestsPerSec: 200 })];
     expect(advise(input([table('x', plain, { tablets: hot })])).findings.map((f) => f.rule)).toEqual(['hot-tablet']);

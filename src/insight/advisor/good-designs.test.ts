@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../testing/random.js';
 import { advise } from './advise.js';
-import { ids, input, isoTimes, table, tablet, traffic } from './testing/builders.js';
+import { diagnostic, ids, input, isoTimes, node, table, tablet, traffic } from './testing/builders.js';
 import type { Finding, TableSample } from './types.js';
 
 /**
@@ -100,6 +100,18 @@ describe('good designs', () => {
       expect(advice.findings.map((f) => `${f.rule}: ${f.message}`)).toEqual([]);
     });
   }
+
+  it('id then time, loaded sensor by sensor (a diagonal on the heatmap): no finding', () => {
+    const order = ids('sensor', 12).flatMap((s) => times.map((t) => `${s}#${t}`));
+    const loaded = good('loaded', order, 20, { diagnostics: [diagnostic('sequential_keys', { writesPerSecond: 100 })] });
+    expect(advise(input([loaded])).findings).toEqual([]);
+  });
+
+  it('one busy tablet alone on a node of several: no finding (a single tablet cannot spread)', () => {
+    const keys = ids('sensor', 20).map((s) => `${s}#${times[0]!}`);
+    const alone = table('alone', keys, { tablets: [tablet('alone', { start: '', requestsPerSec: 500, cpuMicrosPerSec: 900_000 })] });
+    expect(advise(input([alone], { nodes: [node(0, 900_000, 500), node(1, 0, 0), node(2, 0, 0)] })).findings).toEqual([]);
+  });
 
   it('all together: no warning, no danger (too-many-tables looks at them all)', () => {
     const advice = advise(input(Object.values(designs)));

@@ -163,26 +163,54 @@ export function diagnosticsOf(ctx: RuleContext, kind: DiagnosticJson['kind']): D
   return ctx.table.diagnostics.filter((d) => d.kind === kind);
 }
 
+/** How recent writes move along the key space (see writesGrow). */
+export interface Growth {
+  readonly direction: 'increasing' | 'decreasing';
+  /** Share of the writes that were a new largest (smallest) key so far. */
+  readonly share: number;
+  /**
+   * Share of the writes that were a new largest (smallest) key differing from the last one at or before the
+   * segment where the stored keys start to differ: the leading field itself grows (`order#000124` after
+   * `order#000123`), not a field after it (`sensor019#t2` after `sensor019#t1`: a load in key order).
+   */
+  readonly frontShare: number;
+  readonly writes: number;
+}
+
 /**
  * Whether recent writes go to the end (or the start) of the key space: at
  * least `sequentialShare` of them a new largest (smallest) key of the write
  * order so far. Writes of one entity's rows (`sensor123#<ts>`: a constant
  * id-like prefix) do not count: they grow within the entity only.
  */
-export function writesGrow(ctx: RuleContext): { direction: 'increasing' | 'decreasing'; share: number; writes: number } | undefined {
+export function writesGrow(ctx: RuleContext): Growth | undefined {
   const w = ctx.table.writeOrder;
   if (w.length < ctx.t.sequentialWrites || shapeOf(w).entityPrefixed) return undefined;
   let [max, min] = [w[0]!, w[0]!];
-  let [up, down] = [0, 0];
+  let [up, down, upFront, downFront] = [0, 0, 0, 0];
+  const front = (a: ByteString, b: ByteString): boolean => segmentOfDifference(a, b, ctx.shape.delimiter) <= ctx.shape.lead;
   for (let i = 1; i < w.length; i++) {
     const k = w[i]!;
-    if (k > max) [max, up] = [k, up + 1];
-    if (k < min) [min, down] = [k, down + 1];
+    if (k > max) [max, up, upFront] = [k, up + 1, upFront + (front(max, k) ? 1 : 0)];
+    if (k < min) [min, down, downFront] = [k, down + 1, downFront + (front(min, k) ? 1 : 0)];
   }
   const n = w.length - 1;
-  const share = Math.max(up, down) / n;
+  const increasing = up >= down;
+  const share = (increasing ? up : down) / n;
   if (share < ctx.t.sequentialShare) return undefined;
-  return { direction: up >= down ? 'increasing' : 'decreasing', share: round(share), writes: w.length };
+  return {
+    direction: increasing ? 'increasing' : 'decreasing',
+    share: round(share),
+    frontShare: round((increasing ? upFront : downFront) / n),
+    writes: w.length,
+  };
+}
+
+/** The segment (0-based) in which `a` and `b` first differ. */
+export function segmentOfDifference(a: ByteString, b: ByteString, delimiter: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i).split(delimiter).length - 1;
 }
 
 /** Bytes for people: 1.5 KB, 120 MB. */

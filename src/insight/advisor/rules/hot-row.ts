@@ -18,9 +18,9 @@ const MAX_ROWS = 3;
 /**
  * One row taking the load, which no split can spread: from the tablet
  * manager (a tablet's singleRowHotspot), the heatmap (a single-row
- * high_read/write_pressure), or the recorded traffic (a one-row bucket with
- * `hotRowShare` of the table's writes, `hotRowLift` times its share of the
- * buckets). A danger at `hotDangerOpsPerSecond` or more, else a warning.
+ * high_read/write_pressure), or the recorded traffic (a one-row bucket, not
+ * at an edge, with `hotRowShare` of the table's writes, `hotRowLift` times its
+ * share of the buckets). A danger at `hotDangerOpsPerSecond` or more, else a warning.
  * Counters (the row profile's counterLike families) are told to use an
  * aggregate family (AddToCell) or to buffer; other rows to shard.
  */
@@ -42,7 +42,7 @@ function fromTablets(ctx: RuleContext): HotRow[] {
     const h = tablet.singleRowHotspot;
     if (h === undefined || h.share < ctx.t.hotRowShare) return [];
     const ops = tablet.rates.requestsPerSec * h.share;
-    return [{ key: h.key, share: h.share, opsPerSecond: ops, source: `tablet ${tablet.id}`, side: 'requests' as const }];
+    return [{ key: h.key, share: h.share, opsPerSecond: ops, source: `tablet manager (tablet ${tablet.id})`, side: 'requests' as const }];
   });
 }
 
@@ -55,7 +55,7 @@ function fromDiagnostics(ctx: RuleContext): HotRow[] {
         key,
         share: Number(d.evidence.share ?? 0),
         opsPerSecond: Number(d.evidence.opsPerSecond ?? 0),
-        source: `heatmap ${d.kind}`,
+        source: `heatmap (${d.kind})`,
         side: d.kind === 'high_write_pressure' ? ('writes' as const) : ('reads' as const),
       },
     ];
@@ -68,10 +68,12 @@ function fromTraffic(ctx: RuleContext): HotRow[] {
   const total = trafficTotals(traffic);
   const n = traffic.buckets.length;
   return traffic.buckets.flatMap((b, i) => {
+    // The edge buckets take the keys beyond the boundary set (a growing key lands there row after row): the heatmap's
+    // pressure diagnostic knows the keys an edge bucket saw, so a single row there is its to name.
+    if (i === 0 || i === n - 1) return [];
     const share = total.writeOps > 0 ? b.writeOps / total.writeOps : 0;
     if (b.rows !== 1 || total.writeOps < ctx.t.hotRowMinOps || share < ctx.t.hotRowShare || share * n < ctx.t.hotRowLift) return [];
-    const key = i === 0 ? ctx.shape.keys.find((k) => traffic.buckets[1] === undefined || k < traffic.buckets[1].start) : b.start;
-    return [{ key, share, opsPerSecond: b.writeOps / total.seconds, source: 'recorded traffic', side: 'writes' as const }];
+    return [{ key: b.start, share, opsPerSecond: b.writeOps / total.seconds, source: 'recorded traffic', side: 'writes' as const }];
   });
 }
 

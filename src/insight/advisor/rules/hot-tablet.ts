@@ -9,7 +9,7 @@ import { type Rule, type RuleContext, finding, percent, rewrite, round, saltExam
  * `hotTabletLift` times the even share (at most MAX_SHARE: two nodes cannot
  * take twice their even share), at `hotMinOpsPerSecond` or more.
  * Needs two tablets (or two nodes) to compare. A node finding goes to the
- * table whose tablets on that node are busiest. A warning, a danger when the
+ * table whose tablets on that node are busiest, if it has two tablets or more. A warning, a danger when the
  * node's serving time passes `nodeDangerShare` of its capacity. When a key
  * rule names the cause (hot-row, timestamp-leading-key, sequential-key)
  * advise() drops this one: one cause, one finding.
@@ -66,7 +66,8 @@ function nodes(ctx: RuleContext): Finding[] {
     const top = list.reduce((a, b) => (load(b) > load(a) ? b : a));
     const share = total > 0 ? load(top) / total : 0;
     if (requests < t.hotMinOpsPerSecond || share < hotShare(ctx, list.length)) continue;
-    if (busiestTable(ctx, cluster, top.node) !== ctx.id) continue;
+    // A table of one tablet cannot be spread over nodes (its load splits it when it is hot): nothing to tell.
+    if (ctx.table.tablets.length < 2 || busiestTable(ctx, cluster, top.node) !== ctx.id) continue;
     const mine = ctx.table.tablets.filter((x) => x.placements.some((p) => p.cluster === cluster && p.node === top.node));
     const hottest = mine.reduce((a, b) => (b.rates.requestsPerSec > a.rates.requestsPerSec ? b : a), mine[0]!);
     const danger = top.servingMicrosPerSec >= t.nodeDangerShare * t.nodeMicrosPerSecond;

@@ -44,10 +44,10 @@ export const RULES: Readonly<Record<RuleId, Rule>> = {
  * rule listed here found the cause. Timestamp-leading keys are sequential
  * too (timestamp-leading-key names them); a hot tablet is what a hot row or
  * sequential keys make (those name the fix); a busy leading value may be one
- * hot row's.
+ * hot row's, or today's date at the front (timestamp-leading-key).
  */
 export const EXPLAINED_BY: Readonly<Partial<Record<RuleId, readonly RuleId[]>>> = {
   'sequential-key': ['timestamp-leading-key'],
   'hot-tablet': ['hot-row', 'timestamp-leading-key', 'sequential-key'],
-  'low-cardinality-prefix': ['hot-row'],
+  'low-cardinality-prefix': ['hot-row', 'timestamp-leading-key', 'sequential-key'],
 };

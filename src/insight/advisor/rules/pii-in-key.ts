@@ -60,7 +60,7 @@ export const piiInKey: Rule = (ctx) => {
 };
 
 function kindsText(kinds: readonly PiiKind[]): string {
-  const names = kinds.map((k) => `${k}s`);
+  const names = kinds.map((k) => (k.endsWith('s') ? `${k}es` : `${k}s`));
   const text = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
   return text[0]!.toUpperCase() + text.slice(1);
 }

@@ -22,8 +22,10 @@ import {
  * all writes land on the last tablet. Needs the write order (`writesGrow`)
  * or the heatmap's sequential_keys diagnostic; a warning, a danger when both
  * agree. Keys whose leading segment is a timestamp are timestamp-leading-key's
- * (one cause, one finding). The heatmap's diagonal alone, over keys that do
- * not look like counters, is an info: a bulk load in key order draws one too.
+ * (one cause, one finding). Writes that grow in a later field (`sensor019#t1`,
+ * `sensor019#t2`, ...: a load in key order) say nothing, diagonal or not. The
+ * heatmap's diagonal alone, over keys that do not look like counters, is an
+ * info: a bulk load in key order draws one too.
  */
 export const sequentialKey: Rule = (ctx) => {
   const { shape, t } = ctx;
@@ -31,7 +33,10 @@ export const sequentialKey: Rule = (ctx) => {
   const leading = classesAt(shape, shape.lead);
   const timed = leading.filter((c) => c.kind === 'timestamp' || c.kind === 'reversed-timestamp').length;
   if (leading.length > 0 && timed >= t.leadingShare * leading.length) return [];
-  const grow = writesGrow(ctx);
+  const growth = writesGrow(ctx);
+  // Writes that grow in a field after the leading one: rows loaded in key order (sensor by sensor), not a counter.
+  if (growth !== undefined && growth.frontShare < t.sequentialShare) return [];
+  const grow = growth;
   const diagnostic = diagnosticsOf(ctx, 'sequential_keys')[0];
   if (grow === undefined && diagnostic === undefined) return [];
   const numeric = leading.filter((c) => c.kind === 'decimal' || c.kind === 'padded').length >= t.leadingShare * leading.length;
