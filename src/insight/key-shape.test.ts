@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifySegment, detectDelimiter, outOfOrder, startsWithHost } from './key-shape.js';
+import { classifySegment, datePathAt, detectDelimiter, outOfOrder, splitKey, startsWithHost } from './key-shape.js';
 
 const kind = (s: string): string => classifySegment(s).kind;
 
@@ -52,6 +52,15 @@ describe('key shape', () => {
     expect(detectDelimiter(['www.example.com/a', 'shop.example.org/b/c'])).toBe('/');
     expect(detectDelimiter(['user:42:post', 'user:43:post'])).toBe(':');
     expect(detectDelimiter(['abc', 'def'])).toBe('#');
+  });
+
+  it('keeps ISO timestamps whole when the delimiter is a colon, and sees dates over segments', () => {
+    expect(splitKey('sensor:2023-05-01T12:00:00Z:temp', ':')).toEqual(['sensor', '2023-05-01T12:00:00Z', 'temp']);
+    expect(splitKey('a#b:c', '#')).toEqual(['a', 'b:c']);
+    expect(classifySegment('1682942400.25').detail).toBe('epoch seconds');
+    expect(datePathAt(['2023', '05', '01', 'sensor1'], 0)).toBe(3);
+    expect(datePathAt(['2023', '05', 'sensor1'], 0)).toBe(2);
+    expect(datePathAt(['2023', '13', 'x'], 0)).toBe(0);
   });
 
   it('orders numbers: unpadded out of order, fractions of seconds in order', () => {

@@ -95,6 +95,7 @@ function timestampDetail(s: string): string | undefined {
   }
   if (ISO_MONTH.test(s) && validDate(s.slice(0, 4), s.slice(5, 7), '01')) return 'ISO month';
   if (COMPACT_ISO.test(s) && validDate(s.slice(0, 4), s.slice(4, 6), s.slice(6, 8))) return 'compact ISO date/time';
+  if (/^\d{10}\.\d{1,9}$/.test(s)) return timestampDetail(s.slice(0, 10)) === undefined ? undefined : 'epoch seconds';
   if (!DIGITS.test(s)) return undefined;
   if ((s.length === 8 || s.length === 14) && validDate(s.slice(0, 4), s.slice(4, 6), s.slice(6, 8))) return 'compact date';
   const unit = EPOCH_UNITS.find(([digits]) => digits === s.length);
@@ -177,9 +178,36 @@ export function otherDelimiters(keys: readonly ByteString[], delimiter: string):
   return keys.some((k) => DELIMITERS.some((d) => d !== delimiter && k.includes(d)));
 }
 
-/** The key's segments on `delimiter`. */
+/**
+ * The key's segments on `delimiter`; a segment that starts with an ISO
+ * date/time keeps it whole (`sensor:2023-05-01T12:00:00Z:temp` on `:` is
+ * three segments).
+ */
 export function splitKey(key: ByteString, delimiter: string): string[] {
-  return key.split(delimiter);
+  if (delimiter !== ':' && delimiter !== '.') return key.split(delimiter);
+  const out: string[] = [];
+  let start = 0;
+  for (;;) {
+    ISO_AT.lastIndex = start;
+    const from = ISO_AT.test(key) ? ISO_AT.lastIndex : start;
+    const end = key.indexOf(delimiter, from);
+    if (end < 0) break;
+    out.push(key.slice(start, end));
+    start = end + 1;
+  }
+  out.push(key.slice(start));
+  return out;
+}
+
+/**
+ * Whether segments `position`, `position + 1` are a year and a month
+ * (`2023/05/01/...`): a date split over segments. Answers how many
+ * segments it takes (2 or 3 with a day), else 0.
+ */
+export function datePathAt(segments: readonly string[], position: number): number {
+  const [y, m, d] = [segments[position], segments[position + 1], segments[position + 2]];
+  if (y === undefined || m === undefined || !/^\d{4}$/.test(y) || !/^\d{2}$/.test(m) || !validDate(y, m, '01')) return 0;
+  return d !== undefined && /^\d{2}$/.test(d) && validDate(y, m, d) ? 3 : 2;
 }
 
 // ---- numbers ----

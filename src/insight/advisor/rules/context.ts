@@ -1,6 +1,14 @@
 import { type ByteString, printable } from '../../../model/bytes.js';
 import type { DiagnosticJson, KeyRangeJson } from '../../api-types.js';
-import { type SegmentClass, type SegmentKind, classifySegment, detectDelimiter, otherDelimiters, splitKey } from '../../key-shape.js';
+import {
+  type SegmentClass,
+  type SegmentKind,
+  classifySegment,
+  datePathAt,
+  detectDelimiter,
+  otherDelimiters,
+  splitKey,
+} from '../../key-shape.js';
 import type { AdvisorThresholds } from '../thresholds.js';
 import { round } from '../../diagnostics/context.js';
 import type { AdvisorInput, EvidenceValue, Finding, RuleId, Severity, TableSample, TrafficSummary } from '../types.js';
@@ -29,7 +37,8 @@ export interface TableShape {
   readonly lead: number;
   /**
    * A constant segment before `lead` names one entity (holds digits: `sensor123`, `tenant042`): the sample is
-   * one entity's rows, and what follows it (a timestamp, a counter) is ordered within that entity only.
+   * one entity's rows, and what follows it (a timestamp, a counter) is ordered within that entity only. A version
+   * (`v1`) is no entity.
    */
   readonly entityPrefixed: boolean;
 }
@@ -46,8 +55,13 @@ export function shapeOf(source: readonly ByteString[]): TableShape {
   let lead = 0;
   const width = Math.max(0, ...segments.map((s) => s.length));
   while (lead < width - 1 && new Set(segments.map((s) => s[lead])).size <= 1) lead++;
-  const constants = segments[0]?.slice(0, lead) ?? [];
-  const entityPrefixed = constants.some((s) => /\d/.test(s) && classifySegment(s).kind !== 'timestamp');
+  // A date over segments whose year (and month) stay the same in the sample still leads: `2023/05/01/...`.
+  const first = segments[0] ?? [];
+  for (let p = 0; p < lead; p++) {
+    if (datePathAt(first, p) > 0 && p + datePathAt(first, p) > lead) lead = p;
+  }
+  const constants = first.slice(0, lead);
+  const entityPrefixed = constants.some((s) => /\d/.test(s) && !/^v\d+$/i.test(s) && classifySegment(s).kind !== 'timestamp');
   return { keys, delimiter, segments, lead, entityPrefixed };
 }
 

@@ -51,6 +51,11 @@ describe('rules', () => {
     expect(written.evidence.writesAtEnd).toBe(1);
     // Only sequential keys are timestamp-leading-key's: sequential-key stays silent.
     expect(only(table('t', tsFirst, { writeOrder: tsFirst }), 'sequential-key')).toEqual([]);
+    // A date over segments: the identifier after it leads.
+    const paths = isoTimes(1).flatMap(() => ['01', '02', '03'].flatMap((d) => ids('sensor', 4).map((s) => `2023/05/${d}/${s}`)));
+    const p = one(table('t', paths), 'timestamp-leading-key');
+    expect(p.suggestion).toContain('`2023/05/01/sensor001` → `sensor001/2023/05/01`');
+    expect(p.simulate).toBe('promote:4');
     // An epoch alone: salt.
     const epochs = Array.from({ length: 20 }, (_, i) => String(1682942400000 + i * 1000));
     const e = one(table('t', epochs), 'timestamp-leading-key');

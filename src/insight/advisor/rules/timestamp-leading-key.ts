@@ -1,4 +1,5 @@
 import { printable } from '../../../model/bytes.js';
+import { datePathAt } from '../../key-shape.js';
 import {
   type Rule,
   diagnosticsOf,
@@ -19,7 +20,8 @@ const TIME_KINDS = ['timestamp', 'reversed-timestamp'] as const;
 
 /**
  * Keys that start (where they start to differ) with a timestamp: ISO, a
- * compact date, an epoch in s/ms/µs/ns, a time-ordered UUID, or MAX - t.
+ * compact date, a date over segments (`2023/05/01/...`), an epoch in
+ * s/ms/µs/ns, a time-ordered UUID, or MAX - t.
  * Every write lands at one end of the table. A warning from the keys alone,
  * a danger when the writes confirm it (the write order or the heatmap's
  * sequential_keys). One entity's rows (`sensor123#<ts>`) do not count: the
@@ -32,6 +34,14 @@ export const timestampLeadingKey: Rule = (ctx) => {
   const [found, kind] = TIME_KINDS.map((k) => [keysOfKind(shape, shape.lead, k), k] as const).sort(
     (a, b) => b[0].keys.length - a[0].keys.length,
   )[0]!;
+  // A date over segments (`2023/05/01/sensor1`): the identifier is looked for after it.
+  const spans = shape.segments.map((s) => datePathAt(s, shape.lead));
+  const paths = shape.keys.filter((_, i) => spans[i]! > 0);
+  if (paths.length > found.keys.length) {
+    found.keys.splice(0, found.keys.length, ...paths);
+    found.detail = 'date path (year, month, day)';
+  }
+  const span = Math.max(1, ...spans);
   const share = found.keys.length / shape.keys.length;
   if (share < t.leadingShare) return [];
   const grow = writesGrow(ctx);
@@ -50,7 +60,7 @@ export const timestampLeadingKey: Rule = (ctx) => {
     `Keys start with a timestamp (${found.detail} in segment ${segment}, ${percent(share)} of the ${shape.keys.length} keys ` +
     `sampled, e.g. \`${printable(example)}\`). Time only moves one way, so every new row sorts at ${where} of the table: ` +
     `all writes go to one tablet on one node while the others idle, and adding nodes does not help.${confirmation}`;
-  const id = identifierAfter(shape, shape.lead, TIME_KINDS);
+  const id = identifierAfter(shape, shape.lead + span - 1, TIME_KINDS);
   let suggestion: string;
   let simulate: string;
   if (id !== undefined) {
