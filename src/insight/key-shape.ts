@@ -112,7 +112,10 @@ function validDate(y: string, m: string, d: string): boolean {
 /** `MAX - epoch` zero-padded (MAX = Long.MAX_VALUE or all nines of the width), the latest-first form. */
 function reversedEpochDetail(s: string): string | undefined {
   const v = BigInt(s);
-  const maxes = [LONG_MAX, 10n ** BigInt(s.length) - 1n];
+  // As wide as the MAX it came from (zero padding aside): `000009175` is a padded id, not MAX - t.
+  const width = v.toString().length;
+  if (!EPOCH_UNITS.some(([digits]) => digits === width)) return undefined;
+  const maxes = [...(width === 19 ? [LONG_MAX] : []), 10n ** BigInt(width) - 1n];
   for (const max of maxes) {
     if (v > max) continue;
     const t = max - v;

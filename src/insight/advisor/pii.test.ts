@@ -29,6 +29,8 @@ describe('PII in key text', () => {
       'ssn#000-12-3456',
       'id#4111111111111112',
       'user@localhost',
+      'abb4110155097846ebb4a50bf102e7fb452b32b1c1fed35397447f60f769fc6e',
+      'b12352c0319b813a8e0f0f9b5329353243431299f525d6fc4e0cc153e2a790a9',
     ]) {
       expect(findPii(s), s).toEqual([]);
     }

@@ -18,14 +18,17 @@ export interface PiiMatch {
 /** PII kinds that are personal beyond doubt (a warning); IP addresses are often servers' (info). */
 export const STRONG_PII: readonly PiiKind[] = ['e-mail address', 'phone number', 'card number', 'national id'];
 
-/** Fixed, linear patterns (no nested quantifiers). Each match is checked further below. */
-const E164 = /(?<![\w+])\+[1-9]\d{7,14}(?!\d)/g;
-const PHONE_GROUPED = /(?<![\w.-])(?:\+\d{1,3}[ .-]?)?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}(?![\w-])/g;
-const CARD = /(?<![\d-])\d{4}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\d-])/g;
-const SSN = /(?<![\d-])(\d{3})-(\d{2})-(\d{4})(?![\d-])/g;
+/**
+ * Fixed, linear patterns (no nested quantifiers), each a whole token: not inside a run of letters and digits (a
+ * hash's digits are no card number). Each match is checked further below.
+ */
+const E164 = /(?<![A-Za-z0-9+])\+[1-9]\d{7,14}(?![A-Za-z0-9])/g;
+const PHONE_GROUPED = /(?<![A-Za-z0-9.-])(?:\+\d{1,3}[ .-]?)?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}(?![A-Za-z0-9-])/g;
+const CARD = /(?<![A-Za-z0-9-])\d{4}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![A-Za-z0-9-])/g;
+const SSN = /(?<![A-Za-z0-9-])(\d{3})-(\d{2})-(\d{4})(?![A-Za-z0-9-])/g;
 const NINO = /(?<![A-Za-z0-9])[A-CEGHJ-PR-TW-Z]{2}\d{6}[A-D](?![A-Za-z0-9])/g;
-const IPV4 = /(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])/g;
-const IPV6 = /(?<![0-9A-Fa-f:])[0-9A-Fa-f:]{2,39}(?![0-9A-Fa-f:])/g;
+const IPV4 = /(?<![A-Za-z0-9.])\d{1,3}(?:\.\d{1,3}){3}(?![A-Za-z0-9.])/g;
+const IPV6 = /(?<![A-Za-z0-9:])[0-9A-Fa-f:]{2,39}(?![A-Za-z0-9:])/g;
 const EMAIL_LOCAL = /[A-Za-z0-9._%+-]/;
 const EMAIL_DOMAIN = /[A-Za-z0-9.-]/;
 

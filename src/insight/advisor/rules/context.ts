@@ -55,10 +55,11 @@ export function shapeOf(source: readonly ByteString[]): TableShape {
   let lead = 0;
   const width = Math.max(0, ...segments.map((s) => s.length));
   while (lead < width - 1 && new Set(segments.map((s) => s[lead])).size <= 1) lead++;
-  // A date over segments whose year (and month) stay the same in the sample still leads: `2023/05/01/...`.
+  // A timestamp that stays the same in the sample still leads (today's date: `2026-01-01#sensor1`,
+  // `2026/01/01/sensor1`): where it starts is where the writes go.
   const first = segments[0] ?? [];
   for (let p = 0; p < lead; p++) {
-    if (datePathAt(first, p) > 0 && p + datePathAt(first, p) > lead) lead = p;
+    if (datePathAt(first, p) > 0 || classifySegment(first[p]!).kind === 'timestamp') lead = p;
   }
   const constants = first.slice(0, lead);
   const entityPrefixed = constants.some((s) => /\d/.test(s) && !/^v\d+$/i.test(s) && classifySegment(s).kind !== 'timestamp');
