@@ -1,4 +1,5 @@
 import { printable } from '../../../model/bytes.js';
+import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
 import { splitKey } from '../../key-shape.js';
 import { type Rule, finding, identifierAfter, moveSegment, percent, rewrite, round, saltExample, transform } from './context.js';
 
@@ -21,7 +22,7 @@ export const lowCardinalityPrefix: Rule = (ctx) => {
   const ops = new Map<string, number>();
   let total = 0;
   for (const b of traffic.buckets) {
-    const key = shape.keys.find((k) => k >= b.start);
+    const key = shape.keys[lowerBound(shape.keys, b.start)];
     if (key === undefined) continue;
     const value = splitKey(key, shape.delimiter)[0]!;
     const n = b.readOps + b.writeOps;
