@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { advise } from './advise.js';
-import { NOW, WINDOW_MILLIS, ids, input, isoTimes, table, tablet, traffic } from './testing/builders.js';
+import { NOW, WINDOW_MILLIS, diagnostic, ids, input, isoTimes, table, tablet, traffic } from './testing/builders.js';
 import { RULE_IDS } from './types.js';
 
 const tsFirst = isoTimes(10).flatMap((t) => ids('sensor', 5).map((s) => `${t}#${s}`));
@@ -59,6 +59,13 @@ describe('advise', () => {
     const plain = ids('k', 50);
     const hot = [tablet('x', { start: '', end: 'k025', requestsPerSec: 1 }), tablet('x', { start: 'k025', requestsPerSec: 200 })];
     expect(advise(input([table('x', plain, { tablets: hot })])).findings.map((f) => f.rule)).toEqual(['hot-tablet']);
+  });
+
+  it('says nothing of empty tables, however many', () => {
+    const empty = Array.from({ length: 12 }, (_, i) => table(`t${i + 1}`, [], { families: [] }));
+    expect(advise(input(empty)).findings).toEqual([]);
+    const noKeys = table('t', [], { diagnostics: [diagnostic('sequential_keys', {})], traffic: traffic([], () => ({})) });
+    expect(advise(input([noKeys])).findings).toEqual([]);
   });
 
   it('takes thresholds from the caller', () => {

@@ -38,7 +38,7 @@ export const sequentialKey: Rule = (ctx) => {
   if (growth !== undefined && growth.frontShare < t.sequentialShare) return [];
   const grow = growth;
   const diagnostic = diagnosticsOf(ctx, 'sequential_keys')[0];
-  if (grow === undefined && diagnostic === undefined) return [];
+  if ((grow === undefined && diagnostic === undefined) || shape.keys.length === 0) return [];
   const numeric = leading.filter((c) => c.kind === 'decimal' || c.kind === 'padded').length >= t.leadingShare * leading.length;
   const unsure = grow === undefined && !numeric;
   const written = ctx.table.writeOrder;

@@ -91,6 +91,8 @@ function suggestion(ctx: RuleContext, group: Group, stem: string): string {
 function groups(tables: readonly TableSample[]): Group[] {
   const bySchema = new Map<string, TableSample[]>();
   for (const table of tables) {
+    // A table without families has no schema yet to share.
+    if (table.families.length === 0) continue;
     const schema = table.families
       .map((f) => f.name)
       .sort()
