@@ -14,10 +14,11 @@ const times = isoTimes(20);
 const MAX_MS = 9999999999999;
 const r = seededRandom(7);
 
-/** Sorted keys, written in `order`, with even traffic per row (writes, point reads, `rowsPerRead` per read). */
-function good(id: string, order: readonly string[], rowsPerRead = 1, more: Partial<TableSample> = {}): TableSample {
+/** Sorted keys, written in `order`, with even traffic per bucket (writes, reads of `rowsPerRead` rows per bucket entered). */
+function good(id: string, order: readonly string[], rowsPerRead = 1, more: Partial<TableSample> = {}, rowsPerBucket = 1): TableSample {
   const keys = [...new Set(order)].sort();
   const t = traffic(keys, () => ({
+    rows: rowsPerBucket,
     writeOps: 8 + Math.floor(r() * 5),
     readOps: 4,
     rowsRead: 4 * rowsPerRead,
@@ -82,11 +83,13 @@ const designs: Record<string, TableSample> = {
   salted: good('salted', shuffled(times.flatMap((t) => ids('sensor', 8).map((s, i) => `${i % 4}#${s}#${t}`))), 10),
   // Tenant prefixes.
   tenants: good('tenants', shuffled(ids('tenant', 30).flatMap((t) => ids(`${t}#user#`, 5, 5))), 3),
-  // Hashed keys read only by point reads.
+  // Hashed keys read only by point reads (20 rows per key bucket: the recording tells point reads from scans).
   hashed: good(
     'hashed',
     Array.from({ length: 100 }, (_, i) => createHash('sha256').update(String(i)).digest('hex').slice(0, 32)),
     1,
+    {},
+    20,
   ),
 };
 

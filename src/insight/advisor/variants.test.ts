@@ -76,7 +76,8 @@ const bad: Record<string, (r: Random) => Variant> = {
       return r.chance(0.5) ? `${id}#item${i}` : id;
     });
     const rows = r.int(5, 100);
-    const t = traffic(keys, () => ({ readOps: 2, rowsRead: 2 * rows, rowsReturned: 2 * rows }));
+    // Buckets of several rows (a larger table): each scan entering one returns them all.
+    const t = traffic(keys, () => ({ rows, readOps: 2, rowsRead: 2 * rows, rowsReturned: 2 * rows }));
     return { table: table('t', keys, { traffic: t }), expect: { rule: 'hashed-key', severity: 'warning' } };
   },
   unreversedDomain: (r) => {

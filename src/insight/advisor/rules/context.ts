@@ -159,18 +159,28 @@ export interface TrafficTotals {
   readonly writeOps: number;
   readonly rowsRead: number;
   readonly rowsReturned: number;
+  /** Rows per key bucket (when the boundary set was made). */
+  readonly rowsPerBucket: number;
   readonly seconds: number;
 }
 
 export function trafficTotals(traffic: TrafficSummary): TrafficTotals {
-  let [readOps, writeOps, rowsRead, rowsReturned] = [0, 0, 0, 0];
+  let [readOps, writeOps, rowsRead, rowsReturned, rows] = [0, 0, 0, 0, 0];
   for (const b of traffic.buckets) {
+    rows += b.rows;
     readOps += b.readOps;
     writeOps += b.writeOps;
     rowsRead += b.rowsRead;
     rowsReturned += b.rowsReturned;
   }
-  return { readOps, writeOps, rowsRead, rowsReturned, seconds: Math.max(1e-3, (traffic.toMillis - traffic.fromMillis) / 1000) };
+  return {
+    readOps,
+    writeOps,
+    rowsRead,
+    rowsReturned,
+    rowsPerBucket: rows / Math.max(1, traffic.buckets.length),
+    seconds: Math.max(1e-3, (traffic.toMillis - traffic.fromMillis) / 1000),
+  };
 }
 
 /** The table's heatmap diagnostics of one kind. */

@@ -21,7 +21,9 @@ import {
  * together. A warning only when the traffic shows range reads (rows returned
  * per read op of `rangeReadRows` or more, or the heatmap's scan_inefficiency);
  * nothing when the reads recorded are point reads (the right design for
- * them); an info, unsure, when no reads were recorded or recording is off.
+ * them); an info, unsure, when no reads were recorded, recording is off, or
+ * the key buckets hold about one row each (a small table: a scan then enters
+ * one bucket per row, one read op per row returned, like point reads).
  */
 export const hashedKey: Rule = (ctx) => {
   const { shape, t } = ctx;
@@ -32,8 +34,11 @@ export const hashedKey: Rule = (ctx) => {
   const traffic = ctx.table.traffic === undefined ? undefined : trafficTotals(ctx.table.traffic);
   const scans = diagnosticsOf(ctx, 'scan_inefficiency').length > 0;
   const perRead = traffic !== undefined && traffic.readOps >= t.minReadOps ? traffic.rowsReturned / traffic.readOps : undefined;
-  const ranges = scans || (perRead !== undefined && perRead >= t.rangeReadRows);
-  if (!ranges && perRead !== undefined && perRead <= t.pointReadRows) return [];
+  // A read op is a bucket a read entered: in buckets of one row (small tables) a scan and a point read both return
+  // one row per op, and only buckets of several rows tell them apart.
+  const telling = traffic !== undefined && traffic.rowsPerBucket >= t.rangeReadRows;
+  const ranges = scans || (telling && perRead !== undefined && perRead >= t.rangeReadRows);
+  if (!ranges && telling && perRead !== undefined && perRead <= t.pointReadRows) return [];
   const example = found.keys[0]!;
   const segment = shape.lead + 1;
   const seen =
@@ -42,9 +47,11 @@ export const hashedKey: Rule = (ctx) => {
   const why = ranges
     ? ` The reads are range reads (${perRead === undefined ? 'the heatmap sees scans' : `${round(perRead)} rows returned per read`}): each one has to ` +
       `scan far and wide, or you read many single rows instead, because hashing destroyed the order they would need.`
-    : perRead !== undefined
+    : perRead !== undefined && telling
       ? ` The reads return ${round(perRead)} rows each: if they are prefix or range reads, a key that keeps related rows together serves them better; if they are point reads, this design is fine.`
-      : ` Not sure it hurts: no reads were recorded, and hashed keys are the right choice when every read is by exact key; they hurt when reads want ranges.`;
+      : perRead !== undefined
+        ? ` Not sure it hurts: the table is too small for the recording to tell range reads from point reads (about ${round(traffic!.rowsPerBucket)} row per key bucket); hashed keys are the right choice when every read is by exact key, and hurt when reads want ranges.`
+        : ` Not sure it hurts: no reads were recorded, and hashed keys are the right choice when every read is by exact key; they hurt when reads want ranges.`;
   const id = identifierAfter(shape, shape.lead, ['hashed']);
   const rest = splitKey(example, shape.delimiter);
   const natural = id !== undefined ? rest.slice(id).join(shape.delimiter) : undefined;

@@ -88,7 +88,8 @@ describe('rules', () => {
   it('hashed-key: a warning only when reads want ranges', () => {
     const hashes = Array.from({ length: 30 }, (_, i) => `${(0x9f86d081884c7d65n * BigInt(i + 7)).toString(16).padStart(16, '0')}#user${i}`);
     const ranges = one(
-      table('t', hashes, { traffic: traffic(hashes, () => ({ readOps: 2, rowsRead: 100, rowsReturned: 100 })) }),
+      // Buckets of 50 rows (a larger table): a read op returning 50 rows scanned its bucket.
+      table('t', hashes, { traffic: traffic(hashes, () => ({ rows: 50, readOps: 2, rowsRead: 100, rowsReturned: 100 })) }),
       'hashed-key',
     );
     expect(ranges.severity).toBe('warning');
@@ -98,8 +99,12 @@ describe('rules', () => {
     const unsure = one(table('t', hashes), 'hashed-key');
     expect(unsure.severity).toBe('info');
     expect(unsure.message).toMatch(/Not sure/);
-    const point = table('t', hashes, { traffic: traffic(hashes, () => ({ readOps: 5, rowsRead: 5, rowsReturned: 5 })) });
+    const point = table('t', hashes, { traffic: traffic(hashes, () => ({ rows: 50, readOps: 5, rowsRead: 5, rowsReturned: 5 })) });
     expect(only(point, 'hashed-key')).toEqual([]);
+    // Buckets of one row: a scan enters one bucket per row, like point reads: unsure.
+    const small = one(table('t', hashes, { traffic: traffic(hashes, () => ({ readOps: 5, rowsRead: 5, rowsReturned: 5 })) }), 'hashed-key');
+    expect(small.severity).toBe('info');
+    expect(small.message).toMatch(/too small/);
   });
 
   it('unpadded-number: pad to one width (info), salt prefixes left out', () => {

@@ -42,7 +42,8 @@ export function table(id: string, keys: readonly ByteString[], more: Partial<Omi
   };
 }
 
-export type Ops = Partial<Omit<TrafficBucket, 'start' | 'end' | 'rows'>>;
+/** A bucket's figures (`rows`: 1 unless given). */
+export type Ops = Partial<Omit<TrafficBucket, 'start' | 'end'>>;
 
 /** Traffic over one bucket per key (the first starting at ''), each with the ops `ops(key, i)` gives. */
 export function traffic(keys: readonly ByteString[], ops: (key: ByteString, i: number) => Ops): TrafficSummary {
