@@ -1,4 +1,4 @@
-import { type ByteString, printable } from '../../../model/bytes.js';
+import { type ByteString, keySuccessor, printable } from '../../../model/bytes.js';
 import { keyRangeJson } from '../../key-range-json.js';
 import { type Rule, type RuleContext, finding, percent, round, trafficTotals } from './context.js';
 import type { Finding } from '../types.js';
@@ -115,6 +115,6 @@ function describe(ctx: RuleContext, r: HotRow): Finding {
       ...(counters.length > 0 ? { counterFamilies: counters } : {}),
     },
     suggestion,
-    r.key === undefined ? {} : { keyRange: keyRangeJson(key, key + '\x00') },
+    r.key === undefined ? {} : { keyRange: keyRangeJson(key, keySuccessor(key)) },
   );
 }

@@ -1,4 +1,4 @@
-import { type ByteString, printable } from '../../../model/bytes.js';
+import { type ByteString, keySuccessor, printable } from '../../../model/bytes.js';
 import { keyRangeJson } from '../../key-range-json.js';
 import type { Finding } from '../types.js';
 import { type Rule, type RuleContext, finding, sizeText } from './context.js';
@@ -45,7 +45,7 @@ function rows(ctx: RuleContext): Finding[] {
       },
       `Split the row by time or by a sub-key, so that each row holds a bounded slice: \`${k}\` → \`${k}#2026-11\` (one row per ` +
         `month) or \`${k}#<item id>\`, read back with the prefix \`${k}#\`; and let a GC policy drop old cells.`,
-      { keyRange: keyRangeJson(key, key + '\x00') },
+      { keyRange: keyRangeJson(key, keySuccessor(key)) },
     ),
   ];
 }
@@ -69,7 +69,7 @@ function cells(ctx: RuleContext): Finding[] {
       { key: k, family: top.family, cellBytes: top.bytes, cellsOver: big.length, threshold: t.largeCellBytes },
       `Store large values in object storage and keep their address in the cell (\`${k}\` / \`${top.family}:blob\` = \`gs://bucket/${k}\`), ` +
         `or chunk them over rows \`${k}#chunk0000\`, \`${k}#chunk0001\`, ….`,
-      { keyRange: keyRangeJson(top.key, top.key + '\x00') },
+      { keyRange: keyRangeJson(top.key, keySuccessor(top.key)) },
     ),
   ];
 }
