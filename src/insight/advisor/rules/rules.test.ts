@@ -94,7 +94,8 @@ describe('rules', () => {
     );
     expect(ranges.severity).toBe('warning');
     expect(ranges.evidence.rowsPerRead).toBe(50);
-    expect(ranges.suggestion).toMatch(/→ `\d#user\d+`/);
+    // The natural key leads, the hash follows (promote:2 at work on the sample key).
+    expect(ranges.suggestion).toMatch(/`([0-9a-f]{16,})#(user\d+)` → `\2#\1`/);
     expect(ranges.simulate).toBe('promote:2');
     const unsure = one(table('t', hashes), 'hashed-key');
     expect(unsure.severity).toBe('info');
