@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ByteString } from '../../../model/bytes.js';
 import { advise } from '../advise.js';
 import { diagnostic, family, ids, input, isoTimes, node, rowProfile, table, tablet, traffic } from '../testing/builders.js';
+import { expectSuggestionIsSpec } from '../testing/suggestion-spec.js';
 import type { AdvisorThresholds } from '../thresholds.js';
 import type { AdvisorInput, Finding, RuleId, TableSample } from '../types.js';
 
@@ -10,6 +11,12 @@ function findings(i: AdvisorInput, thresholds?: Partial<AdvisorThresholds>): Fin
   for (const f of out) {
     expect(f.message.length, f.rule).toBeGreaterThan(60);
     expect(f.suggestion.length, f.rule).toBeGreaterThan(20);
+    // A suggestion with a what-if shows that what-if at work on the user's key.
+    if (f.simulate !== undefined)
+      expectSuggestionIsSpec(
+        f,
+        i.tables.find((t) => t.name.table === f.table)!,
+      );
   }
   return [...out];
 }
