@@ -97,10 +97,19 @@ function timestampDetail(s: string): string | undefined {
   if (/^\d{10}\.\d{1,9}$/.test(s)) return timestampDetail(s.slice(0, 10)) === undefined ? undefined : 'epoch seconds';
   if (!DIGITS.test(s)) return undefined;
   if ((s.length === 8 || s.length === 14) && validDate(s.slice(0, 4), s.slice(4, 6), s.slice(6, 8))) return 'compact date';
-  const unit = EPOCH_UNITS.find(([digits]) => digits === s.length);
-  if (unit === undefined || s[0] === '0') return undefined;
-  const seconds = Number(s) / unit[1];
-  return seconds >= EPOCH_MIN_S && seconds < EPOCH_MAX_S ? unit[2] : undefined;
+  return epochUnit(s)?.name;
+}
+
+/**
+ * The unit of an epoch timestamp written as `digits`: 10 digits seconds, 13
+ * milliseconds, 16 microseconds, 19 nanoseconds, without a leading zero,
+ * between 1990 and 2100; undefined for any other run of digits.
+ */
+export function epochUnit(digits: string): { readonly perSecond: number; readonly name: string } | undefined {
+  const unit = EPOCH_UNITS.find(([n]) => n === digits.length);
+  if (unit === undefined || !DIGITS.test(digits) || digits[0] === '0') return undefined;
+  const seconds = Number(digits) / unit[1];
+  return seconds >= EPOCH_MIN_S && seconds < EPOCH_MAX_S ? { perSecond: unit[1], name: unit[2] } : undefined;
 }
 
 function validDate(y: string, m: string, d: string): boolean {

@@ -172,7 +172,7 @@ export const MAX_ROW_PROFILES = 200;
  *   promote:S         move segment S to the front
  *   promote:S:P       move segment S to position P (after a constant prefix: `v1#{ts}#{id}` promote:3:2 → `v1#{id}#{ts}`)
  *   reverse:S         reverse segment S: a dotted domain by labels (`www.example.com` → `com.example.www`), else its characters
- *   reverse-timestamp:S   replace the timestamp in segment S (epoch s/ms/µs or ISO) by MAX - t, zero-padded
+ *   reverse-timestamp:S   replace the timestamp in segment S (epoch s/ms/µs/ns or ISO) by MAX - t, zero-padded
  *   pad:S:W | pad:W   zero-pad the numbers of segment S (or of every segment) to width W
  */
 export type TransformSpec = string;

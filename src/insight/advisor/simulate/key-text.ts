@@ -1,5 +1,5 @@
 import type { ByteString } from '../../../model/bytes.js';
-import { isoSpans, reverseHost } from '../../key-shape.js';
+import { epochUnit, isoSpans, reverseHost } from '../../key-shape.js';
 
 /**
  * What the transform steps do inside a key segment: timestamps (ISO, found
@@ -9,8 +9,6 @@ import { isoSpans, reverseHost } from '../../key-shape.js';
  * rules cut them.
  */
 
-/** Epoch timestamps by their digit count: seconds (10), milliseconds (13), microseconds (16). */
-const EPOCH_DIGITS = new Set([10, 13, 16]);
 /** A host name written with dots: `www.example.com`. */
 const DOTTED_DOMAIN = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
 
@@ -37,7 +35,11 @@ interface FoundTimestamp {
   readonly millis: number;
 }
 
-/** The first timestamp in the text: an ISO time, else an epoch of 10 (s), 13 (ms) or 16 (µs) digits. */
+/**
+ * The first timestamp in the text: an ISO time, else the first run of digits
+ * that is an epoch in s, ms, µs or ns between 1990 and 2100 (key-shape.ts
+ * epochUnit, as the advisor's rules classify timestamps).
+ */
 export function findTimestamp(text: string): FoundTimestamp | undefined {
   const iso = isoSpans(text)[0];
   if (iso !== undefined) {
@@ -45,12 +47,11 @@ export function findTimestamp(text: string): FoundTimestamp | undefined {
     if (Number.isFinite(ms) && ms >= 0) return { ...iso, value: BigInt(ms), digits: 13, millis: ms };
   }
   for (const m of text.matchAll(/\d+/g)) {
-    const digits = m[0].length;
-    if (EPOCH_DIGITS.has(digits)) {
-      const value = BigInt(m[0]);
-      const millis = digits === 10 ? Number(value) * 1000 : digits === 13 ? Number(value) : Number(value / 1000n);
-      return { from: m.index, to: m.index + digits, value, digits, millis };
-    }
+    const unit = epochUnit(m[0]);
+    if (unit === undefined) continue;
+    const value = BigInt(m[0]);
+    const millis = Number((value * 1000n) / BigInt(unit.perSecond));
+    return { from: m.index, to: m.index + m[0].length, value, digits: m[0].length, millis };
   }
   return undefined;
 }
@@ -58,7 +59,7 @@ export function findTimestamp(text: string): FoundTimestamp | undefined {
 /**
  * The first timestamp in the text replaced by MAX - t, zero-padded so that
  * newer times sort first: an ISO time by 10^13 - 1 - its epoch milliseconds
- * (13 digits), an epoch of 10, 13 or 16 digits by 10^n - 1 - t (n digits).
+ * (13 digits), an epoch of n = 10, 13, 16 or 19 digits by 10^n - 1 - t (n digits).
  * The text as it is when it holds no timestamp.
  */
 export function reverseTimestamp(text: string): string {

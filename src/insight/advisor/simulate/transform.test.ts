@@ -106,7 +106,7 @@ describe('the steps rewrite keys', () => {
     expect([...padded].sort()).toEqual(padded);
   });
 
-  it('reverse-timestamp puts the newest first, for ISO and epoch s/ms/µs timestamps', () => {
+  it('reverse-timestamp puts the newest first, for ISO and epoch s/ms/µs/ns timestamps', () => {
     const iso = ['sensor1#2023-05-01T12:00:00Z', 'sensor1#2023-05-01T12:00:10Z', 'sensor1#2023-05-02T00:00:00.250Z'];
     const out = apply('reverse-timestamp:2', iso);
     expect(out[0]).toBe(`sensor1#${String(9_999_999_999_999 - Date.parse('2023-05-01T12:00:00Z'))}`);
@@ -115,6 +115,7 @@ describe('the steps rewrite keys', () => {
       ['1683000000', '1683000001'],
       ['1683000000000', '1683000000999'],
       ['1683000000000000', '1683000000000001'],
+      ['1683000000000000000', '1683000000000000001'],
     ] as const) {
       const [a, b] = apply('reverse-timestamp:2', [`s#${t1}`, `s#${t2}`]);
       expect(a!.length).toBe(2 + t1.length);
@@ -123,6 +124,8 @@ describe('the steps rewrite keys', () => {
     // µs need more than a double's 53 bits: exact.
     expect(apply('reverse-timestamp:1', ['1683000000000001'])).toEqual(['8316999999999998']);
     expect(apply('reverse-timestamp:1', ['no-time-here'])).toEqual(['no-time-here']);
+    // Digits that are no epoch of 1990 to 2100 (an id) are left alone; the epoch after them is taken.
+    expect(apply('reverse-timestamp:1', ['id9999999999t1683000000'])).toEqual(['id9999999999t8316999999']);
   });
 
   it('salt prefixes a stable hash bucket padded to the width of N - 1, spread evenly', () => {

@@ -35,7 +35,7 @@ export const TRANSFORM_GRAMMAR =
   'salt:N (prefix a bucket hash(key) % N, zero-padded to the width of N-1: salt:10 gives 0 to 9), ' +
   'salt:N@S (the bucket of a hash of segment S only), ' +
   'promote:S (move segment S to the front), promote:S:P (move segment S to position P), reverse:S (reverse segment S: a dotted domain by labels, else its characters), ' +
-  'reverse-timestamp:S (the timestamp in segment S, epoch s/ms/µs or ISO, becomes MAX - t: newest first), ' +
+  'reverse-timestamp:S (the timestamp in segment S, epoch s/ms/µs/ns or ISO, becomes MAX - t: newest first), ' +
   'pad:S:W or pad:W (zero-pad the numbers of segment S, or of every segment, to W digits). ' +
   'Example: promote:2,salt:8';
 
