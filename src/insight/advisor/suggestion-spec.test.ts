@@ -112,7 +112,7 @@ const CASES: Readonly<Record<string, Case>> = {
     rule: 'low-cardinality-prefix',
     // The busy region's rows come in time order: each new one at the end of `eu#`.
     table: table('t', regions, { traffic: traffic(regions, busyEu), writeOrder: regions.filter((k) => k.startsWith('eu#')) }),
-    spec: 'salt:8',
+    spec: 'delimiter=#,salt:8',
     hotspot: true,
   },
   'a busy region of sensors': {

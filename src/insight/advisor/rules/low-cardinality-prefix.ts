@@ -35,7 +35,7 @@ export const lowCardinalityPrefix: Rule = (ctx) => {
   if (share < Math.max(t.dominantShare, 1.5 / values.length)) return [];
   const example = shape.keys.find((k) => splitKey(k, shape.delimiter)[0] === top)!;
   const id = identifierAfter(shape, 0, ['timestamp', 'reversed-timestamp']);
-  const simulate = id !== undefined ? transform(shape, `promote:${id + 1}`) : 'salt:8';
+  const simulate = id !== undefined ? transform(shape, `promote:${id + 1}`) : transform(shape, 'salt:8');
   const suggestion =
     id !== undefined
       ? `Lead with a field of many values and move the category after it (field promotion): ${rewriteExample(ctx, simulate, example)}; ` +

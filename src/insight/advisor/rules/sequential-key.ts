@@ -55,7 +55,7 @@ export const sequentialKey: Rule = (ctx) => {
     : `Keys grow with every write: ${seen}. Segment ${segment} looks like an increasing id, so each new row sorts after all the ` +
       `others and every write lands on the last tablet, served by one node, however many nodes the cluster has.`;
   const id = identifierAfter(shape, shape.lead, ['decimal', 'padded', 'timestamp', 'reversed-timestamp']);
-  const simulate = id !== undefined ? transform(shape, `promote:${id + 1}`) : 'salt:8';
+  const simulate = id !== undefined ? transform(shape, `promote:${id + 1}`) : transform(shape, 'salt:8');
   const suggestion =
     id !== undefined
       ? `Lead with a field that differs between writers (field promotion): ${rewriteExample(ctx, simulate, example)}.`

@@ -68,7 +68,7 @@ export const timestampLeadingKey: Rule = (ctx) => {
       `Lead with the identifier you query by and put the timestamp after it (field promotion): ${rewriteExample(ctx, simulate, example)}. ` +
       `Each entity's rows stay together in time order, and writes from many entities spread over the table.`;
   } else {
-    simulate = 'salt:8';
+    simulate = transform(shape, 'salt:8');
     suggestion =
       `Nothing but time identifies these rows: prefix a small hash (salting) so that writes spread over N ranges, ` +
       `${rewriteExample(ctx, simulate, example)} (prefix \`hash(key) % 8\`), and read the 8 prefixes in parallel.`;
