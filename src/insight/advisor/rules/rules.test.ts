@@ -12,11 +12,8 @@ function findings(i: AdvisorInput, thresholds?: Partial<AdvisorThresholds>): Fin
     expect(f.message.length, f.rule).toBeGreaterThan(60);
     expect(f.suggestion.length, f.rule).toBeGreaterThan(20);
     // A suggestion with a what-if shows that what-if at work on the user's key.
-    if (f.simulate !== undefined)
-      expectSuggestionIsSpec(
-        f,
-        i.tables.find((t) => t.name.table === f.table)!,
-      );
+    const table = i.tables.find((t) => t.name.table === f.table)!;
+    if (f.simulate !== undefined) expectSuggestionIsSpec(f, table);
   }
   return [...out];
 }

@@ -32,9 +32,10 @@ export interface Transform {
 export const TRANSFORM_GRAMMAR =
   "A TRANSFORM is steps separated by ',', applied left to right to each key cut into segments on a delimiter " +
   '(detected from the keys among # : / | _ . or given by a first step delimiter=X; segments count from 1): ' +
-  'salt:N (prefix a bucket hash(key) % N, zero-padded to the width of N-1: salt:10 gives 0 to 9), ' +
+  'salt:N (prefix a bucket FNV-1a(key) % N, zero-padded to the width of N-1: salt:10 gives 0 to 9), ' +
   'salt:N@S (the bucket of a hash of segment S only), ' +
-  'promote:S (move segment S to the front), promote:S:P (move segment S to position P), reverse:S (reverse segment S: a dotted domain by labels, else its characters), ' +
+  'promote:S (move segment S to the front), promote:S:P (move segment S to position P), ' +
+  'reverse:S (reverse segment S: a dotted domain by labels, else its characters), ' +
   'reverse-timestamp:S (the timestamp in segment S, epoch s/ms/µs/ns or ISO, becomes MAX - t: newest first), ' +
   'pad:S:W or pad:W (zero-pad the numbers of segment S, or of every segment, to W digits). ' +
   'Example: promote:2,salt:8';
@@ -123,7 +124,7 @@ export function tableTransform(t: Transform, table: TableSample): { delimiter: s
 }
 
 /** `bucket` zero-padded to the width of the largest bucket, N - 1 (`salt:10`: 0 to 9, one digit; `salt:100`: 00 to 99). */
-export function saltPrefix(bucket: number, buckets: number): string {
+function saltPrefix(bucket: number, buckets: number): string {
   return String(bucket).padStart(String(buckets - 1).length, '0');
 }
 
