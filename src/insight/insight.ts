@@ -296,6 +296,10 @@ export class Insight implements AccessRecorder, HistorySource {
     return Promise.resolve(this.state(table).keySamples);
   }
 
+  writeOrder(table: TableName): Promise<readonly string[]> {
+    return Promise.resolve(this.state(table).recorder.writeOrder.keys());
+  }
+
   hotRows(table: TableName): Promise<readonly string[]> {
     const state = this.state(table);
     const tablets = this.db?.listTablets(state.name) ?? [];
