@@ -69,6 +69,8 @@ export interface AdviceJson {
   readonly tables: readonly string[];
   /** danger first, then warning, then info; within a severity by table, then RULE_IDS order. */
   readonly findings: readonly Finding[];
+  /** What the advice could not read, in words (recording off: the traffic rules said nothing); absent when nothing. */
+  readonly notes?: readonly string[];
 }
 
 // ---- what the rules read ----
