@@ -134,9 +134,7 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .description(
       "Print the schema advisor's findings (row-key and schema anti-patterns, with evidence and a fix in your own keys) for an instance or one table, from a running server's HTTP API; or, with --simulate, show a key transformation's effect on tablet and node load.",
     )
-    .usage(
-      '[--table <table>] [--json] [--server <host:port>] [--project <project> --instance <instance>] [--simulate <transform> [--nodes <n>]]',
-    )
+    .usage('[--table <table>] [--json] [--simulate <transform> [--nodes <n>]] [options]')
     .option('--table <table>', 'advice for this table only: its id, or its full name projects/P/instances/I/tables/T')
     .option('--json', 'print the JSON of the HTTP API (GET .../advice or .../simulate) instead of text')
     .option('--server <host:port>', "address of the server's HTTP port", 'localhost:8087')
