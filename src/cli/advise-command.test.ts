@@ -30,10 +30,15 @@ describe('tabletop advise output', () => {
           severity: 'danger',
           table: 'counters',
           message: 'One row takes 92% of the writes.',
-          evidence: { rowKey: 'page#home', share: 0.92, sampleKeys: ['a', 'b'] },
+          evidence: {
+            rowKey: 'page#home',
+            share: 0.92,
+            sampleKeys: ['a', 'b'],
+            long: Array.from({ length: 12 }, (_, i) => `key-number-${i}`),
+          },
           suggestion: 'Buffer the increments.',
         }),
-        finding({ simulate: 'promote:2', evidence: { keysSampled: 1000 } }),
+        finding({ simulate: 'delimiter=#,promote:2', evidence: { keysSampled: 1000 } }),
         finding({ rule: 'hashed-key', severity: 'info', message: 'Maybe hashed keys.' }),
       ]),
     ).split('\n');
@@ -46,6 +51,8 @@ describe('tabletop advise output', () => {
       '    rowKey: page#home',
       '    share: 0.92',
       '    sampleKeys: a, b',
+      '    long: key-number-0, key-number-1, key-number-2, key-number-3, key-number-4, key-number-5,',
+      '      key-number-6, key-number-7, key-number-8, key-number-9, key-number-10, key-number-11',
       '  Suggestion: Buffer the increments.',
       '',
       'WARNING (1)',
@@ -55,7 +62,7 @@ describe('tabletop advise output', () => {
       '  Evidence:',
       '    keysSampled: 1000',
       '  Suggestion: 2023-05-01T12:00:00Z#sensor123 → sensor123#2023-05-01T12:00:00Z',
-      '  Try it: tabletop advise --table events --simulate promote:2',
+      "  Try it: tabletop advise --table events --simulate 'delimiter=#,promote:2'",
       '',
       'INFO (1)',
       '',
@@ -63,7 +70,7 @@ describe('tabletop advise output', () => {
       '  Maybe hashed keys.',
       '  Suggestion: 2023-05-01T12:00:00Z#sensor123 → sensor123#2023-05-01T12:00:00Z',
       '',
-      '3 findings for 2 tables of projects/p/instances/i: 1 danger, 1 warning, 1 info (traffic from 2026-11-27T08:00:00.000Z to 2026-11-27T08:15:00.000Z).',
+      '3 findings for 2 tables of projects/p/instances/i: 1 danger, 1 warning, 1 info (traffic 08:00:00 to 08:15:00 UTC).',
     ]);
   });
 
@@ -79,7 +86,7 @@ describe('tabletop advise output', () => {
     expect(none.split('\n')).toEqual([
       'Note: recording is off (--insight off): traffic rules said nothing',
       '',
-      'No findings for 1 table of projects/p/instances/i (traffic from 2026-11-27T08:00:00.000Z to 2026-11-27T08:15:00.000Z).',
+      'No findings for 1 table of projects/p/instances/i (traffic 08:00:00 to 08:15:00 UTC).',
     ]);
   });
 });

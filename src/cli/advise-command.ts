@@ -1,4 +1,5 @@
 import { renderSimulation } from '../insight/advisor/simulate/index.js';
+import { timeText } from '../insight/diagnostics/context.js';
 import type { AdviceJson, EvidenceValue, Finding, SimulationJson } from '../insight/advisor/types.js';
 import { parseTableName } from '../model/names.js';
 import type { CliIo } from './cli-io.js';
@@ -115,11 +116,16 @@ function findingLines(f: Finding): string[] {
   const evidence = Object.entries(f.evidence);
   if (evidence.length > 0) {
     out.push('  Evidence:');
-    for (const [name, value] of evidence) out.push(...wrap(`${name}: ${evidenceText(value)}`, '    '));
+    for (const [name, value] of evidence) out.push(...wrap(`${name}: ${evidenceText(value)}`, '    ', '      '));
   }
   out.push(...wrap(`Suggestion: ${f.suggestion}`, '  '));
-  if (f.simulate !== undefined) out.push(`  Try it: tabletop advise --table ${f.table} --simulate ${f.simulate}`);
+  if (f.simulate !== undefined) out.push(`  Try it: tabletop advise --table ${shellWord(f.table)} --simulate ${shellWord(f.simulate)}`);
   return out;
+}
+
+/** `s` as one shell word: as is when plain, else in single quotes. */
+function shellWord(s: string): string {
+  return /^[\w.:,@=%+/-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
 }
 
 function evidenceText(v: EvidenceValue): string {
@@ -130,22 +136,23 @@ function evidenceText(v: EvidenceValue): string {
 function summary(advice: AdviceJson): string {
   const count = (s: (typeof SEVERITIES)[number]) => advice.findings.filter((f) => f.severity === s).length;
   const tables = `${advice.tables.length} table${advice.tables.length === 1 ? '' : 's'}`;
-  const window = `traffic from ${advice.window.from} to ${advice.window.to}`;
+  const window = `traffic ${timeText(advice.window)}`;
   if (advice.findings.length === 0) return `No findings for ${tables} of ${advice.instance} (${window}).`;
   const n = advice.findings.length;
   return `${n} finding${n === 1 ? '' : 's'} for ${tables} of ${advice.instance}: ${count('danger')} danger, ${count('warning')} warning, ${count('info')} info (${window}).`;
 }
 
-/** `text` cut into lines of at most WIDTH columns at spaces, each after `indent`. */
-function wrap(text: string, indent: string): string[] {
+/** `text` cut into lines of at most WIDTH columns at spaces: the first after `indent`, the others after `more`. */
+function wrap(text: string, indent: string, more = indent): string[] {
   const out: string[] = [];
   let line = '';
+  const lead = (): string => (out.length === 0 ? indent : more);
   for (const word of text.split(/\s+/).filter((w) => w !== '')) {
-    if (line !== '' && indent.length + line.length + 1 + word.length > WIDTH) {
-      out.push(indent + line);
+    if (line !== '' && lead().length + line.length + 1 + word.length > WIDTH) {
+      out.push(lead() + line);
       line = word;
     } else line = line === '' ? word : `${line} ${word}`;
   }
-  if (line !== '') out.push(indent + line);
+  if (line !== '') out.push(lead() + line);
   return out;
 }
