@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { TableInfo } from '../../db/api.js';
 import type { TabletopDatabase } from '../../db/index.js';
 import type { ByteString } from '../../model/bytes.js';
@@ -71,7 +72,11 @@ export async function gatherAdvisorInput(
   for (const info of infos) {
     let sample: TableSample | undefined;
     try {
-      sample = detail(info.name.table) ? await fullSample(deps, info, nowMillis) : lightSample(deps, info);
+      if (detail(info.name.table)) {
+        sample = await fullSample(deps, info, nowMillis);
+        // Requests go on between tables (a table in full takes a millisecond or two of reading in memory).
+        await yieldToEventLoop();
+      } else sample = lightSample(deps, info);
     } catch (e) {
       // Another table deleted meanwhile is left out; the one asked for is NotFound.
       if (info.name.table === only || !isTabletopError(e, 'NotFound')) throw e;
