@@ -104,7 +104,7 @@ export function renderAdvice(advice: AdviceJson): string {
     lines.push(`${severity.toUpperCase()} (${findings.length})`, '');
     for (const f of findings) lines.push(...findingLines(f), '');
   }
-  for (const note of advice.notes ?? []) lines.push(...wrap(`Note: ${note}`, ''));
+  for (const note of advice.notes ?? []) lines.push(...wrapText(`Note: ${note}`, ''));
   if ((advice.notes ?? []).length > 0) lines.push('');
   lines.push(summary(advice));
   return lines.join('\n');
@@ -112,13 +112,13 @@ export function renderAdvice(advice: AdviceJson): string {
 
 function findingLines(f: Finding): string[] {
   const out = [`[${f.rule}] ${f.table}`];
-  out.push(...wrap(f.message, '  '));
+  out.push(...wrapText(f.message, '  '));
   const evidence = Object.entries(f.evidence);
   if (evidence.length > 0) {
     out.push('  Evidence:');
-    for (const [name, value] of evidence) out.push(...wrap(`${name}: ${evidenceText(value)}`, '    ', '      '));
+    for (const [name, value] of evidence) out.push(...wrapText(`${name}: ${evidenceText(value)}`, '    ', '      '));
   }
-  out.push(...wrap(`Suggestion: ${f.suggestion}`, '  '));
+  out.push(...wrapText(`Suggestion: ${f.suggestion}`, '  '));
   if (f.simulate !== undefined) out.push(`  Try it: tabletop advise --table ${shellWord(f.table)} --simulate ${shellWord(f.simulate)}`);
   return out;
 }
@@ -143,7 +143,7 @@ function summary(advice: AdviceJson): string {
 }
 
 /** `text` cut into lines of at most WIDTH columns at spaces: the first after `indent`, the others after `more`. */
-function wrap(text: string, indent: string, more = indent): string[] {
+export function wrapText(text: string, indent: string, more = indent): string[] {
   const out: string[] = [];
   let line = '';
   const lead = (): string => (out.length === 0 ? indent : more);

@@ -18,7 +18,8 @@ import {
 } from './serve-settings.js';
 import type { CliIo } from './cli-io.js';
 import { tabletsCommand } from './tablets-command.js';
-import { type AdviseOptions, adviseCommand } from './advise-command.js';
+import { type AdviseOptions, adviseCommand, wrapText } from './advise-command.js';
+import { TRANSFORM_GRAMMAR } from '../insight/advisor/simulate/index.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
@@ -152,15 +153,8 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
         'Findings are grouped by severity (danger, warning, info); the exit code is 0 whatever they are (1: the server',
         'could not be reached or answered an error; 2: a bad command line).',
         '',
-        'TRANSFORM: steps separated by "," applied to each key split into segments on its delimiter (detected, or',
-        '"delimiter=X" first); segments count from 1:',
-        '  salt:N              prefix a hash bucket 0..N-1 of the whole key',
-        "  salt:N@S            the same, hashing segment S only (keeps an entity's rows together)",
-        '  promote:S           move segment S to the front',
-        '  reverse:S           reverse segment S (a domain by labels: www.example.com -> com.example.www)',
-        '  reverse-timestamp:S replace the timestamp in segment S by MAX - t (latest first)',
-        '  pad:S:W | pad:W     zero-pad the numbers of segment S (or of every segment) to width W',
-        'Example: tabletop advise --table events --simulate promote:2',
+        ...wrapText(TRANSFORM_GRAMMAR, '', '  '),
+        'For instance: tabletop advise --table events --simulate promote:2',
       ].join('\n'),
     )
     .action(async (opts: AdviseOptions) => {

@@ -77,6 +77,13 @@ describe('GET .../advice', () => {
       expect(RULE_IDS).toContain(f.rule);
       expect(['info', 'warning', 'danger']).toContain(f.severity);
     }
+    // The timestamp-first table is flagged, with the fix in its own keys; the tenant-prefixed one is not.
+    const ts = body.findings.find((f) => f.table === EVENTS && f.rule === 'timestamp-leading-key');
+    expect(ts, JSON.stringify(body.findings)).toBeDefined();
+    expect(['warning', 'danger']).toContain(ts!.severity);
+    expect(ts!.suggestion).toMatch(/sensor\d+#2026-05-01T12:/);
+    expect(ts!.simulate).toBeDefined();
+    expect(body.findings.filter((f) => f.table === USERS && f.severity !== 'info')).toEqual([]);
   });
 
   it('?table=T answers for that table only; 404 for an unknown table or instance, 400 for an unknown parameter', async () => {
@@ -97,6 +104,8 @@ describe('GET .../advice', () => {
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.tables).toEqual([EVENTS]);
     expect(body.notes).toEqual([expect.stringContaining('recording is off (--insight off)')]);
+    // From the stored keys alone, the timestamp at the front is still seen.
+    expect(body.findings.map((f) => f.rule)).toContain('timestamp-leading-key');
   });
 });
 
@@ -112,8 +121,8 @@ describe('GET .../tables/{t}/simulate', () => {
 
   it('answers 400 for a bad or missing transform or node count, 404 for an unknown table', async () => {
     const cases: [string, number, RegExp][] = [
-      ['?transform=shuffle:2', 400, /shuffle/],
-      ['', 400, /Give the key transformation as "transform"/],
+      ['?transform=shuffle:2', 400, /Invalid transform "shuffle:2".*A TRANSFORM is steps separated by/],
+      ['', 400, /Give the key transformation as "transform" .*A TRANSFORM is steps separated by/],
       ['?transform=salt:4&nodes=0', 400, /"nodes" must be a whole number from 1 to 1000/],
       ['?transform=salt:4&nodes=many', 400, /Invalid "nodes": "many"/],
       ['?transform=salt:4&node=2', 400, /Unknown query parameter "node": use transform, nodes/],
@@ -146,6 +155,7 @@ describe('tabletop advise', () => {
     const r = await advise(on);
     expect(r.code, r.err).toBe(0);
     const lines = r.out.split('\n');
+    expect(lines).toContain(`[timestamp-leading-key] ${EVENTS}`);
     expect(lines.at(-1)).toMatch(new RegExp(`(finding|No findings).* for 2 tables of projects/${PROJECT}/instances/${INSTANCE}`));
     const headings = lines.filter((l) => /^(DANGER|WARNING|INFO) \(\d+\)$/.test(l)).map((l) => l.split(' ')[0]);
     expect(headings).toEqual(['DANGER', 'WARNING', 'INFO'].filter((h) => headings.includes(h)));

@@ -1,6 +1,7 @@
 import type { AdvisorDeps } from '../../insight/advisor/gather.js';
 import { instanceAdvice, tableSimulation } from '../../insight/advisor/instance-advice.js';
 import type { AdviceJson, SimulationJson } from '../../insight/advisor/types.js';
+import { TRANSFORM_GRAMMAR } from '../../insight/advisor/simulate/index.js';
 import { invalidArgument } from '../../model/errors.js';
 import type { InstanceName, TableName } from '../../model/names.js';
 import { checkParams, single } from './insight-routes.js';
@@ -32,7 +33,7 @@ export async function simulateRoute(deps: AdvisorDeps, table: TableName, query: 
   deps.db.getTable(table); // NotFound first
   const transform = single(query, 'transform');
   if (transform === undefined || transform === '') {
-    throw invalidArgument('Give the key transformation as "transform", e.g. ?transform=salt:8 or ?transform=promote:2');
+    throw invalidArgument(`Give the key transformation as "transform" (?transform=promote:2). ${TRANSFORM_GRAMMAR}`);
   }
   const nodesText = single(query, 'nodes');
   let nodes: number | undefined;
