@@ -1,9 +1,10 @@
 import type { ByteString } from '../model/bytes.js';
 import { printable } from '../model/bytes.js';
 import type { HierarchySpanJson } from './api-types.js';
+import { DELIMITERS } from './key-shape.js';
 
-/** The delimiters multi-part keys use between their fields (`phone#india#...`, `user:42/post`). */
-export const KEY_DELIMITERS = '#:/.|_';
+/** The delimiters multi-part keys use between their fields (`phone#india#...`, `user:42/post`): key-shape.ts's. */
+export const KEY_DELIMITERS = DELIMITERS.join('');
 /** Levels of prefix segments shown along the key axis. */
 export const MAX_HIERARCHY_DEPTH = 3;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifySegment, datePathAt, detectDelimiter, outOfOrder, splitKey, startsWithHost } from './key-shape.js';
+import { classifySegment, datePathAt, detectDelimiter, outOfOrder, segmentAt, splitKey, startsWithHost } from './key-shape.js';
 
 const kind = (s: string): string => classifySegment(s).kind;
 
@@ -52,11 +52,22 @@ describe('key shape', () => {
     expect(detectDelimiter(['www.example.com/a', 'shop.example.org/b/c'])).toBe('/');
     expect(detectDelimiter(['user:42:post', 'user:43:post'])).toBe(':');
     expect(detectDelimiter(['abc', 'def'])).toBe('#');
+    // Keys that hold it, not characters: a field full of `_` does not outvote the `#` every key has.
+    expect(detectDelimiter(['device1#temp_sensor_inner', 'device2#temp_sensor_outer'])).toBe('#');
+    // Ties in the grammar's order # : / | _ .
+    expect(detectDelimiter(['a_b.c', 'd_e.f'])).toBe('_');
+    expect(detectDelimiter(['1.5.2#x', 'v2.0.1#y'])).toBe('#');
   });
 
   it('keeps ISO timestamps whole when the delimiter is a colon, and sees dates over segments', () => {
     expect(splitKey('sensor:2023-05-01T12:00:00Z:temp', ':')).toEqual(['sensor', '2023-05-01T12:00:00Z', 'temp']);
     expect(splitKey('a#b:c', '#')).toEqual(['a', 'b:c']);
+    // Wherever the timestamp stands in a segment, for any delimiter, of any length.
+    expect(splitKey('t2023-05-01T12:00:00Z:x', ':')).toEqual(['t2023-05-01T12:00:00Z', 'x']);
+    expect(splitKey('a::b', ':')).toEqual(['a', '', 'b']);
+    expect(splitKey('a##b##2023-05-01 12:00:00', '##')).toEqual(['a', 'b', '2023-05-01 12:00:00']);
+    // Offsets to segments, as splitKey numbers them.
+    expect([0, 4, 5, 25, 26].map((at) => segmentAt('s:12:2023-05-01T12:00:00Z:temp', ':', at))).toEqual([0, 1, 2, 2, 3]);
     expect(classifySegment('1682942400.25').detail).toBe('epoch seconds');
     expect(datePathAt(['2023', '05', '01', 'sensor1'], 0)).toBe(3);
     expect(datePathAt(['2023', '05', 'sensor1'], 0)).toBe(2);

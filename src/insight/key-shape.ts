@@ -1,5 +1,4 @@
 import type { ByteString } from '../model/bytes.js';
-import { KEY_DELIMITERS } from './key-hierarchy.js';
 
 /**
  * The shape of row keys, shared by the schema advisor's rules and the
@@ -98,10 +97,19 @@ function timestampDetail(s: string): string | undefined {
   if (/^\d{10}\.\d{1,9}$/.test(s)) return timestampDetail(s.slice(0, 10)) === undefined ? undefined : 'epoch seconds';
   if (!DIGITS.test(s)) return undefined;
   if ((s.length === 8 || s.length === 14) && validDate(s.slice(0, 4), s.slice(4, 6), s.slice(6, 8))) return 'compact date';
-  const unit = EPOCH_UNITS.find(([digits]) => digits === s.length);
-  if (unit === undefined || s[0] === '0') return undefined;
-  const seconds = Number(s) / unit[1];
-  return seconds >= EPOCH_MIN_S && seconds < EPOCH_MAX_S ? unit[2] : undefined;
+  return epochUnit(s)?.name;
+}
+
+/**
+ * The unit of an epoch timestamp written as `digits`: 10 digits seconds, 13
+ * milliseconds, 16 microseconds, 19 nanoseconds, without a leading zero,
+ * between 1990 and 2100; undefined for any other run of digits.
+ */
+export function epochUnit(digits: string): { readonly perSecond: number; readonly name: string } | undefined {
+  const unit = EPOCH_UNITS.find(([n]) => n === digits.length);
+  if (unit === undefined || !DIGITS.test(digits) || digits[0] === '0') return undefined;
+  const seconds = Number(digits) / unit[1];
+  return seconds >= EPOCH_MIN_S && seconds < EPOCH_MAX_S ? { perSecond: unit[1], name: unit[2] } : undefined;
 }
 
 function validDate(y: string, m: string, d: string): boolean {
@@ -146,33 +154,46 @@ export function reverseHost(host: string): string {
 
 // ---- delimiters and segments ----
 
-/** Text that holds delimiter characters without being split there: ISO date/times, host names, dotted numbers. */
+/** ISO 8601 date or date-time anywhere in a text (the same pattern as ISO_AT). */
+const ISO_ANY = new RegExp(ISO_AT.source, 'g');
+/** Text that holds delimiter characters without being a place to split: ISO date/times, host names, dotted numbers. */
 const ATOM = new RegExp(
-  `\\d{4}-[01]\\d-[0-3]\\d[T ][0-2]\\d:[0-5]\\d(?::[0-6]\\d(?:[.,]\\d{1,9})?)?(?:Z|[+-][0-2]\\d:?[0-5]\\d)?|` +
-    `[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.(?:${TLDS})(?![a-z0-9-])|(?:${TLDS})(?:\\.[a-z0-9-]+)+|\\d+(?:\\.\\d+)+`,
+  `${ISO_AT.source}|[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.(?:${TLDS})(?![a-z0-9-])|(?:${TLDS})(?:\\.[a-z0-9-]+)+|\\d+(?:\\.\\d+)+`,
   'gi',
 );
 
-/** The delimiter characters, in the order ties are broken. */
-const DELIMITERS = [...KEY_DELIMITERS];
+/** The delimiters detection chooses from, in the order that breaks ties (the TRANSFORM grammar's). */
+export const DELIMITERS = ['#', ':', '/', '|', '_', '.'] as const;
+
+/** A span of text: `from` inclusive, `to` exclusive. */
+export interface Span {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** Where ISO timestamps stand in a text (no segmentation cuts them). */
+export function isoSpans(text: string): Span[] {
+  return [...text.matchAll(ISO_ANY)].map((m) => ({ from: m.index, to: m.index + m[0].length }));
+}
 
 /**
- * The key set's delimiter: the most common of `# : / . | _` outside
- * timestamps, host names and dotted numbers (`2023-05-01T12:00:00Z#s1` is
- * split on `#`, not on `:`; `www.example.com/a` on `/`); `#` when none occurs.
+ * The key set's delimiter: of `# : / | _ .`, the one the most distinct keys
+ * hold outside timestamps, host names and dotted numbers
+ * (`2023-05-01T12:00:00Z#s1` is split on `#`, not on `:`;
+ * `www.example.com/a` on `/`), ties to the earlier in that list; `#` when
+ * none occurs. Counting keys, not characters: a field full of `_`
+ * (`device#temp_sensor_2`) does not outvote the delimiter every key has once.
+ * The advisor's rules and the what-if both call this: a segment number
+ * (`promote:2`) means the same in both.
  */
 export function detectDelimiter(keys: readonly ByteString[]): string {
-  const counts = new Map<string, number>();
-  for (const key of keys) {
+  const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]));
+  for (const key of new Set(keys)) {
     const bare = key.replace(ATOM, 'x');
-    for (const c of bare) if (DELIMITERS.includes(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    for (const d of DELIMITERS) if (bare.includes(d)) counts.set(d, counts.get(d)! + 1);
   }
-  let best = '#';
-  let most = 0;
-  for (const d of DELIMITERS) {
-    const n = counts.get(d) ?? 0;
-    if (n > most) [best, most] = [d, n];
-  }
+  let best: string = DELIMITERS[0];
+  for (const d of DELIMITERS) if (counts.get(d)! > counts.get(best)!) best = d;
   return best;
 }
 
@@ -182,23 +203,43 @@ export function otherDelimiters(keys: readonly ByteString[], delimiter: string):
 }
 
 /**
- * The key's segments on `delimiter`; a segment that starts with an ISO
- * date/time keeps it whole (`sensor:2023-05-01T12:00:00Z:temp` on `:` is
- * three segments).
+ * The key's segments: cut on `delimiter` (one or more characters), never
+ * inside an ISO timestamp (`sensor:2023-05-01T12:00:00Z:temp` on `:` is
+ * three segments). `segments.join(delimiter)` gives the key back.
  */
 export function splitKey(key: ByteString, delimiter: string): string[] {
-  if (delimiter !== ':' && delimiter !== '.') return key.split(delimiter);
-  const out: string[] = [];
-  let start = 0;
-  for (;;) {
-    ISO_AT.lastIndex = start;
-    const from = ISO_AT.test(key) ? ISO_AT.lastIndex : start;
-    const end = key.indexOf(delimiter, from);
-    if (end < 0) break;
-    out.push(key.slice(start, end));
-    start = end + 1;
+  return segmentSpans(key, delimiter).map((s) => key.slice(s.from, s.to));
+}
+
+/** The segment (0-based, as splitKey numbers them) that offset `at` of the key falls in; a delimiter ends the segment before it. */
+export function segmentAt(key: ByteString, delimiter: string, at: number): number {
+  const spans = segmentSpans(key, delimiter);
+  let i = 0;
+  while (i + 1 < spans.length && spans[i + 1]!.from <= at) i++;
+  return i;
+}
+
+/** Where splitKey's segments stand. */
+function segmentSpans(key: ByteString, delimiter: string): Span[] {
+  if (delimiter === '') return [{ from: 0, to: key.length }];
+  const isos = isoSpans(key);
+  const out: Span[] = [];
+  let from = 0;
+  let iso = 0;
+  for (let i = 0; i + delimiter.length <= key.length;) {
+    while (iso < isos.length && isos[iso]!.to <= i) iso++;
+    const s = isos[iso];
+    if (s !== undefined && s.from <= i) {
+      i = s.to;
+    } else if (key.startsWith(delimiter, i)) {
+      out.push({ from, to: i });
+      i += delimiter.length;
+      from = i;
+    } else {
+      i++;
+    }
   }
-  out.push(key.slice(start));
+  out.push({ from, to: key.length });
   return out;
 }
 

@@ -155,12 +155,15 @@ export const MAX_ROW_PROFILES = 200;
 /**
  * TRANSFORM grammar (`tabletop advise --simulate TRANSFORM`, `GET .../tables/{t}/simulate?transform=`):
  * steps separated by `,`, applied left to right to each key split into segments on the delimiter (auto-detected
- * from the keys: the most common of `# : / | _ .`, or `delimiter=X` as a first step). Segments are 1-based.
- *   salt:N            prefix `{hash(key) % N}` zero-padded to N's width, then the delimiter
+ * from the keys: of `# : / | _ .`, the one most keys hold outside ISO timestamps, host names and dotted numbers,
+ * ties in that order; or `delimiter=X` as a first step). A delimiter never cuts an ISO timestamp. Segments are
+ * 1-based. The advisor's rules cut keys the same way (insight/key-shape.ts), so their `promote:2` is the what-if's.
+ *   salt:N            prefix `{FNV-1a(key) % N}` zero-padded to the width of N - 1 (salt:10: 0..9), then the delimiter
  *   salt:N@S          the same, hashing segment S only (keeps one entity's rows together)
  *   promote:S         move segment S to the front
+ *   promote:S:P       move segment S to position P (after a constant prefix: `v1#{ts}#{id}` promote:3:2 → `v1#{id}#{ts}`)
  *   reverse:S         reverse segment S: a dotted domain by labels (`www.example.com` → `com.example.www`), else its characters
- *   reverse-timestamp:S   replace the timestamp in segment S (epoch s/ms/µs or ISO) by MAX - t, zero-padded
+ *   reverse-timestamp:S   replace the timestamp in segment S (epoch s/ms/µs/ns or ISO) by MAX - t, zero-padded
  *   pad:S:W | pad:W   zero-pad the numbers of segment S (or of every segment) to width W
  */
 export type TransformSpec = string;

@@ -7,11 +7,13 @@ import {
   datePathAt,
   detectDelimiter,
   otherDelimiters,
+  segmentAt,
   splitKey,
 } from '../../key-shape.js';
+import { parseTransform, tableTransform } from '../simulate/transform.js';
 import type { AdvisorThresholds } from '../thresholds.js';
 import { round } from '../../diagnostics/context.js';
-import type { AdvisorInput, EvidenceValue, Finding, RuleId, Severity, TableSample, TrafficSummary } from '../types.js';
+import type { AdvisorInput, EvidenceValue, Finding, RuleId, Severity, TableSample, TrafficSummary, TransformSpec } from '../types.js';
 
 /** What a rule reads: the whole input, the table it judges, the shape of its keys, the thresholds. */
 export interface RuleContext {
@@ -105,20 +107,18 @@ export function transform(shape: TableShape, ...steps: string[]): string {
   return [...named, ...steps].join(',');
 }
 
-/** Moves segment `from` (0-based) of `key` to position `to` (0: the front, field promotion). */
-export function moveSegment(key: ByteString, delimiter: string, from: number, to = 0): ByteString {
-  const s = splitKey(key, delimiter);
-  if (from >= s.length) return key;
-  const [moved] = s.splice(from, 1);
-  s.splice(to, 0, moved!);
-  return s.join(delimiter);
+/**
+ * `key` rewritten by the TRANSFORM `spec` exactly as the what-if rewrites
+ * the table's keys (simulate/transform.ts, its delimiter detected from the
+ * same keys): a finding's suggestion shows its own `simulate` spec at work.
+ */
+export function rewriteBy(ctx: RuleContext, spec: TransformSpec, key: ByteString): ByteString {
+  return tableTransform(parseTransform(spec), ctx.table).apply(key);
 }
 
-/** `key` with a salt prefix `hash(key) % n` (FNV-1a, zero-padded to n's width) and the delimiter: an example of salting. */
-export function saltExample(key: ByteString, delimiter: string, n: number): ByteString {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
-  return `${String(h % n).padStart(String(n - 1).length, '0')}${delimiter}${key}`;
+/** "`before` → `after`" for a finding with a `simulate` spec: the sample key and what the spec makes of it. */
+export function rewriteExample(ctx: RuleContext, spec: TransformSpec, key: ByteString): string {
+  return rewrite(key, rewriteBy(ctx, spec, key));
 }
 
 /** "`before` → `after`" in printable text. */
@@ -235,7 +235,7 @@ export function writesGrow(ctx: RuleContext): Growth | undefined {
 export function segmentOfDifference(a: ByteString, b: ByteString, delimiter: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return a.slice(0, i).split(delimiter).length - 1;
+  return segmentAt(a, delimiter, i);
 }
 
 /** Bytes for people: 1.5 KB, 120 MB. */

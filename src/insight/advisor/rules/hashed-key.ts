@@ -7,9 +7,8 @@ import {
   identifierAfter,
   keysOfKind,
   percent,
-  rewrite,
+  rewriteExample,
   round,
-  saltExample,
   samples,
   trafficTotals,
   transform,
@@ -53,12 +52,13 @@ export const hashedKey: Rule = (ctx) => {
         ? ` Not sure it hurts: the table is too small for the recording to tell range reads from point reads (about ${round(traffic!.rowsPerBucket)} row per key bucket); hashed keys are the right choice when every read is by exact key, and hurt when reads want ranges.`
         : ` Not sure it hurts: no reads were recorded, and hashed keys are the right choice when every read is by exact key; they hurt when reads want ranges.`;
   const id = identifierAfter(shape, shape.lead, ['hashed']);
-  const rest = splitKey(example, shape.delimiter);
-  const natural = id !== undefined ? rest.slice(id).join(shape.delimiter) : undefined;
+  const simulate = id !== undefined ? transform(shape, `promote:${id + 1}`) : undefined;
+  const natural = id !== undefined ? printable(splitKey(example, shape.delimiter)[id] ?? '') : undefined;
   const suggestion =
-    natural !== undefined
-      ? `Lead with the natural key you read ranges of and keep at most a small salt for spread: ${rewrite(example, saltExample(natural, shape.delimiter, 8))} ` +
-        `(prefix \`hash(${printable(rest[id!] ?? '')}) % 8\`) instead of the full hash.`
+    simulate !== undefined
+      ? `Lead with the natural key you read ranges of (field promotion): ${rewriteExample(ctx, simulate, example)}. Keep the hash ` +
+        `after it only if the rows need it to be unique; if the writes need spreading, prefix a small salt of the natural key ` +
+        `(\`hash(${natural}) % 8\`) rather than leading with the full hash.`
       : `Key the rows by what you read ranges of (an entity id, then time) and keep the random id last if you need it: ` +
         `\`customer#00042#2023-05-01#${printable(example)}\` instead of \`${printable(example)}\`.`;
   return [
@@ -78,7 +78,7 @@ export const hashedKey: Rule = (ctx) => {
         ...(scans ? { heatmap: 'scan_inefficiency' } : {}),
       },
       suggestion,
-      id !== undefined ? { simulate: transform(shape, `promote:${id + 1}`) } : {},
+      { simulate },
     ),
   ];
 };

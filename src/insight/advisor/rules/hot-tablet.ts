@@ -1,7 +1,7 @@
 import { type ByteString, printable } from '../../../model/bytes.js';
 import { keyRangeJson } from '../../key-range-json.js';
 import type { Finding, NodeLoad } from '../types.js';
-import { type Rule, type RuleContext, finding, percent, rewrite, round, saltExample } from './context.js';
+import { type Rule, type RuleContext, finding, percent, rewriteExample, round, transform } from './context.js';
 
 /**
  * One tablet of the table, or one node of a cluster, taking a
@@ -48,7 +48,7 @@ function tablets(ctx: RuleContext): Finding[] {
         threshold: hotShare(ctx, list.length),
       },
       spread(ctx, example),
-      { simulate: 'salt:8', keyRange: range },
+      { simulate: salt(ctx), keyRange: range },
     ),
   ];
 }
@@ -91,7 +91,7 @@ function nodes(ctx: RuleContext): Finding[] {
           threshold: hotShare(ctx, list.length),
         },
         spread(ctx, keyIn(ctx, hottest.start, hottest.end)),
-        { simulate: 'salt:8', keyRange: keyRangeJson(hottest.start, hottest.end) },
+        { simulate: salt(ctx), keyRange: keyRangeJson(hottest.start, hottest.end) },
       ),
     );
   }
@@ -118,9 +118,14 @@ function keyIn(ctx: RuleContext, start: ByteString, end: ByteString | undefined)
 function spread(ctx: RuleContext, example: ByteString): string {
   return (
     `Spread the busy range's keys over the table: lead with a field that differs between requests (field promotion), or salt ` +
-    `the keys, ${rewrite(example, saltExample(example, ctx.shape.delimiter, 8))} (prefix \`hash(key) % 8\`), reading the 8 prefixes in ` +
+    `the keys, ${rewriteExample(ctx, salt(ctx), example)} (prefix \`hash(key) % 8\`), reading the 8 prefixes in ` +
     `parallel. If the load is one range's by nature (a batch job), pace it. Keys there: \`${printable(example)}\`.`
   );
+}
+
+/** The what-if a hot tablet or node finding proposes: salting. */
+function salt(ctx: RuleContext): string {
+  return transform(ctx.shape, 'salt:8');
 }
 
 /** The share of the load that makes one of `n` tablets (nodes) hot. */

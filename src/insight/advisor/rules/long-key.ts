@@ -1,6 +1,7 @@
 import { type ByteString, printable } from '../../../model/bytes.js';
 import { LIMITS } from '../../../model/limits.js';
 import { KEY_DELIMITERS } from '../../key-hierarchy.js';
+import { splitKey } from '../../key-shape.js';
 import { type Rule, finding, median, round, sizeText } from './context.js';
 
 /** Characters of a long key shown in messages. */
@@ -80,7 +81,7 @@ function shown(key: ByteString): string {
 
 /** The key with its longest segment replaced by a short hash placeholder. */
 function shortened(key: ByteString, delimiter: string): string {
-  const s = key.split(delimiter);
+  const s = splitKey(key, delimiter);
   let longest = 0;
   s.forEach((seg, i) => (seg.length > s[longest]!.length ? (longest = i) : undefined));
   const parts = s.map((seg, i) => (i === longest ? '{hash64 of it}' : printable(seg.length > 20 ? seg.slice(0, 20) + '…' : seg)));

@@ -1,7 +1,7 @@
 import { printable } from '../../../model/bytes.js';
 import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
 import { splitKey } from '../../key-shape.js';
-import { type Rule, finding, identifierAfter, moveSegment, percent, rewrite, round, saltExample, transform } from './context.js';
+import { type Rule, finding, identifierAfter, percent, rewriteExample, round, transform } from './context.js';
 
 /**
  * A leading segment with few distinct values (at most
@@ -35,11 +35,12 @@ export const lowCardinalityPrefix: Rule = (ctx) => {
   if (share < Math.max(t.dominantShare, 1.5 / values.length)) return [];
   const example = shape.keys.find((k) => splitKey(k, shape.delimiter)[0] === top)!;
   const id = identifierAfter(shape, 0, ['timestamp', 'reversed-timestamp']);
+  const simulate = id !== undefined ? transform(shape, `promote:${id + 1}`) : transform(shape, 'salt:8');
   const suggestion =
     id !== undefined
-      ? `Lead with a field of many values and move the category after it (field promotion): ${rewrite(example, moveSegment(example, shape.delimiter, id))}; ` +
+      ? `Lead with a field of many values and move the category after it (field promotion): ${rewriteExample(ctx, simulate, example)}; ` +
         `or, to keep the \`${printable(top)}\` rows together, salt within it: \`${printable(top)}${shape.delimiter}{hash % 8}${shape.delimiter}…\`.`
-      : `Salt the keys so the busy value's rows spread: ${rewrite(example, saltExample(example, shape.delimiter, 8))} (prefix \`hash(key) % 8\`).`;
+      : `Salt the keys so the busy value's rows spread: ${rewriteExample(ctx, simulate, example)} (prefix \`hash(key) % 8\`).`;
   return [
     finding(
       ctx,
@@ -61,7 +62,7 @@ export const lowCardinalityPrefix: Rule = (ctx) => {
         threshold: share >= t.dominantWarningShare ? t.dominantWarningShare : t.dominantShare,
       },
       suggestion,
-      { simulate: id !== undefined ? transform(shape, `promote:${id + 1}`) : 'salt:8' },
+      { simulate },
     ),
   ];
 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ByteString } from '../../../model/bytes.js';
 import { advise } from '../advise.js';
 import { diagnostic, family, ids, input, isoTimes, node, rowProfile, table, tablet, traffic } from '../testing/builders.js';
+import { expectSuggestionIsSpec } from '../testing/suggestion-spec.js';
 import type { AdvisorThresholds } from '../thresholds.js';
 import type { AdvisorInput, Finding, RuleId, TableSample } from '../types.js';
 
@@ -10,6 +11,9 @@ function findings(i: AdvisorInput, thresholds?: Partial<AdvisorThresholds>): Fin
   for (const f of out) {
     expect(f.message.length, f.rule).toBeGreaterThan(60);
     expect(f.suggestion.length, f.rule).toBeGreaterThan(20);
+    // A suggestion with a what-if shows that what-if at work on the user's key.
+    const table = i.tables.find((t) => t.name.table === f.table)!;
+    if (f.simulate !== undefined) expectSuggestionIsSpec(f, table);
   }
   return [...out];
 }
@@ -94,7 +98,8 @@ describe('rules', () => {
     );
     expect(ranges.severity).toBe('warning');
     expect(ranges.evidence.rowsPerRead).toBe(50);
-    expect(ranges.suggestion).toMatch(/→ `\d#user\d+`/);
+    // The natural key leads, the hash follows (promote:2 at work on the sample key).
+    expect(ranges.suggestion).toMatch(/`([0-9a-f]{16,})#(user\d+)` → `\2#\1`/);
     expect(ranges.simulate).toBe('promote:2');
     const unsure = one(table('t', hashes), 'hashed-key');
     expect(unsure.severity).toBe('info');

@@ -1,16 +1,16 @@
-import { printable } from '../../../model/bytes.js';
-import { classifySegment } from '../../key-shape.js';
+import { type ByteString, printable } from '../../../model/bytes.js';
+import { classifySegment, splitKey } from '../../key-shape.js';
 import {
   type Rule,
+  type RuleContext,
   classesAt,
   diagnosticsOf,
   finding,
   identifierAfter,
-  moveSegment,
   percent,
-  rewrite,
+  rewriteBy,
+  rewriteExample,
   round,
-  saltExample,
   samples,
   transform,
   writesGrow,
@@ -55,11 +55,12 @@ export const sequentialKey: Rule = (ctx) => {
     : `Keys grow with every write: ${seen}. Segment ${segment} looks like an increasing id, so each new row sorts after all the ` +
       `others and every write lands on the last tablet, served by one node, however many nodes the cluster has.`;
   const id = identifierAfter(shape, shape.lead, ['decimal', 'padded', 'timestamp', 'reversed-timestamp']);
+  const simulate = id !== undefined ? transform(shape, `promote:${id + 1}`) : transform(shape, 'salt:8');
   const suggestion =
     id !== undefined
-      ? `Lead with a field that differs between writers (field promotion): ${rewrite(example, moveSegment(example, shape.delimiter, id))}.`
-      : `Do not lead with a counter: prefix a small hash of the id (salting), ${rewrite(example, saltExample(example, shape.delimiter, 8))} ` +
-        `(prefix \`hash(id) % 8\`), or use a random or reversed id (\`${reversedDigits(example, shape.delimiter, shape.lead)}\`) ` +
+      ? `Lead with a field that differs between writers (field promotion): ${rewriteExample(ctx, simulate, example)}.`
+      : `Do not lead with a counter: prefix a small hash of the id (salting), ${rewriteExample(ctx, simulate, example)} ` +
+        `(prefix \`hash(id) % 8\`), or use a random or reversed id (\`${printable(reversedId(ctx, example))}\`) ` +
         `where reads are by exact key.`;
   return [
     finding(
@@ -79,16 +80,15 @@ export const sequentialKey: Rule = (ctx) => {
           : { heatmap: 'sequential_keys', writesPerSecond: round(Number(diagnostic.evidence.writesPerSecond ?? 0)) }),
       },
       suggestion,
-      { simulate: id !== undefined ? transform(shape, `promote:${id + 1}`) : 'salt:8' },
+      { simulate },
     ),
   ];
 };
 
-/** The key with the digits of its segment `position` reversed (`order#000123` → `order#321000`), printable. */
-function reversedDigits(key: string, delimiter: string, position: number): string {
-  const s = key.split(delimiter);
-  const seg = s[position];
-  if (seg === undefined || !['decimal', 'padded'].includes(classifySegment(seg).kind)) return printable(key);
-  s[position] = [...seg].reverse().join('');
-  return printable(s.join(delimiter));
+/** The key with the digits of its leading segment reversed (`order#000123` → `order#321000`: the what-if's `reverse:S`), if they are a number. */
+function reversedId(ctx: RuleContext, key: ByteString): ByteString {
+  const { delimiter, lead } = ctx.shape;
+  const segment = splitKey(key, delimiter)[lead];
+  if (segment === undefined || !['decimal', 'padded'].includes(classifySegment(segment).kind)) return key;
+  return rewriteBy(ctx, transform(ctx.shape, `reverse:${lead + 1}`), key);
 }

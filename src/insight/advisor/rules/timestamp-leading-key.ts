@@ -7,11 +7,9 @@ import {
   identifierAfter,
   keysOfKind,
   percent,
-  moveSegment,
-  rewrite,
+  rewriteExample,
   round,
   samples,
-  saltExample,
   transform,
   writesGrow,
 } from './context.js';
@@ -64,15 +62,16 @@ export const timestampLeadingKey: Rule = (ctx) => {
   let suggestion: string;
   let simulate: string;
   if (id !== undefined) {
+    // After a constant prefix (`v1#`, `metrics#`), which stays first.
+    simulate = transform(shape, shape.lead === 0 ? `promote:${id + 1}` : `promote:${id + 1}:${shape.lead + 1}`);
     suggestion =
-      `Lead with the identifier you query by and put the timestamp after it (field promotion): ${rewrite(example, moveSegment(example, shape.delimiter, id, shape.lead))}. ` +
+      `Lead with the identifier you query by and put the timestamp after it (field promotion): ${rewriteExample(ctx, simulate, example)}. ` +
       `Each entity's rows stay together in time order, and writes from many entities spread over the table.`;
-    simulate = transform(shape, `promote:${id + 1}`);
   } else {
+    simulate = transform(shape, 'salt:8');
     suggestion =
       `Nothing but time identifies these rows: prefix a small hash (salting) so that writes spread over N ranges, ` +
-      `${rewrite(example, saltExample(example, shape.delimiter, 8))} (prefix \`hash(key) % 8\`), and read the 8 prefixes in parallel.`;
-    simulate = 'salt:8';
+      `${rewriteExample(ctx, simulate, example)} (prefix \`hash(key) % 8\`), and read the 8 prefixes in parallel.`;
   }
   return [
     finding(

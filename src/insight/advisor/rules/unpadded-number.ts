@@ -1,6 +1,6 @@
 import { printable } from '../../../model/bytes.js';
-import { differingNumber, digitRun, isDigit, outOfOrderPairs } from '../../key-shape.js';
-import { type Rule, finding, rewrite, transform } from './context.js';
+import { differingNumber, digitRun, isDigit, outOfOrderPairs, segmentAt, splitKey } from '../../key-shape.js';
+import { type Rule, finding, rewriteExample, transform } from './context.js';
 
 /**
  * Numbers of varying width without zero padding, so that byte order is not
@@ -21,12 +21,11 @@ export const unpaddedNumber: Rule = (ctx) => {
   const pairs = outOfOrderPairs(shape.keys).filter(([a, b]) => !(saltLike && segmentOf(a, b, shape.delimiter) === 0));
   if (pairs.length < t.unpaddedPairs) return [];
   const [a, b] = pairs[0]!;
-  const { offset } = differingNumber(a, b);
   const position = segmentOf(a, b, shape.delimiter);
-  const widest = Math.max(...shape.keys.map((k) => widestRun(k.split(shape.delimiter)[position] ?? '')));
+  const widest = Math.max(...shape.keys.map((k) => widestRun(splitKey(k, shape.delimiter)[position] ?? '')));
   const width = Math.max(t.padWidth, widest + 2);
-  const small = b.slice(0, offset) + digitRun(b, offset).padStart(width, '0') + b.slice(offset + digitRun(b, offset).length);
   const delimited = shape.segments.some((s) => s.length > 1);
+  const simulate = delimited ? transform(shape, `pad:${position + 1}:${width}`) : `pad:${width}`;
   const message =
     `Numbers in the keys have different widths without zero padding, so byte order is not numeric order: ` +
     `\`${printable(a)}\` sorts before \`${printable(b)}\` (${pairs.length} such neighbours among ${shape.keys.length} keys sampled). ` +
@@ -46,16 +45,15 @@ export const unpaddedNumber: Rule = (ctx) => {
         segment: position + 1,
         widestNumber: widest,
       },
-      `Zero-pad the numbers to one width with room to grow: ${rewrite(b, small)} (width ${width}).`,
-      { simulate: delimited ? transform(shape, `pad:${position + 1}:${width}`) : `pad:${width}` },
+      `Zero-pad the numbers to one width with room to grow: ${rewriteExample(ctx, simulate, b)} (width ${width}).`,
+      { simulate },
     ),
   ];
 };
 
-/** The segment (0-based) where a and b first differ. */
+/** The segment (0-based) of the number where a and b first differ. */
 function segmentOf(a: string, b: string, delimiter: string): number {
-  const { offset } = differingNumber(a, b);
-  return a.slice(0, offset).split(delimiter).length - 1;
+  return segmentAt(a, delimiter, differingNumber(a, b).offset);
 }
 
 /** The longest digit run of `s`. */

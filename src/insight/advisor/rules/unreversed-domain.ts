@@ -1,6 +1,6 @@
 import { printable } from '../../../model/bytes.js';
 import { reverseHost, splitKey, startsWithHost } from '../../key-shape.js';
-import { type Rule, finding, percent, rewrite, round, samples, transform } from './context.js';
+import { type Rule, finding, percent, rewriteExample, round, samples, transform } from './context.js';
 
 /**
  * Host names first in the key, written the usual way round (`www.example.com/a`):
@@ -17,7 +17,7 @@ export const unreversedDomain: Rule = (ctx) => {
   if (share < t.leadingShare) return [];
   const example = hosts[0]!;
   const [host = ''] = splitKey(example, shape.delimiter);
-  const reversed = reverseHost(host) + example.slice(host.length);
+  const simulate = transform(shape, 'reverse:1');
   return [
     finding(
       ctx,
@@ -27,8 +27,8 @@ export const unreversedDomain: Rule = (ctx) => {
         `\`${printable(example)}\`). The most specific label comes first, so one domain's hosts (\`www.\`, \`shop.\`, \`api.\`) ` +
         `are scattered over the table: reading a domain takes a scan per host, and common labels like \`www.\` crowd one range.`,
       { keysSampled: shape.keys.length, share: round(share), threshold: t.leadingShare, examples: samples(hosts) },
-      `Store host names reversed, by labels: ${rewrite(example, reversed)}; a domain and all its hosts are then one prefix (\`${printable(reverseHost(host).split('.').slice(0, 2).join('.'))}.\`).`,
-      { simulate: transform(shape, 'reverse:1') },
+      `Store host names reversed, by labels: ${rewriteExample(ctx, simulate, example)}; a domain and all its hosts are then one prefix (\`${printable(reverseHost(host).split('.').slice(0, 2).join('.'))}.\`).`,
+      { simulate },
     ),
   ];
 };

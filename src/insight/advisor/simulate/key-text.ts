@@ -1,59 +1,16 @@
 import type { ByteString } from '../../../model/bytes.js';
+import { epochUnit, isoSpans, reverseHost } from '../../key-shape.js';
 
 /**
- * What the transform steps see inside a key: ISO timestamps (which hold `:`
- * and `.`, so a delimiter never cuts them), epoch timestamps, numbers, dotted
- * domain names, and the segments between delimiters.
+ * What the transform steps do inside a key segment: timestamps (ISO, found
+ * as key-shape.ts finds them for cutting keys, or epoch s/ms/µs), numbers,
+ * dotted domain names; and the one hash salting uses. Keys are cut into
+ * segments by key-shape.ts (detectDelimiter, splitKey), as the advisor's
+ * rules cut them.
  */
 
-/** An ISO 8601 date or date-time: `2023-05-01`, `2023-05-01T12:00:00Z`, `2023-05-01 12:00:00.123+02:00`. */
-const ISO = /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?/g;
-/** Epoch timestamps by their digit count: seconds (10), milliseconds (13), microseconds (16). */
-const EPOCH_DIGITS = new Set([10, 13, 16]);
 /** A host name written with dots: `www.example.com`. */
 const DOTTED_DOMAIN = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-
-interface Span {
-  readonly from: number;
-  readonly to: number;
-}
-
-/** Where ISO timestamps stand in a text. */
-export function isoSpans(text: string): Span[] {
-  return [...text.matchAll(ISO)].map((m) => ({ from: m.index, to: m.index + m[0].length }));
-}
-
-/** The key cut on `delimiter`, except inside ISO timestamps; `joinSegments` undoes it. */
-export function splitSegments(key: ByteString, delimiter: string): string[] {
-  const spans = isoSpans(key);
-  const out: string[] = [];
-  let from = 0;
-  let span = 0;
-  for (let i = 0; i + delimiter.length <= key.length;) {
-    while (span < spans.length && spans[span]!.to <= i) span++;
-    const s = spans[span];
-    if (s !== undefined && s.from <= i) {
-      i = s.to;
-    } else if (key.startsWith(delimiter, i)) {
-      out.push(key.slice(from, i));
-      i += delimiter.length;
-      from = i;
-    } else {
-      i++;
-    }
-  }
-  out.push(key.slice(from));
-  return out;
-}
-
-export function joinSegments(segments: readonly string[], delimiter: string): ByteString {
-  return segments.join(delimiter);
-}
-
-/** The text without its ISO timestamps (each becomes `T`): what delimiter detection counts. */
-export function withoutTimestamps(text: string): string {
-  return text.replace(ISO, 'T');
-}
 
 /** Each run of digits outside ISO timestamps, replaced by `fn(run)`. */
 export function mapNumbers(text: string, fn: (digits: string) => string): string {
@@ -78,20 +35,23 @@ interface FoundTimestamp {
   readonly millis: number;
 }
 
-/** The first timestamp in the text: an ISO time, else an epoch of 10 (s), 13 (ms) or 16 (µs) digits. */
+/**
+ * The first timestamp in the text: an ISO time, else the first run of digits
+ * that is an epoch in s, ms, µs or ns between 1990 and 2100 (key-shape.ts
+ * epochUnit, as the advisor's rules classify timestamps).
+ */
 export function findTimestamp(text: string): FoundTimestamp | undefined {
   const iso = isoSpans(text)[0];
   if (iso !== undefined) {
-    const ms = Date.parse(text.slice(iso.from, iso.to).replace(' ', 'T'));
+    const ms = Date.parse(text.slice(iso.from, iso.to).replace(' ', 'T').replace(',', '.'));
     if (Number.isFinite(ms) && ms >= 0) return { ...iso, value: BigInt(ms), digits: 13, millis: ms };
   }
   for (const m of text.matchAll(/\d+/g)) {
-    const digits = m[0].length;
-    if (EPOCH_DIGITS.has(digits)) {
-      const value = BigInt(m[0]);
-      const millis = digits === 10 ? Number(value) * 1000 : digits === 13 ? Number(value) : Number(value / 1000n);
-      return { from: m.index, to: m.index + digits, value, digits, millis };
-    }
+    const unit = epochUnit(m[0]);
+    if (unit === undefined) continue;
+    const value = BigInt(m[0]);
+    const millis = Number((value * 1000n) / BigInt(unit.perSecond));
+    return { from: m.index, to: m.index + m[0].length, value, digits: m[0].length, millis };
   }
   return undefined;
 }
@@ -99,7 +59,7 @@ export function findTimestamp(text: string): FoundTimestamp | undefined {
 /**
  * The first timestamp in the text replaced by MAX - t, zero-padded so that
  * newer times sort first: an ISO time by 10^13 - 1 - its epoch milliseconds
- * (13 digits), an epoch of 10, 13 or 16 digits by 10^n - 1 - t (n digits).
+ * (13 digits), an epoch of n = 10, 13, 16 or 19 digits by 10^n - 1 - t (n digits).
  * The text as it is when it holds no timestamp.
  */
 export function reverseTimestamp(text: string): string {
@@ -114,7 +74,7 @@ function reversedDigits(t: bigint, digits: number): string {
 
 /** A dotted domain by its labels (`www.example.com` → `com.example.www`), anything else by its characters. */
 export function reverseSegment(segment: string): string {
-  if (DOTTED_DOMAIN.test(segment)) return segment.split('.').reverse().join('.');
+  if (DOTTED_DOMAIN.test(segment)) return reverseHost(segment);
   return [...segment].reverse().join('');
 }
 

@@ -5,7 +5,7 @@ import { invalidArgument } from '../../../model/errors.js';
 import { formatBytes, formatCount } from '../../../units.js';
 import type { SimulationJson, TableSample, TransformSpec } from '../types.js';
 import { type ReplayInput, type ReplayResult, type ReplaySettings, replay } from './replay.js';
-import { describeTransform, keyTransform, parseTransform } from './transform.js';
+import { describeTransform, parseTransform, tableTransform } from './transform.js';
 import { buildWorkload, type Workload } from './workload.js';
 
 /**
@@ -42,7 +42,7 @@ export function simulate(table: TableSample, transform: TransformSpec, opts: { r
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > MAX_NODES) {
     throw invalidArgument(`Invalid node count ${nodes}: simulate on 1 to ${MAX_NODES} nodes`);
   }
-  const { delimiter, apply } = keyTransform(parsed, table.keys.length > 0 ? table.keys : table.writeOrder);
+  const { delimiter, apply } = tableTransform(parsed, table);
   const workload = buildWorkload(table, ROUNDS, delimiter);
   const settings = settingsFor(workload, nodes);
   // The keys as they are go through the very same replay as the rewritten ones.

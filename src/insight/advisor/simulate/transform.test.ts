@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isTabletopError } from '../../../model/errors.js';
-import { fnv1a, splitSegments } from './key-text.js';
-import { describeTransform, detectDelimiter, keyTransform, parseTransform, TRANSFORM_GRAMMAR } from './transform.js';
+import { detectDelimiter, splitKey } from '../../key-shape.js';
+import { fnv1a } from './key-text.js';
+import { describeTransform, keyTransform, parseTransform, TRANSFORM_GRAMMAR } from './transform.js';
 
 /** The transform applied to `keys`, its delimiter detected from them. */
 function apply(spec: string, keys: readonly string[]): string[] {
@@ -11,13 +12,14 @@ function apply(spec: string, keys: readonly string[]): string[] {
 
 describe('parseTransform', () => {
   it('reads every step of the grammar', () => {
-    expect(parseTransform('delimiter=|,salt:8,salt:16@2,promote:2,reverse:1,reverse-timestamp:3,pad:2:6,pad:4')).toEqual({
-      spec: 'delimiter=|,salt:8,salt:16@2,promote:2,reverse:1,reverse-timestamp:3,pad:2:6,pad:4',
+    expect(parseTransform('delimiter=|,salt:8,salt:16@2,promote:2,promote:3:2,reverse:1,reverse-timestamp:3,pad:2:6,pad:4')).toEqual({
+      spec: 'delimiter=|,salt:8,salt:16@2,promote:2,promote:3:2,reverse:1,reverse-timestamp:3,pad:2:6,pad:4',
       delimiter: '|',
       steps: [
         { kind: 'salt', buckets: 8, segment: undefined },
         { kind: 'salt', buckets: 16, segment: 2 },
-        { kind: 'promote', segment: 2 },
+        { kind: 'promote', segment: 2, position: 1 },
+        { kind: 'promote', segment: 3, position: 2 },
         { kind: 'reverse', segment: 1 },
         { kind: 'reverse-timestamp', segment: 3 },
         { kind: 'pad', width: 6, segment: 2 },
@@ -33,7 +35,8 @@ describe('parseTransform', () => {
     ['salt:x', 'the bucket count N must be a whole number, got "x"'],
     ['salt:8@', 'the segment S must be a whole number'],
     ['salt:8@2@3', 'write salt:N or salt:N@S'],
-    ['promote:2:3', '"promote:2:3" has 2 argument(s), promote takes 1'],
+    ['promote:2:3:4', '"promote:2:3:4" has 3 argument(s), promote takes 1 or 2'],
+    ['promote:2:0', 'the position P must be between 1 and'],
     ['promote:-1', 'must be a whole number, got "-1"'],
     ['pad:1:2:3', 'pad takes 1 or 2'],
     ['frobnicate:1', 'unknown step "frobnicate"'],
@@ -69,9 +72,9 @@ describe('the delimiter', () => {
   });
 
   it('never cuts an ISO timestamp', () => {
-    expect(splitSegments('acme:2023-05-01T12:00:00Z:x', ':')).toEqual(['acme', '2023-05-01T12:00:00Z', 'x']);
-    expect(splitSegments('a::b', ':')).toEqual(['a', '', 'b']);
-    expect(splitSegments('a##b', '##')).toEqual(['a', 'b']);
+    expect(splitKey('acme:2023-05-01T12:00:00Z:x', ':')).toEqual(['acme', '2023-05-01T12:00:00Z', 'x']);
+    expect(splitKey('a::b', ':')).toEqual(['a', '', 'b']);
+    expect(splitKey('a##b', '##')).toEqual(['a', 'b']);
   });
 
   it('can be given as a first step', () => {
@@ -85,6 +88,8 @@ describe('the steps rewrite keys', () => {
     expect(apply('promote:3', ['a#b#c#d'])).toEqual(['c#a#b#d']);
     expect(apply('promote:1', ['a#b'])).toEqual(['a#b']);
     expect(apply('promote:5', ['a#b', 'c#d'])).toEqual(['a#b', 'c#d']);
+    // To a position: after a constant prefix (`v1#`), which stays first.
+    expect(apply('promote:3:2', ['v1#2023-05-01T12:00:00Z#sensor1'])).toEqual(['v1#sensor1#2023-05-01T12:00:00Z']);
   });
 
   it('reverse turns a dotted domain by its labels, anything else by its characters', () => {
@@ -101,7 +106,7 @@ describe('the steps rewrite keys', () => {
     expect([...padded].sort()).toEqual(padded);
   });
 
-  it('reverse-timestamp puts the newest first, for ISO and epoch s/ms/µs timestamps', () => {
+  it('reverse-timestamp puts the newest first, for ISO and epoch s/ms/µs/ns timestamps', () => {
     const iso = ['sensor1#2023-05-01T12:00:00Z', 'sensor1#2023-05-01T12:00:10Z', 'sensor1#2023-05-02T00:00:00.250Z'];
     const out = apply('reverse-timestamp:2', iso);
     expect(out[0]).toBe(`sensor1#${String(9_999_999_999_999 - Date.parse('2023-05-01T12:00:00Z'))}`);
@@ -110,6 +115,7 @@ describe('the steps rewrite keys', () => {
       ['1683000000', '1683000001'],
       ['1683000000000', '1683000000999'],
       ['1683000000000000', '1683000000000001'],
+      ['1683000000000000000', '1683000000000000001'],
     ] as const) {
       const [a, b] = apply('reverse-timestamp:2', [`s#${t1}`, `s#${t2}`]);
       expect(a!.length).toBe(2 + t1.length);
@@ -118,9 +124,11 @@ describe('the steps rewrite keys', () => {
     // µs need more than a double's 53 bits: exact.
     expect(apply('reverse-timestamp:1', ['1683000000000001'])).toEqual(['8316999999999998']);
     expect(apply('reverse-timestamp:1', ['no-time-here'])).toEqual(['no-time-here']);
+    // Digits that are no epoch of 1990 to 2100 (an id) are left alone; the epoch after them is taken.
+    expect(apply('reverse-timestamp:1', ['id9999999999t1683000000'])).toEqual(['id9999999999t8316999999']);
   });
 
-  it('salt prefixes a stable hash bucket padded to the width of N, spread evenly', () => {
+  it('salt prefixes a stable hash bucket padded to the width of N - 1, spread evenly', () => {
     const keys = Array.from({ length: 8000 }, (_, i) => `2023-05-01T12:00:${String(i % 60).padStart(2, '0')}Z#sensor${i}`);
     const salted = apply('salt:8', keys);
     const counts = new Map<string, number>();
@@ -130,7 +138,10 @@ describe('the steps rewrite keys', () => {
     });
     expect([...counts.keys()].sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
     for (const n of counts.values()) expect(Math.abs(n - 1000)).toBeLessThan(120);
-    expect(apply('salt:10', ['k'])[0]).toMatch(/^0\d#k$/);
+    // salt:10 is buckets 0 to 9: one digit; salt:11 needs two.
+    expect(apply('salt:10', ['k'])[0]).toBe(`${fnv1a('k') % 10}#k`);
+    expect(apply('salt:11', ['k'])[0]).toBe(`${String(fnv1a('k') % 11).padStart(2, '0')}#k`);
+    expect(apply('salt:100', ['k'])[0]).toMatch(/^\d\d#k$/);
     expect(apply('salt:8', ['k'])[0]).toBe(`${fnv1a('k') % 8}#k`);
   });
 

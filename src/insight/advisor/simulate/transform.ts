@@ -1,17 +1,22 @@
 import type { ByteString } from '../../../model/bytes.js';
 import { invalidArgument } from '../../../model/errors.js';
-import type { TransformSpec } from '../types.js';
-import { fnv1a, joinSegments, mapNumbers, reverseSegment, reverseTimestamp, splitSegments, withoutTimestamps } from './key-text.js';
+import { detectDelimiter, splitKey } from '../../key-shape.js';
+import type { TableSample, TransformSpec } from '../types.js';
+import { fnv1a, mapNumbers, reverseSegment, reverseTimestamp } from './key-text.js';
 
 /**
  * The TRANSFORM grammar of types.ts, parsed (`parseTransform`) and applied
- * to keys (`keyTransform`). A parsed transform is pure data; the delimiter
- * is resolved against the table's keys when none is given.
+ * to keys (`keyTransform`, `tableTransform`). A parsed transform is pure
+ * data; the delimiter is resolved against the table's keys when none is
+ * given, by key-shape.ts's detectDelimiter, and keys are cut by its
+ * splitKey: the advisor's rules read keys the same way, and rewrite their
+ * sample key with this code to show what their `simulate` spec does.
  */
 
 export type TransformStep =
   | { readonly kind: 'salt'; readonly buckets: number; readonly segment: number | undefined }
-  | { readonly kind: 'promote'; readonly segment: number }
+  /** `position`: 1-based, 1 the front. */
+  | { readonly kind: 'promote'; readonly segment: number; readonly position: number }
   | { readonly kind: 'reverse'; readonly segment: number }
   | { readonly kind: 'reverse-timestamp'; readonly segment: number }
   | { readonly kind: 'pad'; readonly width: number; readonly segment: number | undefined };
@@ -23,16 +28,15 @@ export interface Transform {
   readonly steps: readonly TransformStep[];
 }
 
-/** The delimiters auto-detection chooses from, in the order that breaks ties. */
-export const DELIMITERS = ['#', ':', '/', '|', '_', '.'] as const;
-
 /** What a bad spec's message shows after what was wrong. */
 export const TRANSFORM_GRAMMAR =
   "A TRANSFORM is steps separated by ',', applied left to right to each key cut into segments on a delimiter " +
   '(detected from the keys among # : / | _ . or given by a first step delimiter=X; segments count from 1): ' +
-  'salt:N (prefix a bucket hash(key) % N), salt:N@S (the bucket of a hash of segment S only), ' +
-  'promote:S (move segment S to the front), reverse:S (reverse segment S: a dotted domain by labels, else its characters), ' +
-  'reverse-timestamp:S (the timestamp in segment S, epoch s/ms/µs or ISO, becomes MAX - t: newest first), ' +
+  'salt:N (prefix a bucket FNV-1a(key) % N, zero-padded to the width of N-1: salt:10 gives 0 to 9), ' +
+  'salt:N@S (the bucket of a hash of segment S only), ' +
+  'promote:S (move segment S to the front), promote:S:P (move segment S to position P), ' +
+  'reverse:S (reverse segment S: a dotted domain by labels, else its characters), ' +
+  'reverse-timestamp:S (the timestamp in segment S, epoch s/ms/µs/ns or ISO, becomes MAX - t: newest first), ' +
   'pad:S:W or pad:W (zero-pad the numbers of segment S, or of every segment, to W digits). ' +
   'Example: promote:2,salt:8';
 
@@ -84,6 +88,12 @@ function parseStep(part: string, bad: (what: string) => Error): TransformStep {
       };
     }
     case 'promote':
+      arity([1, 2]);
+      return {
+        kind: 'promote',
+        segment: int(args[0], 'the segment S', MAX_SEGMENT),
+        position: args.length === 1 ? 1 : int(args[1], 'the position P', MAX_SEGMENT),
+      };
     case 'reverse':
     case 'reverse-timestamp':
       arity(1);
@@ -98,61 +108,57 @@ function parseStep(part: string, bad: (what: string) => Error): TransformStep {
   }
 }
 
-/**
- * The delimiter keys use: of `# : / | _ .`, the one found in the most keys
- * (ISO timestamps, with their `:` and `.`, not counted), ties to the earlier
- * in that list; `#` when none appears.
- */
-export function detectDelimiter(keys: readonly ByteString[]): string {
-  const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]));
-  for (const key of keys) {
-    const text = withoutTimestamps(key);
-    for (const d of DELIMITERS) if (text.includes(d)) counts.set(d, counts.get(d)! + 1);
-  }
-  let best: string = DELIMITERS[0];
-  for (const d of DELIMITERS) if (counts.get(d)! > counts.get(best)!) best = d;
-  return best;
-}
-
 /** The transform as a function of one key, with its delimiter (given, or detected from `keys`). */
 export function keyTransform(t: Transform, keys: readonly ByteString[]): { delimiter: string; apply: (key: ByteString) => ByteString } {
   const delimiter = t.delimiter ?? detectDelimiter(keys);
   return { delimiter, apply: (key) => t.steps.reduce((k, step) => applyStep(step, k, delimiter), key) };
 }
 
+/**
+ * The transform for one table: its delimiter detected from the table's
+ * stored key samples, else its recent writes (the keys the advisor's rules
+ * read). The what-if and the rules' suggestions both rewrite keys with it.
+ */
+export function tableTransform(t: Transform, table: TableSample): { delimiter: string; apply: (key: ByteString) => ByteString } {
+  return keyTransform(t, table.keys.length > 0 ? table.keys : table.writeOrder);
+}
+
+/** `bucket` zero-padded to the width of the largest bucket, N - 1 (`salt:10`: 0 to 9, one digit; `salt:100`: 00 to 99). */
+function saltPrefix(bucket: number, buckets: number): string {
+  return String(bucket).padStart(String(buckets - 1).length, '0');
+}
+
 /** One step on one key; a step naming a segment the key lacks leaves the key as it is (salt:N@S then hashes the whole key). */
 function applyStep(step: TransformStep, key: ByteString, delimiter: string): ByteString {
-  const segments = splitSegments(key, delimiter);
+  const segments = splitKey(key, delimiter);
   const at = (s: number): number | undefined => (s <= segments.length ? s - 1 : undefined);
   switch (step.kind) {
     case 'salt': {
       const i = step.segment === undefined ? undefined : at(step.segment);
       const bucket = fnv1a(i === undefined ? key : segments[i]!) % step.buckets;
-      return String(bucket).padStart(String(step.buckets).length, '0') + delimiter + key;
+      return saltPrefix(bucket, step.buckets) + delimiter + key;
     }
     case 'promote': {
       const i = at(step.segment);
       if (i === undefined) return key;
-      return joinSegments([segments[i]!, ...segments.slice(0, i), ...segments.slice(i + 1)], delimiter);
+      const [moved] = segments.splice(i, 1);
+      segments.splice(step.position - 1, 0, moved!);
+      return segments.join(delimiter);
     }
     case 'reverse':
     case 'reverse-timestamp': {
       const i = at(step.segment);
       if (i === undefined) return key;
       segments[i] = step.kind === 'reverse' ? reverseSegment(segments[i]!) : reverseTimestamp(segments[i]!);
-      return joinSegments(segments, delimiter);
+      return segments.join(delimiter);
     }
     case 'pad': {
       const pad = (digits: string): string => digits.padStart(step.width, '0');
-      if (step.segment === undefined)
-        return joinSegments(
-          segments.map((s) => mapNumbers(s, pad)),
-          delimiter,
-        );
+      if (step.segment === undefined) return segments.map((s) => mapNumbers(s, pad)).join(delimiter);
       const i = at(step.segment);
       if (i === undefined) return key;
       segments[i] = mapNumbers(segments[i]!, pad);
-      return joinSegments(segments, delimiter);
+      return segments.join(delimiter);
     }
   }
 }
@@ -171,7 +177,9 @@ function describeStep(step: TransformStep): string {
         ? `salt into ${step.buckets} buckets by a hash of the key`
         : `salt into ${step.buckets} buckets by a hash of segment ${step.segment}`;
     case 'promote':
-      return `move segment ${step.segment} to the front`;
+      return step.position === 1
+        ? `move segment ${step.segment} to the front`
+        : `move segment ${step.segment} to position ${step.position}`;
     case 'reverse':
       return `reverse segment ${step.segment} (a domain by its labels)`;
     case 'reverse-timestamp':

@@ -2,7 +2,8 @@ import { type ByteString, compareBytes } from '../../../model/bytes.js';
 import { lowerBound } from '../../../storage/lsm/sorted-entries.js';
 import type { TableSample, TrafficBucket } from '../types.js';
 import type { ReplayInput } from './key-figures.js';
-import { findTimestamp, splitSegments } from './key-text.js';
+import { splitKey } from '../../key-shape.js';
+import { findTimestamp } from './key-text.js';
 
 /**
  * A table's sample as a workload to replay: distinct real keys, each standing
@@ -207,7 +208,7 @@ function leadingSegmentMoments(keys: readonly ByteString[], writes: readonly num
   let lead: string | undefined;
   keys.forEach((key, i) => {
     if (!(writes[i]! > 0)) return;
-    const first = splitSegments(key, delimiter)[0]!;
+    const first = splitKey(key, delimiter)[0]!;
     if (first === lead) runs[runs.length - 1]!.push(i);
     else runs.push([i]);
     lead = first;
