@@ -4,12 +4,12 @@ import { base64ToHex, keyText } from '../../src/ui/keys.js';
 import { NO_DATA } from '../../src/ui/heatmap/paint.js';
 import { FIXTURE, fixtureFindings, fixtureHeatmap, fixtureSimulation, fixtureTables } from '../../src/ui/testing/fixtures.js';
 import type { SimulationJson } from '../../src/insight/advisor/types.js';
-import { formatShare } from '../../src/ui/format.js';
 import {
   argmax,
   brightness,
   brightnessFollowsValues,
   drawnSource,
+  expectNodeBars,
   hoverCell,
   launchChromium,
   newPage,
@@ -256,7 +256,7 @@ describe('the schema advisor and the what-if page on fixture data', () => {
     expect(await page.locator('#transform').inputValue()).toBe('salt:8@2');
     const sim = fixtureSimulation('salt:8@2') as SimulationJson;
     expect(await page.locator('#verdict').textContent()).toBe(sim.verdict);
-    await expectBars(page, sim);
+    await expectNodeBars(page, sim);
     expect(await page.locator('#examples tbody td.key').allTextContents()).toEqual(sim.examples.flatMap((x) => [x.before, x.after]));
     await screenshot(page, 'what-if-fixture.png');
   });
@@ -266,7 +266,7 @@ describe('the schema advisor and the what-if page on fixture data', () => {
     await page.locator('#what-if button[type="submit"]').click();
     await page.waitForFunction(() => location.hash.endsWith('&nodes=4'));
     await page.locator('svg.nodes[aria-label^="After"] rect.node-bar').nth(3).waitFor();
-    await expectBars(page, fixtureSimulation('salt:8@2', 4) as SimulationJson);
+    await expectNodeBars(page, fixtureSimulation('salt:8@2', 4) as SimulationJson);
     await page.locator('#transform').fill('salt:8,shuffle:2');
     await page.locator('#what-if button[type="submit"]').click();
     await page.locator('#transform-error').waitFor();
@@ -275,29 +275,3 @@ describe('the schema advisor and the what-if page on fixture data', () => {
     expect(await page.locator('#verdict').count()).toBe(0);
   });
 });
-
-/** The node bars of both sides against the JSON: one per node, their value labels, heights in proportion to the shares. */
-async function expectBars(page: Page, sim: SimulationJson): Promise<void> {
-  for (const which of ['before', 'after'] as const) {
-    const bars = page.locator(`figure[data-side="${which}"] rect.node-bar`);
-    const drawn = await bars.evaluateAll((rs) =>
-      rs.map((r) => ({ node: Number(r.getAttribute('data-node')), height: Number(r.getAttribute('height')) })),
-    );
-    expect(drawn.map((d) => d.node)).toEqual(sim[which].nodes.map((n) => n.node));
-    const labels = await page.locator(`figure[data-side="${which}"] .bar text.value`).allTextContents();
-    expect(labels).toEqual(sim[which].nodes.map((n) => formatShare(n.share)));
-    // Heights in proportion: each bar's height over the busiest bar's is its share over the busiest share (one scale for both sides).
-    const tallest = Math.max(...drawn.map((d) => d.height));
-    const busiest = Math.max(...sim[which].nodes.map((n) => n.share));
-    sim[which].nodes.forEach((n, i) => expect(drawn[i]!.height / tallest).toBeCloseTo(n.share / busiest, 2));
-  }
-  const beforeMax = Math.max(
-    ...(await page
-      .locator('figure[data-side="before"] rect.node-bar')
-      .evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('height'))))),
-  );
-  const afterMax = Math.max(
-    ...(await page.locator('figure[data-side="after"] rect.node-bar').evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('height'))))),
-  );
-  expect(afterMax / beforeMax).toBeCloseTo(sim.after.maxNodeShare / sim.before.maxNodeShare, 2);
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../insight/advisor/types.js';
-import { adviceSummary, evidenceRows, groupBySeverity, suggestionParts, words, worstSeverity } from './finding-text.js';
+import { adviceSummary, evidenceRows, groupBySeverity, textParts, words, worstSeverity } from './finding-text.js';
 
 function finding(rule: Finding['rule'], severity: Finding['severity'], table = 't'): Finding {
   return { rule, severity, table, message: '', evidence: {}, suggestion: '' };
@@ -31,19 +31,19 @@ describe('a finding as the Advisor page shows it', () => {
   });
 
   it('splits a suggestion into prose, backquoted keys and arrows', () => {
-    expect(suggestionParts('Put the sensor first: `2023-05-01T12:00:00Z#sensor123` → `sensor123#2023-05-01T12:00:00Z`.')).toEqual([
+    expect(textParts('Put the sensor first: `2023-05-01T12:00:00Z#sensor123` → `sensor123#2023-05-01T12:00:00Z`.')).toEqual([
       { text: 'Put the sensor first: ' },
       { text: '2023-05-01T12:00:00Z#sensor123', key: true },
       { text: '→', arrow: true },
       { text: 'sensor123#2023-05-01T12:00:00Z', key: true },
       { text: '.' },
     ]);
-    expect(suggestionParts('a -> b, an unclosed ` quote')).toEqual([
+    expect(textParts('a -> b, an unclosed ` quote')).toEqual([
       { text: 'a' },
       { text: '→', arrow: true },
       { text: 'b, an unclosed ` quote' },
     ]);
-    expect(suggestionParts('')).toEqual([]);
+    expect(textParts('')).toEqual([]);
   });
 
   it('groups by severity, danger first, and says what was examined', () => {

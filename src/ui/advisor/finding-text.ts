@@ -81,11 +81,11 @@ export interface TextPart {
 }
 
 /**
- * A suggestion's prose, its `backquoted` keys and its arrows, in order:
+ * A message's or suggestion's prose, its `backquoted` keys and its arrows, in order:
  * "Write `a#b` → `b#a`." → prose, key a#b, arrow, key b#a, prose. An
  * unclosed backquote is prose.
  */
-export function suggestionParts(text: string): TextPart[] {
+export function textParts(text: string): TextPart[] {
   const parts: TextPart[] = [];
   const prose = (s: string) => {
     s.split(/(\s*(?:→|->)\s*)/).forEach((p, i) => {

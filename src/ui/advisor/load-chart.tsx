@@ -6,7 +6,7 @@ import { busiestTablets, nodeBars, shareY, shorten, type ChartBox } from './load
 const NODE_BOX: ChartBox = { width: 400, height: 240, top: 22, bottom: 30 };
 /** Room left of the plot for the scale's labels, right of it for the even share's. */
 const AXIS = 44;
-const RIGHT = 64;
+const RIGHT = 76;
 /** Bars narrower than this get no value label (it would not fit). */
 const LABEL_MIN_WIDTH = 26;
 

@@ -6,7 +6,7 @@ import {
   adviceSummary,
   RULE_TITLES,
   SEVERITY_LABELS,
-  suggestionParts,
+  textParts,
   type TextPart,
 } from '../advisor/finding-text.js';
 import { Section } from '../components/status.js';
@@ -137,7 +137,9 @@ function FindingCard(props: { readonly finding: Finding; readonly project: strin
           </>
         )}
       </div>
-      <p class="message">{f.message}</p>
+      <p class="message">
+        <Parts parts={textParts(f.message)} />
+      </p>
       {rows.length > 0 && (
         <dl class="evidence">
           {rows.map((r) => [
@@ -155,7 +157,7 @@ function FindingCard(props: { readonly finding: Finding; readonly project: strin
         </dl>
       )}
       <p class="suggestion">
-        <span class="label">Suggestion</span> <Parts parts={suggestionParts(f.suggestion)} />
+        <span class="label">Suggestion</span> <Parts parts={textParts(f.suggestion)} />
       </p>
       {f.simulate !== undefined && (
         <a class="what-if" href={formatRoute({ page: 'simulate', ...ref, what: { transform: f.simulate } })}>
@@ -166,7 +168,7 @@ function FindingCard(props: { readonly finding: Finding; readonly project: strin
   );
 }
 
-/** Prose, keys in monospace and arrows, as suggestionParts split them. */
+/** Prose, keys in monospace and arrows, as textParts split them. */
 function Parts(props: { readonly parts: readonly TextPart[] }) {
   return (
     <>
