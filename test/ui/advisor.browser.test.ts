@@ -108,6 +108,8 @@ describe('the Advisor page after a timestamp-leading-key workload', () => {
   }, 90_000);
 
   it('shows a transform the server rejects with its message under the input', async () => {
+    await page.goto(`${base}/#/p/${PROJECT}/i/${INSTANCE}/t/${tableId}/simulate?transform=salt%3A4`);
+    await page.locator('#verdict').waitFor({ timeout: 15_000 });
     const rejected = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/simulate'));
     await page.locator('#transform').fill('shuffle:2');
     await page.locator('#what-if button[type="submit"]').click();
