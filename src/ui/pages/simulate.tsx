@@ -118,8 +118,8 @@ function Simulation(props: { readonly sim: SimulationJson }) {
         {s.verdict}
       </p>
       <p class="muted">
-        <code>{s.transform}</code>: {s.description}. {formatNumber(s.keysSampled)} keys sampled, spread over {formatNumber(s.nodes)}{' '}
-        {s.nodes === 1 ? 'node' : 'nodes'}.
+        <code>{s.transform}</code>: {/[.!?]$/.test(s.description.trim()) ? s.description.trim() : `${s.description.trim()}.`}{' '}
+        {formatNumber(s.keysSampled)} keys sampled, spread over {formatNumber(s.nodes)} {s.nodes === 1 ? 'node' : 'nodes'}.
       </p>
       <h2>Share of ops per node</h2>
       <div class="side-by-side">
