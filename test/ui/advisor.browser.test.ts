@@ -19,7 +19,9 @@ import { expectNodeBars, launchChromium, screenshot } from './browser.js';
  */
 
 const ROWS = 3_000;
-const ROWS_PER_CALL = 50;
+const ROWS_PER_CALL = 20;
+/** Between calls, as readings arrive: the recording samples the order of writes (a batch's first key per 50 ms at most). */
+const PAUSE_MILLIS = 25;
 const SENSORS = 24;
 
 let server: RunningServer;
@@ -43,6 +45,7 @@ beforeAll(async () => {
       return { key: `${at}#sensor${String(n % SENSORS).padStart(2, '0')}`, data: { reading: { celsius: String(18 + (n % 7)) } } };
     });
     await table.insert(rows);
+    await new Promise((r) => setTimeout(r, PAUSE_MILLIS));
   }
   // Let the recording's last column close.
   await new Promise((r) => setTimeout(r, 1_500));

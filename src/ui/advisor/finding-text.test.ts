@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../insight/advisor/types.js';
-import { adviceSummary, evidenceRows, groupBySeverity, textParts, words, worstSeverity } from './finding-text.js';
+import { adviceSummary, evidenceRows, firstSentence, groupBySeverity, textParts, words, worstSeverity } from './finding-text.js';
 
 function finding(rule: Finding['rule'], severity: Finding['severity'], table = 't'): Finding {
   return { rule, severity, table, message: '', evidence: {}, suggestion: '' };
@@ -64,5 +64,17 @@ describe('a finding as the Advisor page shows it', () => {
     expect(worstSeverity(findings)).toBe('danger');
     expect(worstSeverity([finding('hot-row', 'info')])).toBe('info');
     expect(worstSeverity([])).toBeUndefined();
+  });
+
+  it("splits the what-if's description after its first sentence", () => {
+    expect(
+      firstSentence(
+        'Keys cut on ".": move segment 2 to the front. Replayed on 3 nodes: 600 keys over 36 rounds of 5 s. Tablets split past 13.9 KiB.',
+      ),
+    ).toEqual({
+      first: 'Keys cut on ".": move segment 2 to the front.',
+      rest: 'Replayed on 3 nodes: 600 keys over 36 rounds of 5 s. Tablets split past 13.9 KiB.',
+    });
+    expect(firstSentence('salt into 8 buckets')).toEqual({ first: 'salt into 8 buckets', rest: '' });
   });
 });

@@ -137,3 +137,21 @@ function plural(n: number, severity: Severity): string {
 export function worstSeverity(findings: readonly Finding[]): Severity | undefined {
   return SEVERITIES.find((s) => findings.some((f) => f.severity === s));
 }
+
+/**
+ * A text's first sentence and the rest ('' when it has one sentence): the
+ * what-if's description leads with what the transform does, then how it was
+ * replayed. A full stop ends a sentence only before a space and a capital
+ * (not in `3.5 s`), and never inside "quotes".
+ */
+export function firstSentence(text: string): { first: string; rest: string } {
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (c === '.' && !quoted && /^\s+[A-Z]/.test(text.slice(i + 1, i + 3))) {
+      return { first: text.slice(0, i + 1), rest: text.slice(i + 1).trim() };
+    }
+  }
+  return { first: text.trim(), rest: '' };
+}

@@ -87,8 +87,8 @@ function nodeTitle(side: SimulationSide, node: number): string {
 }
 
 const TABLET_ROW = 22;
-const TABLET_LABEL = 250;
-const TABLET_BAR = 200;
+const TABLET_LABEL = 290;
+const TABLET_BAR = 190;
 
 /** The busiest tablets of one side as horizontal bars of their share of ops, on a scale both sides share. */
 export function TabletBars(props: {
@@ -113,7 +113,7 @@ export function TabletBars(props: {
       {tablets.map((t, i) => {
         const w = (Math.min(t.share, props.ceiling) / props.ceiling) * TABLET_BAR;
         const range = `${keyText(t.startText)} … ${keyText(t.endText, true)}`;
-        const label = `${shorten(keyText(t.startText), 17)} … ${shorten(keyText(t.endText, true), 17)}`;
+        const label = `${shorten(keyText(t.startText), 21)} … ${shorten(keyText(t.endText, true), 21)}`;
         return (
           <g key={i} class="tablet" transform={`translate(0,${i * TABLET_ROW})`}>
             <text class="key" x={TABLET_LABEL - 6} y={15} text-anchor="end">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, simulatePath, type SimulationJson } from '../api.js';
 import { NodeChart, TabletBars } from '../advisor/load-chart.js';
 import { sharedCeiling, tabletCeiling } from '../advisor/load-bars.js';
+import { firstSentence } from '../advisor/finding-text.js';
 import { TRANSFORM_HELP, TRANSFORM_INTRO } from '../advisor/transform-help.js';
 import { useJson } from '../components/use-json.js';
 import { formatNumber } from '../format.js';
@@ -112,15 +113,24 @@ function Simulation(props: { readonly sim: SimulationJson }) {
   const nodeScale = sharedCeiling(s.before, s.after);
   const tabletScale = tabletCeiling(s.before, s.after);
   const better = s.after.maxNodeShare < s.before.maxNodeShare;
+  const how = firstSentence(s.description.trim());
   return (
     <div class="simulation">
       <p id="verdict" class={`verdict ${better ? 'better' : 'not-better'}`}>
         {s.verdict}
       </p>
-      <p class="muted">
-        <code>{s.transform}</code>: {/[.!?]$/.test(s.description.trim()) ? s.description.trim() : `${s.description.trim()}.`}{' '}
-        {formatNumber(s.keysSampled)} keys sampled, spread over {formatNumber(s.nodes)} {s.nodes === 1 ? 'node' : 'nodes'}.
+      <p class="description">
+        <code>{s.transform}</code>: {how.first}{' '}
+        <span class="muted">
+          {formatNumber(s.keysSampled)} keys sampled, spread over {formatNumber(s.nodes)} {s.nodes === 1 ? 'node' : 'nodes'}.
+        </span>
       </p>
+      {how.rest !== '' && (
+        <details class="how">
+          <summary>How it was replayed</summary>
+          <p class="muted">{how.rest}</p>
+        </details>
+      )}
       <h2>Share of ops per node</h2>
       <div class="side-by-side">
         <NodeChart title="Before" which="before" side={s.before} ceiling={nodeScale} />
