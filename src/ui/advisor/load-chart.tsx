@@ -113,7 +113,7 @@ export function TabletBars(props: {
       {tablets.map((t, i) => {
         const w = (Math.min(t.share, props.ceiling) / props.ceiling) * TABLET_BAR;
         const range = `${keyText(t.startText)} … ${keyText(t.endText, true)}`;
-        const label = `${shorten(keyText(t.startText), 21)} … ${shorten(keyText(t.endText, true), 21)}`;
+        const label = `${shorten(keyText(t.startText), 19)} … ${shorten(keyText(t.endText, true), 19)}`;
         return (
           <g key={i} class="tablet" transform={`translate(0,${i * TABLET_ROW})`}>
             <text class="key" x={TABLET_LABEL - 6} y={15} text-anchor="end">
