@@ -4,8 +4,9 @@
  * only); the rest mirror src/server/http/json-api.ts, with the fields the UI
  * shows, optional where a server may not send them yet.
  */
+import type { AdviceJson, Finding, SimulationJson, SimulationSide } from '../insight/advisor/types.js';
 import type { DiagnosticsJson, HeatmapJson } from '../insight/api-types.js';
-import type { HeatmapView, TableRef } from './routes.js';
+import type { HeatmapView, TableRef, WhatIf } from './routes.js';
 import { viewWindow } from './routes.js';
 
 export interface KeyJson {
@@ -157,4 +158,17 @@ export function diagnosticsPath(t: TableRef, view: HeatmapView, nowMillis: numbe
   return `${tablePath(t)}/diagnostics?${q.toString()}`;
 }
 
-export type { DiagnosticsJson, HeatmapJson };
+/** The schema advisor's findings for an instance, or for one of its tables. */
+export function advicePath(project: string, instance: string, table?: string): string {
+  const base = `${instancePath(project, instance)}/advice`;
+  return table === undefined ? base : `${base}?${new URLSearchParams({ table }).toString()}`;
+}
+
+/** A what-if simulation of a key transform on a table. */
+export function simulatePath(t: TableRef, what: WhatIf): string {
+  const q = new URLSearchParams({ transform: what.transform });
+  if (what.nodes !== undefined) q.set('nodes', String(what.nodes));
+  return `${tablePath(t)}/simulate?${q.toString()}`;
+}
+
+export type { AdviceJson, DiagnosticsJson, Finding, HeatmapJson, SimulationJson, SimulationSide };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatNumber, formatSeconds, formatValue } from './format.js';
+import { formatBytes, formatNumber, formatSeconds, formatShare, formatValue } from './format.js';
 
 describe('format', () => {
   it('sizes in binary units, unknown as a dash', () => {
@@ -22,5 +22,13 @@ describe('format', () => {
     expect(formatValue(null, 'ms')).toBe('no data');
     expect(formatSeconds(0.5)).toBe('0.5 s');
     expect(formatSeconds(600)).toBe('10 min');
+  });
+
+  it('shares as percentages to one decimal', () => {
+    expect(formatShare(0.4234)).toBe('42.3%');
+    expect(formatShare(1)).toBe('100%');
+    expect(formatShare(0)).toBe('0%');
+    expect(formatShare(0.0004)).toBe('0.0%');
+    expect(formatShare(undefined)).toBe('—');
   });
 });

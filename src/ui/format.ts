@@ -47,3 +47,11 @@ export function formatSeconds(s: number): string {
   if (s < 3600) return `${formatNumber(s / 60)} min`;
   return `${formatNumber(s / 3600)} h`;
 }
+
+/** A share (0..1) as a percentage to one decimal: 0.423 → 42.3%; none and all whole (0%, 100%). */
+export function formatShare(share: number | null | undefined): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return '—';
+  const pct = share * 100;
+  if (pct === 0 || pct === 100) return `${pct}%`;
+  return `${pct.toFixed(1)}%`;
+}

@@ -1,8 +1,10 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { AdvicePage } from './pages/advice.js';
 import { HeatmapPage } from './pages/heatmap.js';
 import { InstancePage } from './pages/instance.js';
 import { ProjectsPage } from './pages/projects.js';
+import { SimulatePage } from './pages/simulate.js';
 import { TablePage } from './pages/table.js';
 import { formatRoute, parseRoute, type Route } from './routes.js';
 import './style.css';
@@ -20,16 +22,18 @@ function useRoute(): Route {
 function Crumbs(props: { readonly route: Route }) {
   const r = props.route;
   const parts: { label: string; href: string }[] = [{ label: 'tabletop', href: '#/' }];
-  if (r.page === 'instance' || r.page === 'table' || r.page === 'heatmap') {
+  if (r.page === 'instance' || r.page === 'table' || r.page === 'heatmap' || r.page === 'advice' || r.page === 'simulate') {
     parts.push({
       label: `${r.project} / ${r.instance}`,
       href: formatRoute({ page: 'instance', project: r.project, instance: r.instance }),
     });
   }
-  if (r.page === 'table' || r.page === 'heatmap') {
+  if (r.page === 'table' || r.page === 'heatmap' || r.page === 'simulate') {
     parts.push({ label: r.table, href: formatRoute({ page: 'table', project: r.project, instance: r.instance, table: r.table }) });
   }
   if (r.page === 'heatmap') parts.push({ label: 'heatmap', href: location.hash });
+  if (r.page === 'advice') parts.push({ label: r.table === undefined ? 'advice' : `advice: ${r.table}`, href: location.hash });
+  if (r.page === 'simulate') parts.push({ label: 'what if', href: location.hash });
   return (
     <nav class="crumbs">
       {parts.map((p, i) => (
@@ -56,6 +60,10 @@ function App() {
         {route.page === 'table' && <TablePage project={route.project} instance={route.instance} table={route.table} />}
         {route.page === 'heatmap' && (
           <HeatmapPage project={route.project} instance={route.instance} table={route.table} view={route.view} />
+        )}
+        {route.page === 'advice' && <AdvicePage project={route.project} instance={route.instance} table={route.table} />}
+        {route.page === 'simulate' && (
+          <SimulatePage project={route.project} instance={route.instance} table={route.table} what={route.what} />
         )}
         {route.page === 'unknown' && (
           <p class="error">

@@ -7,6 +7,10 @@ describe('hash routes', () => {
     { page: 'instance', project: '{{projectId}}', instance: 'dev' },
     { page: 'table', project: 'p', instance: 'i', table: 'a/b c' },
     { page: 'heatmap', project: 'p', instance: 'i', table: 't', view: DEFAULT_VIEW },
+    { page: 'advice', project: 'p', instance: 'i', table: undefined },
+    { page: 'advice', project: '{{projectId}}', instance: 'i', table: 'a/b c' },
+    { page: 'simulate', project: 'p', instance: 'i', table: 't', what: { transform: 'salt:8@2,promote:2', nodes: 3 } },
+    { page: 'simulate', project: 'p', instance: 'i', table: 't', what: { transform: 'delimiter=#,reverse:1', nodes: undefined } },
     {
       page: 'heatmap',
       project: 'p',
@@ -39,6 +43,15 @@ describe('hash routes', () => {
     expect(parseRoute('#/x/y')).toEqual({ page: 'unknown', hash: '#/x/y' });
     expect(parseRoute('#/p/p/i/i/t/t/nope')).toMatchObject({ page: 'unknown' });
     expect(parseRoute('')).toEqual({ page: 'projects' });
+    expect(parseRoute('#/p/p/i/i/advice?table=')).toEqual({ page: 'advice', project: 'p', instance: 'i', table: undefined });
+    expect(parseRoute('#/p/p/i/i/t/t/simulate?nodes=0')).toEqual({
+      page: 'simulate',
+      project: 'p',
+      instance: 'i',
+      table: 't',
+      what: { transform: '', nodes: undefined },
+    });
+    expect(parseRoute('#/p/p/i/i/advice/x')).toMatchObject({ page: 'unknown' });
   });
 
   it('a view without `to` is live and ends now; without `from` it reaches back its window', () => {
@@ -48,5 +61,12 @@ describe('hash routes', () => {
       toMillis: 3000,
       live: false,
     });
+  });
+
+  it('advice and what-if routes read as people would type them', () => {
+    expect(parseRoute('#/p/p/i/i/t/events/simulate?transform=salt:8,promote:2&nodes=4')).toMatchObject({
+      what: { transform: 'salt:8,promote:2', nodes: 4 },
+    });
+    expect(formatRoute({ page: 'advice', project: 'p', instance: 'i', table: 'events' })).toBe('#/p/p/i/i/advice?table=events');
   });
 });

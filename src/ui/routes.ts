@@ -5,6 +5,8 @@
  *   #/p/{project}/i/{instance}           an instance: tables, nodes, hot tablets
  *   #/p/{project}/i/{instance}/t/{table} a table: tablets, families, GC policies
  *   #/p/{project}/i/{instance}/t/{table}/heatmap?metric=&window=&from=&to=&start=&end=
+ *   #/p/{project}/i/{instance}/advice[?table=]            the schema advisor's findings (one table or all)
+ *   #/p/{project}/i/{instance}/t/{table}/simulate?transform=&nodes=   what-if: a key transform's load before/after
  * Names are URL-encoded (the Node client's default project is "{{projectId}}").
  * A heatmap view without `to` is live: it ends now and refreshes.
  */
@@ -33,7 +35,17 @@ export type Route =
   | { readonly page: 'instance'; readonly project: string; readonly instance: string }
   | ({ readonly page: 'table' } & TableRef)
   | ({ readonly page: 'heatmap'; readonly view: HeatmapView } & TableRef)
+  | { readonly page: 'advice'; readonly project: string; readonly instance: string; readonly table?: string | undefined }
+  | ({ readonly page: 'simulate'; readonly what: WhatIf } & TableRef)
   | { readonly page: 'unknown'; readonly hash: string };
+
+/** A what-if's question: the transform (TRANSFORM grammar, src/insight/advisor/types.ts) and the nodes to spread over. */
+export interface WhatIf {
+  /** '' when none was given yet (the page asks for one). */
+  readonly transform: string;
+  /** undefined: the server's default (the cluster's nodes). */
+  readonly nodes?: number | undefined;
+}
 
 export const DEFAULT_VIEW: HeatmapView = { metric: 'ops', windowSeconds: 15 * 60 };
 
@@ -65,9 +77,14 @@ export function parseRoute(hash: string): Route {
   if (seg[0] !== 'p' || seg[2] !== 'i' || seg[1] === undefined || seg[3] === undefined) return { page: 'unknown', hash };
   const [, project, , instance, t, table, page] = seg;
   if (t === undefined && seg.length === 4) return { page: 'instance', project, instance };
+  if (t === 'advice' && seg.length === 5) {
+    const only = new URLSearchParams(query).get('table');
+    return { page: 'advice', project, instance, table: only === null || only === '' ? undefined : only };
+  }
   if (t !== 't' || table === undefined) return { page: 'unknown', hash };
   if (page === undefined && seg.length === 6) return { page: 'table', project, instance, table };
   if (page === 'heatmap' && seg.length === 7) return { page: 'heatmap', project, instance, table, view: parseView(query) };
+  if (page === 'simulate' && seg.length === 7) return { page: 'simulate', project, instance, table, what: parseWhatIf(query) };
   return { page: 'unknown', hash };
 }
 
@@ -84,6 +101,12 @@ function parseView(query: string): HeatmapView {
     start: q.get('start') ?? undefined,
     end: q.get('end') ?? undefined,
   };
+}
+
+function parseWhatIf(query: string): WhatIf {
+  const q = new URLSearchParams(query);
+  const nodes = Number(q.get('nodes') ?? undefined);
+  return { transform: q.get('transform') ?? '', nodes: Number.isInteger(nodes) && nodes > 0 ? nodes : undefined };
 }
 
 export function formatRoute(route: Route): string {
@@ -105,6 +128,15 @@ export function formatRoute(route: Route): string {
       if (v.start !== undefined) q.set('start', v.start);
       if (v.end !== undefined) q.set('end', v.end);
       return `#/p/${e(route.project)}/i/${e(route.instance)}/t/${e(route.table)}/heatmap?${q.toString()}`;
+    }
+    case 'advice': {
+      const base = `#/p/${e(route.project)}/i/${e(route.instance)}/advice`;
+      return route.table === undefined ? base : `${base}?${new URLSearchParams({ table: route.table }).toString()}`;
+    }
+    case 'simulate': {
+      const q = new URLSearchParams({ transform: route.what.transform });
+      if (route.what.nodes !== undefined) q.set('nodes', String(route.what.nodes));
+      return `#/p/${e(route.project)}/i/${e(route.instance)}/t/${e(route.table)}/simulate?${q.toString()}`;
     }
     case 'unknown':
       return route.hash;

@@ -1,6 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { SimulationJson } from '../../src/insight/advisor/types.js';
+import { formatShare } from '../../src/ui/format.js';
 import { REPO_ROOT } from '../harness/targets.js';
 import { pixelOf } from '../../src/ui/heatmap/paint.js';
 
@@ -127,4 +130,29 @@ export function brightnessFollowsValues(
     }
   }
   return { ok: true };
+}
+
+/**
+ * The what-if page's node bars against the simulation's JSON, both sides:
+ * one bar per node in node order, each labelled with its share, heights in
+ * proportion to the shares on the one scale both sides share.
+ */
+export async function expectNodeBars(page: Page, sim: SimulationJson): Promise<void> {
+  const heights: Record<string, number[]> = {};
+  for (const which of ['before', 'after'] as const) {
+    const drawn = await page
+      .locator(`figure[data-side="${which}"] rect.node-bar`)
+      .evaluateAll((rs) => rs.map((r) => ({ node: Number(r.getAttribute('data-node')), height: Number(r.getAttribute('height')) })));
+    expect(drawn.map((d) => d.node)).toEqual(sim[which].nodes.map((n) => n.node));
+    const labels = await page.locator(`figure[data-side="${which}"] .bar text.value`).allTextContents();
+    expect(labels).toEqual(sim[which].nodes.map((n) => formatShare(n.share)));
+    heights[which] = drawn.map((d) => d.height);
+  }
+  // One scale: any bar over any other, on either side, is its share over the other's (bars of no share are drawn 0.5 px).
+  const all = [...sim.before.nodes, ...sim.after.nodes].map((n) => n.share);
+  const drawnAll = [...heights['before']!, ...heights['after']!];
+  const top = all.indexOf(Math.max(...all));
+  all.forEach((share, i) => {
+    if (share > 0.01) expect(drawnAll[i]! / drawnAll[top]!).toBeCloseTo(share / all[top]!, 2);
+  });
 }

@@ -2,12 +2,14 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64ToHex, keyText } from '../../src/ui/keys.js';
 import { NO_DATA } from '../../src/ui/heatmap/paint.js';
-import { FIXTURE, fixtureHeatmap, fixtureTables } from '../../src/ui/testing/fixtures.js';
+import { FIXTURE, fixtureFindings, fixtureHeatmap, fixtureSimulation, fixtureTables } from '../../src/ui/testing/fixtures.js';
+import type { SimulationJson } from '../../src/insight/advisor/types.js';
 import {
   argmax,
   brightness,
   brightnessFollowsValues,
   drawnSource,
+  expectNodeBars,
   hoverCell,
   launchChromium,
   newPage,
@@ -188,5 +190,88 @@ describe('the web UI on fixture data', () => {
     expect(to(next) - to(first)).toBeGreaterThanOrEqual(4_000);
     expect(Math.abs(to(next) - Date.now())).toBeLessThan(3_000);
     expect(await page.locator('.live.on').textContent()).toContain('live');
+  });
+});
+
+describe('the schema advisor and the what-if page on fixture data', () => {
+  it('groups the findings by severity with counts; each shows its rule, table, evidence keys and suggestion', async () => {
+    await page.goto(`${server.url}${base}`);
+    await page.locator('#advisor-link').click();
+    await page.locator('li.finding').first().waitFor();
+    expect(await page.evaluate(() => location.hash)).toBe(`${base}/advice`);
+    expect(await page.locator('#advice-summary').textContent()).toBe('2 tables examined: 1 danger, 1 warning, 1 info');
+    const groups = await page
+      .locator('.severity-group')
+      .evaluateAll((els) => els.map((el) => [el.getAttribute('data-severity'), el.querySelector('h2')!.textContent]));
+    expect(groups).toEqual([
+      ['danger', 'Danger 1'],
+      ['warning', 'Warning 1'],
+      ['info', 'Info 1'],
+    ]);
+    const [hot, sequential] = fixtureFindings();
+    const card = page.locator(`li.finding[data-rule="${sequential!.rule}"]`);
+    expect(await card.locator('.rule').textContent()).toBe('sequential-key');
+    expect(await card.locator('a.table-link').getAttribute('href')).toBe(`${base}/t/${table}`);
+    expect(await card.locator('.evidence dd code.key').allTextContents()).toEqual(sequential!.evidence['sampleKeys']);
+    expect(await card.locator('.evidence').textContent()).toContain('97.0%');
+    // The suggestion's keys in monospace, the arrow between them.
+    expect(await card.locator('.suggestion code.key').allTextContents()).toEqual(['user#1#ts#00040000', 'user#1#ts#00004000']);
+    expect(await card.locator('.suggestion .arrow').count()).toBe(1);
+    expect(await page.locator(`li.finding[data-rule="low-cardinality-prefix"] a.what-if`).count()).toBe(0);
+    const whatIf = page.locator(`li.finding[data-rule="${hot!.rule}"] a.what-if`);
+    expect(await whatIf.getAttribute('href')).toBe(`${base}/t/${table}/simulate?transform=salt%3A8%402`);
+    await screenshot(page, 'advisor-fixture.png');
+  });
+
+  it('filters by table, and says what it examined when there is nothing to report', async () => {
+    await page.selectOption('#advice-table', 'legacy');
+    await page.waitForFunction(() => location.hash.endsWith('/advice?table=legacy'));
+    await page.locator('#advice-summary.clean').waitFor();
+    expect(await page.locator('#advice-summary').textContent()).toBe('✓ 1 table examined, no findings (legacy)');
+    expect(await page.locator('li.finding').count()).toBe(0);
+    await page.goto(`${server.url}${base}/advice?table=nope`);
+    await page.locator('.advice-page p.error').waitFor();
+    expect(await page.locator('.advice-page p.error').textContent()).toContain('No such path');
+  });
+
+  it("links to the advice from the table's page with a count badge, and from each heatmap diagnostic", async () => {
+    await page.goto(`${server.url}${base}/t/${table}`);
+    await page.locator('#advice-count').waitFor();
+    expect(await page.locator('#advice-count').textContent()).toBe('3');
+    expect(await page.locator('#advice-count').getAttribute('class')).toContain('danger');
+    expect(await page.locator('#advice-link').getAttribute('href')).toBe(`${base}/advice?table=${table}`);
+    await page.goto(`${server.url}${base}/t/${table}/heatmap?metric=write_ops&${fixedWindow}`);
+    const link = page.locator('li.diagnostic[data-kind="sequential_keys"] a.advice-link');
+    await link.waitFor();
+    await link.click();
+    await page.waitForFunction(() => location.hash.includes('/advice?'));
+    expect(await page.evaluate(() => location.hash)).toBe(`${base}/advice?table=${table}`);
+    await page.locator('li.finding').first().waitFor();
+    expect(await page.locator('li.finding').count()).toBe(3);
+  });
+
+  it('draws the what-if: node bars before and after in proportion to the shares, the examples and the verdict', async () => {
+    await page.locator('li.finding[data-rule="hot-tablet"] a.what-if').click();
+    await page.locator('#verdict').waitFor();
+    expect(await page.locator('#transform').inputValue()).toBe('salt:8@2');
+    const sim = fixtureSimulation('salt:8@2') as SimulationJson;
+    expect(await page.locator('#verdict').textContent()).toBe(sim.verdict);
+    await expectNodeBars(page, sim);
+    expect(await page.locator('#examples tbody td.key').allTextContents()).toEqual(sim.examples.flatMap((x) => [x.before, x.after]));
+    await screenshot(page, 'what-if-fixture.png');
+  });
+
+  it('asks again for the nodes typed in, and shows a rejected transform’s message under the input', async () => {
+    await page.locator('#nodes').fill('4');
+    await page.locator('#what-if button[type="submit"]').click();
+    await page.waitForFunction(() => location.hash.endsWith('&nodes=4'));
+    await page.locator('svg.nodes[aria-label^="After"] rect.node-bar').nth(3).waitFor();
+    await expectNodeBars(page, fixtureSimulation('salt:8@2', 4) as SimulationJson);
+    await page.locator('#transform').fill('salt:8,shuffle:2');
+    await page.locator('#what-if button[type="submit"]').click();
+    await page.locator('#transform-error').waitFor();
+    expect(await page.locator('#transform-error').textContent()).toContain('Bad transform step "shuffle:2"');
+    expect(await page.locator('details.grammar').getAttribute('open')).not.toBeNull();
+    expect(await page.locator('#verdict').count()).toBe(0);
   });
 });

@@ -34,7 +34,8 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       .filter((s) => s !== '')
       .map(decodeURIComponent);
     const body = fixtureApi(segments, url.searchParams);
-    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+    const status = body === undefined ? 404 : typeof body === 'object' && body !== null && 'error' in body ? 400 : 200;
+    res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body ?? { error: { code: 'NotFound', message: `No such path: ${url.pathname}` } }));
   });
   await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));

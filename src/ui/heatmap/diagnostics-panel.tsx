@@ -19,6 +19,8 @@ export function DiagnosticsPanel(props: {
   readonly error?: string | undefined;
   readonly selected: number | undefined;
   readonly onSelect: (i: number | undefined) => void;
+  /** The schema advisor's page for this table: each diagnostic links to it. */
+  readonly adviceHref?: string | undefined;
 }) {
   return (
     <aside class="diagnostics">
@@ -38,6 +40,11 @@ export function DiagnosticsPanel(props: {
             </div>
             <p>{d.message}</p>
             {d.advice !== undefined && <p class="advice">{d.advice}</p>}
+            {props.adviceHref !== undefined && (
+              <a class="advice-link" href={props.adviceHref} onClick={(e) => e.stopPropagation()}>
+                Schema advice for this table →
+              </a>
+            )}
             {props.selected === i && (
               <pre class="evidence">
                 {Object.entries(d.evidence)

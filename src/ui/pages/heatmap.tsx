@@ -292,7 +292,13 @@ export function HeatmapPage(props: TableRef & { readonly view: HeatmapView }) {
           </div>
           {diagnostic !== undefined && outline === undefined && <p class="muted">The selected diagnostic lies outside this view.</p>}
         </div>
-        <DiagnosticsPanel diagnostics={diags?.diagnostics} error={diagError} selected={selected} onSelect={setSelected} />
+        <DiagnosticsPanel
+          diagnostics={diags?.diagnostics}
+          error={diagError}
+          selected={selected}
+          onSelect={setSelected}
+          adviceHref={formatRoute({ page: 'advice', project: ref.project, instance: ref.instance, table: ref.table })}
+        />
       </div>
     </div>
   );

@@ -18,6 +18,9 @@ export function InstancePage(props: { readonly project: string; readonly instanc
     <div>
       <h1>
         Instance {props.instance} <span class="muted">in {props.project}</span>
+        <a class="action" id="advisor-link" href={formatRoute({ page: 'advice', ...ref })}>
+          Schema advisor →
+        </a>
       </h1>
       <Section state={instance}>
         {(i) => (
@@ -61,6 +64,8 @@ export function InstancePage(props: { readonly project: string; readonly instanc
                     <td>{(t.families ?? []).map((f) => f.name).join(', ')}</td>
                     <td>
                       <a href={formatRoute({ page: 'heatmap', ...ref, table: t.tableId, view: DEFAULT_VIEW })}>heatmap</a>
+                      {' · '}
+                      <a href={formatRoute({ page: 'advice', ...ref, table: t.tableId })}>advice</a>
                     </td>
                   </tr>
                 ))}

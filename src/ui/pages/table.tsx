@@ -1,5 +1,6 @@
-import type { HotTabletJson, TableJson, TabletJson } from '../api.js';
-import { instancePath, tablePath } from '../api.js';
+import type { AdviceJson, HotTabletJson, TableJson, TabletJson } from '../api.js';
+import { advicePath, instancePath, tablePath } from '../api.js';
+import { worstSeverity } from '../advisor/finding-text.js';
 import { Section } from '../components/status.js';
 import { useJson } from '../components/use-json.js';
 import { formatBytes, formatNumber } from '../format.js';
@@ -13,6 +14,7 @@ export function TablePage(props: TableRef) {
   const table = useJson<TableJson>(tablePath(props));
   const tablets = useJson<{ tablets: readonly TabletJson[] }>(`${tablePath(props)}/tablets`);
   const hot = useJson<{ hotTablets: readonly HotTabletJson[] }>(`${instancePath(props.project, props.instance)}/hot-tablets`);
+  const advice = useJson<AdviceJson>(advicePath(props.project, props.instance, props.table));
   return (
     <div>
       <h1>
@@ -20,6 +22,14 @@ export function TablePage(props: TableRef) {
         <a class="action" href={formatRoute({ page: 'heatmap', ...props, view: DEFAULT_VIEW })}>
           Key Visualizer heatmap →
         </a>
+        <a
+          class="action"
+          id="advice-link"
+          href={formatRoute({ page: 'advice', project: props.project, instance: props.instance, table: props.table })}
+        >
+          Schema advice →
+        </a>
+        <AdviceBadge findings={advice.data?.findings} />
       </h1>
       <Section title="Column families" state={table}>
         {(t) => (
@@ -87,5 +97,21 @@ export function TablePage(props: TableRef) {
         {(d) => <HotTablets hot={d.hotTablets.filter((h) => h.table.split('/').pop() === props.table)} />}
       </Section>
     </div>
+  );
+}
+
+/** The table's findings as a count in its worst severity's colour, or ✓ for none; nothing while loading or if the server has no advisor. */
+function AdviceBadge(props: { readonly findings: AdviceJson['findings'] | undefined }) {
+  if (props.findings === undefined) return null;
+  const worst = worstSeverity(props.findings);
+  const n = props.findings.length;
+  return (
+    <span
+      id="advice-count"
+      class={`badge count ${worst ?? 'clean'}`}
+      title={n === 0 ? 'the advisor has no findings for this table' : `${n} ${n === 1 ? 'finding' : 'findings'}, the worst ${worst}`}
+    >
+      {n === 0 ? '✓' : n}
+    </span>
   );
 }

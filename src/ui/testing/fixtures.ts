@@ -7,6 +7,7 @@
  */
 import { METRIC_UNITS, type DiagnosticsJson, type HeatmapJson, type HierarchySpanJson, type Metric } from '../../insight/api-types.js';
 import { seededRandom } from '../../testing/random.js';
+import type { AdviceJson, Finding, SimulatedTablet, SimulationJson, SimulationSide } from '../../insight/advisor/types.js';
 import type { ClusterNodesJson, HotTabletJson, InstanceDetailJson, ProjectJson, TableJson, TabletJson } from '../api.js';
 
 export interface FixtureOptions {
@@ -222,9 +223,118 @@ export function fixtureHotTablets(o: FixtureOptions = FIXTURE): { hotTablets: Ho
   };
 }
 
+/** The schema advisor's findings on the fixture: the events table's sequential writes; the legacy table is clean. */
+export function fixtureFindings(o: FixtureOptions = FIXTURE): Finding[] {
+  const keys = [0, 40, 80].map((i) => fixtureKey(i, o.buckets));
+  return [
+    {
+      rule: 'hot-tablet',
+      severity: 'danger',
+      table: o.table,
+      message: `One tablet of ${o.table} took 99% of the table's ops over the window, all on node 1: the node serves the table alone while node 0 idles.`,
+      evidence: { tabletShare: 0.99, nodeShare: 0.998, node: 1, tablets: 3 },
+      suggestion:
+        'Spread the writes over the key space: salt the key with a hash of the user, `user#1#ts#00040000` → `5#user#1#ts#00040000`.',
+      simulate: 'salt:8@2',
+      keyRange: { start: btoa(keys[1]!), end: null, startText: keys[1]!, endText: null },
+    },
+    {
+      rule: 'sequential-key',
+      severity: 'warning',
+      table: o.table,
+      message:
+        'Row keys increase monotonically after the user (a zero-padded counter): new rows always land on the last tablet of each user.',
+      evidence: { sampleKeys: keys, writesToLastTabletShare: 0.97, keysSampled: 1000 },
+      suggestion: 'Reverse the counter so that new rows spread, `user#1#ts#00040000` → `user#1#ts#00004000`, or salt the key.',
+      simulate: 'reverse:4',
+    },
+    {
+      rule: 'low-cardinality-prefix',
+      severity: 'info',
+      table: o.table,
+      message:
+        'The leading segment has 1 distinct value (user): it carries all the traffic, but the next segment spreads it, so this may be fine.',
+      evidence: { prefixes: ['user'], distinct: 1 },
+      suggestion: 'Drop the constant prefix: `user#1#ts#00040000` → `1#ts#00040000`.',
+    },
+  ];
+}
+
+export function fixtureAdvice(only: string | undefined, o: FixtureOptions = FIXTURE): AdviceJson {
+  const tables = fixtureTables(o).map((t) => t.tableId);
+  return {
+    instance: `projects/${o.project}/instances/${o.instance}`,
+    generatedAt: new Date(o.startMillis + o.columns * o.resolutionSeconds * 1000).toISOString(),
+    window: {
+      from: new Date(o.startMillis).toISOString(),
+      to: new Date(o.startMillis + o.columns * o.resolutionSeconds * 1000).toISOString(),
+    },
+    tables: only === undefined ? tables : tables.filter((t) => t === only),
+    findings: fixtureFindings(o).filter((f) => only === undefined || f.table === only),
+  };
+}
+
+/** The steps the fixture's what-if knows (the TRANSFORM grammar's); anything else is rejected as the server would. */
+const TRANSFORM_STEP = /^(salt:\d+(@\d+)?|promote:\d+|reverse:\d+|reverse-timestamp:\d+|pad:(\d+:)?\d+|delimiter=.)$/;
+
+/** A what-if on the fixture: 3 tablets, one taking 99% of the ops, before; 8 even-ish tablets after. */
+export function fixtureSimulation(
+  transform: string,
+  nodes = 2,
+  o: FixtureOptions = FIXTURE,
+): SimulationJson | { error: { code: string; message: string } } {
+  const bad = transform.split(',').find((step) => !TRANSFORM_STEP.test(step.trim()));
+  if (bad !== undefined) {
+    return {
+      error: {
+        code: 'InvalidArgument',
+        message: `Bad transform step "${bad}". TRANSFORM: steps separated by ',': salt:N, salt:N@S, promote:S, reverse:S, reverse-timestamp:S, pad:S:W | pad:W.`,
+      },
+    };
+  }
+  const side = (shares: number[], cut: (i: number) => string): SimulationSide => {
+    const tablets: SimulatedTablet[] = shares.map((share, i) => ({
+      startText: i === 0 ? '' : cut(i),
+      endText: i === shares.length - 1 ? null : cut(i + 1),
+      bytes: Math.round(20_500_000 / shares.length),
+      readOps: Math.round(share * 100),
+      writeOps: Math.round(share * 41_000),
+      share,
+      node: i % nodes,
+    }));
+    const nodeList = Array.from({ length: nodes }, (_, node) => {
+      const mine = tablets.filter((t) => t.node === node);
+      const share = mine.reduce((s, t) => s + t.share, 0);
+      return {
+        node,
+        tablets: mine.length,
+        bytes: mine.reduce((s, t) => s + t.bytes, 0),
+        ops: mine.reduce((s, t) => s + t.readOps + t.writeOps, 0),
+        share,
+      };
+    });
+    return { tablets, nodes: nodeList, maxTabletShare: Math.max(...shares), maxNodeShare: Math.max(...nodeList.map((n) => n.share)) };
+  };
+  const before = side([0.004, 0.99, 0.006], (i) => fixtureKey((i * o.buckets) / 2, o.buckets));
+  const after = side([0.13, 0.12, 0.125, 0.12, 0.13, 0.125, 0.12, 0.13], (i) => `${i}#user#1#ts`);
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return {
+    table: o.table,
+    transform,
+    description: `the key transformed by ${transform}`,
+    nodes,
+    keysSampled: 1000,
+    examples: [0, 40, 80].map((i) => ({ before: fixtureKey(i, o.buckets), after: `${i % 8}#${fixtureKey(i, o.buckets)}` })),
+    before,
+    after,
+    verdict: `The busiest node's share of ops falls from ${pct(before.maxNodeShare)} to ${pct(after.maxNodeShare)}.`,
+  };
+}
+
 /**
  * The fixture API: the JSON for an API path (segments after the host,
- * decoded) and query, or undefined for a path it does not know.
+ * decoded) and query, or undefined for a path it does not know; an
+ * `{ error }` body is the server's answer to a bad request (400).
  */
 export function fixtureApi(segments: readonly string[], query: URLSearchParams, o: FixtureOptions = FIXTURE): unknown {
   const [api, v1, projects, project, instances, instance, tables, table, leaf] = segments;
@@ -236,6 +346,10 @@ export function fixtureApi(segments: readonly string[], query: URLSearchParams, 
   if (tables === undefined) return fixtureInstance(o);
   if (tables === 'nodes') return fixtureNodes(o);
   if (tables === 'hot-tablets') return fixtureHotTablets(o);
+  if (tables === 'advice') {
+    const only = query.get('table') ?? undefined;
+    return only === undefined || fixtureTables(o).some((t) => t.tableId === only) ? fixtureAdvice(only, o) : undefined;
+  }
   if (tables !== 'tables') return undefined;
   if (table === undefined) return { tables: fixtureTables(o) };
   const t = fixtureTables(o).find((x) => x.tableId === table);
@@ -244,5 +358,6 @@ export function fixtureApi(segments: readonly string[], query: URLSearchParams, 
   if (leaf === 'tablets') return { tablets: fixtureTablets(o) };
   if (leaf === 'heatmap') return fixtureHeatmap((query.get('metric') as Metric | null) ?? 'ops', o);
   if (leaf === 'diagnostics') return fixtureDiagnostics(o);
+  if (leaf === 'simulate') return fixtureSimulation(query.get('transform') ?? '', Number(query.get('nodes') ?? 2), o);
   return undefined;
 }
