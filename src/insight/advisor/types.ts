@@ -158,7 +158,7 @@ export const MAX_ROW_PROFILES = 200;
  * from the keys: of `# : / | _ .`, the one most keys hold outside ISO timestamps, host names and dotted numbers,
  * ties in that order; or `delimiter=X` as a first step). A delimiter never cuts an ISO timestamp. Segments are
  * 1-based. The advisor's rules cut keys the same way (insight/key-shape.ts), so their `promote:2` is the what-if's.
- *   salt:N            prefix `{FNV-1a(key) % N}` zero-padded to the width of N - 1 (salt:10: 0..9), then the delimiter
+ *   salt:N            prefix `{CRC-32(key) % N}` zero-padded to the width of N - 1 (salt:10: 0..9), then the delimiter
  *   salt:N@S          the same, hashing segment S only (keeps one entity's rows together)
  *   promote:S         move segment S to the front
  *   promote:S:P       move segment S to position P (after a constant prefix: `v1#{ts}#{id}` promote:3:2 → `v1#{id}#{ts}`)

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import type { ByteString } from '../../../model/bytes.js';
 import { epochUnit, isoSpans, reverseHost } from '../../key-shape.js';
 
@@ -78,12 +79,11 @@ export function reverseSegment(segment: string): string {
   return [...segment].reverse().join('');
 }
 
-/** FNV-1a (32 bits) of a byte string: stable across runs and machines, cheap, and spreads similar keys evenly. */
-export function fnv1a(s: ByteString): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i) & 0xff;
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+/**
+ * The salt hash: CRC-32 (IEEE, zlib's) of the key's bytes, the one the row-key builder's salt segments use
+ * (src/keys), so that a salted key the advisor shows is the key the builder writes; stable across versions and
+ * platforms, and every language has it (Java's CRC32, Go's hash/crc32, Python's zlib.crc32).
+ */
+export function saltHash(s: ByteString): number {
+  return crc32(Buffer.from(s, 'latin1'));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTabletopError } from '../../../model/errors.js';
 import type { SimulationJson, SimulationSide, TableSample } from '../types.js';
-import { fnv1a } from './key-text.js';
+import { saltHash } from './key-text.js';
 import { simulate } from './simulate.js';
 import { bucketsOver, tableSample, timestampLeading } from './testing/table-samples.js';
 
@@ -59,7 +59,7 @@ describe('simulate', () => {
 
   it('replays the same keys written in no particular order as spread already', () => {
     const keys = timestampLeading(40, 25);
-    const shuffled = [...keys].sort((a, b) => fnv1a(a) - fnv1a(b)).slice(0, 256);
+    const shuffled = [...keys].sort((a, b) => saltHash(a) - saltHash(b)).slice(0, 256);
     const table = tableSample({ keys, writeOrder: shuffled, buckets: bucketsOver(keys, 20, () => ({ writeOps: 500 })) });
     const s = simulate(table, 'promote:2', { nodes: 4 });
     expect(s.before.maxNodeShare).toBeLessThan(0.4);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTabletopError } from '../../../model/errors.js';
 import { detectDelimiter, splitKey } from '../../key-shape.js';
-import { fnv1a } from './key-text.js';
+import { saltHash } from './key-text.js';
 import { describeTransform, keyTransform, parseTransform, TRANSFORM_GRAMMAR } from './transform.js';
 
 /** The transform applied to `keys`, its delimiter detected from them. */
@@ -139,10 +139,10 @@ describe('the steps rewrite keys', () => {
     expect([...counts.keys()].sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
     for (const n of counts.values()) expect(Math.abs(n - 1000)).toBeLessThan(120);
     // salt:10 is buckets 0 to 9: one digit; salt:11 needs two.
-    expect(apply('salt:10', ['k'])[0]).toBe(`${fnv1a('k') % 10}#k`);
-    expect(apply('salt:11', ['k'])[0]).toBe(`${String(fnv1a('k') % 11).padStart(2, '0')}#k`);
+    expect(apply('salt:10', ['k'])[0]).toBe(`${saltHash('k') % 10}#k`);
+    expect(apply('salt:11', ['k'])[0]).toBe(`${String(saltHash('k') % 11).padStart(2, '0')}#k`);
     expect(apply('salt:100', ['k'])[0]).toMatch(/^\d\d#k$/);
-    expect(apply('salt:8', ['k'])[0]).toBe(`${fnv1a('k') % 8}#k`);
+    expect(apply('salt:8', ['k'])[0]).toBe(`${saltHash('k') % 8}#k`);
   });
 
   it('salt:N@S hashes one segment, so one entity stays in one bucket', () => {
@@ -154,7 +154,7 @@ describe('the steps rewrite keys', () => {
 
   it('applies steps left to right', () => {
     expect(apply('promote:2,salt:4@1', ['2023-05-01T12:00:00Z#sensor123'])).toEqual([
-      `${fnv1a('sensor123') % 4}#sensor123#2023-05-01T12:00:00Z`,
+      `${saltHash('sensor123') % 4}#sensor123#2023-05-01T12:00:00Z`,
     ]);
   });
 
@@ -168,10 +168,11 @@ describe('the steps rewrite keys', () => {
   });
 });
 
-describe('fnv1a', () => {
-  it('is FNV-1a 32', () => {
-    expect(fnv1a('')).toBe(0x811c9dc5);
-    expect(fnv1a('a')).toBe(0xe40c292c);
-    expect(fnv1a('foobar')).toBe(0xbf9cf968);
+describe('saltHash', () => {
+  it('is CRC-32 (IEEE) of the bytes', () => {
+    expect(saltHash('')).toBe(0);
+    expect(saltHash('a')).toBe(0xe8b7be43);
+    expect(saltHash('123456789')).toBe(0xcbf43926); // the CRC-32 check value
+    expect(saltHash('\xff')).toBe(0xff000000); // a byte, not the UTF-8 of U+00FF
   });
 });

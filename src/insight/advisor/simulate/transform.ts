@@ -2,7 +2,7 @@ import type { ByteString } from '../../../model/bytes.js';
 import { invalidArgument } from '../../../model/errors.js';
 import { detectDelimiter, splitKey } from '../../key-shape.js';
 import type { TableSample, TransformSpec } from '../types.js';
-import { fnv1a, mapNumbers, reverseSegment, reverseTimestamp } from './key-text.js';
+import { saltHash, mapNumbers, reverseSegment, reverseTimestamp } from './key-text.js';
 
 /**
  * The TRANSFORM grammar of types.ts, parsed (`parseTransform`) and applied
@@ -32,7 +32,7 @@ export interface Transform {
 export const TRANSFORM_GRAMMAR =
   "A TRANSFORM is steps separated by ',', applied left to right to each key cut into segments on a delimiter " +
   '(detected from the keys among # : / | _ . or given by a first step delimiter=X; segments count from 1): ' +
-  'salt:N (prefix a bucket FNV-1a(key) % N, zero-padded to the width of N-1: salt:10 gives 0 to 9), ' +
+  'salt:N (prefix a bucket CRC-32(key) % N, zero-padded to the width of N-1: salt:10 gives 0 to 9), ' +
   'salt:N@S (the bucket of a hash of segment S only), ' +
   'promote:S (move segment S to the front), promote:S:P (move segment S to position P), ' +
   'reverse:S (reverse segment S: a dotted domain by labels, else its characters), ' +
@@ -135,7 +135,7 @@ function applyStep(step: TransformStep, key: ByteString, delimiter: string): Byt
   switch (step.kind) {
     case 'salt': {
       const i = step.segment === undefined ? undefined : at(step.segment);
-      const bucket = fnv1a(i === undefined ? key : segments[i]!) % step.buckets;
+      const bucket = saltHash(i === undefined ? key : segments[i]!) % step.buckets;
       return saltPrefix(bucket, step.buckets) + delimiter + key;
     }
     case 'promote': {
