@@ -18,6 +18,8 @@ import {
 } from './serve-settings.js';
 import type { CliIo } from './cli-io.js';
 import { tabletsCommand } from './tablets-command.js';
+import { type AdviseOptions, adviseCommand, wrapText } from './advise-command.js';
+import { TRANSFORM_GRAMMAR } from '../insight/advisor/simulate/index.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
@@ -27,7 +29,7 @@ import { tabletsCommand } from './tablets-command.js';
  * `serve` (flags, TABLETOP_* variables, config-file keys) from
  * serve-settings.ts.
  *
- * Exit codes: 0 done, 1 the command failed (the server could not start, the
+ * Exit codes: 0 done (`advise` whatever its findings), 1 the command failed (the server could not start, the
  * HTTP API could not be reached), 2 the command line (or the settings) were
  * wrong.
  *
@@ -127,6 +129,36 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .option('--server <host:port>', "address of the server's HTTP port", 'localhost:8087')
     .action(async (table: string, opts: { project?: string; instance?: string; server: string }) => {
       exit(await tabletsCommand([table], { project: opts.project, instance: opts.instance, server: opts.server }, io));
+    });
+
+  configure(program.command('advise'))
+    .description(
+      "Print the schema advisor's findings (row-key and schema anti-patterns, with evidence and a fix in your own keys) for an instance or one table, from a running server's HTTP API; or, with --simulate, show a key transformation's effect on tablet and node load.",
+    )
+    .usage('[--table <table>] [--json] [--simulate <transform> [--nodes <n>]] [options]')
+    .option('--table <table>', 'advice for this table only: its id, or its full name projects/P/instances/I/tables/T')
+    .option('--json', 'print the JSON of the HTTP API (GET .../advice or .../simulate) instead of text')
+    .option('--server <host:port>', "address of the server's HTTP port", 'localhost:8087')
+    .option('--project <project>', "the instance's project (default: the server's only instance)")
+    .option('--instance <instance>', "the instance (default: the server's only instance, or the only one of --project)")
+    .option(
+      '--simulate <transform>',
+      "replay the table's sampled keys and recorded traffic under a key transformation and show tablet and node load before and after (needs --table)",
+    )
+    .option('--nodes <n>', "nodes to simulate (default: the node count of the instance's first cluster)")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Findings are grouped by severity (danger, warning, info); the exit code is 0 whatever they are (1: the server',
+        'could not be reached or answered an error; 2: a bad command line).',
+        '',
+        ...wrapText(TRANSFORM_GRAMMAR, '', '  '),
+        'For instance: tabletop advise --table events --simulate promote:2',
+      ].join('\n'),
+    )
+    .action(async (opts: AdviseOptions) => {
+      exit(await adviseCommand(opts, io));
     });
   return program;
 }

@@ -1,6 +1,7 @@
 import { formatBytes } from '../units.js';
 import { parseTableName } from '../model/names.js';
 import type { CliIo } from './cli-io.js';
+import { HttpApiError, getApi, segment } from './http-api.js';
 
 /** A tablet as the JSON API gives it (src/server/http/json-api.ts). */
 interface TabletJson {
@@ -51,19 +52,12 @@ export async function tabletsCommand(
     return 2;
   }
   const server = opts.server ?? 'localhost:8087';
-  const url = `http://${server}/api/v1/projects/${encodeURIComponent(project)}/instances/${encodeURIComponent(instance)}/tables/${encodeURIComponent(tableId)}/tablets`;
-  let body: { tablets?: TabletJson[]; error?: { message?: string } };
+  let body: { tablets?: TabletJson[] };
   try {
-    const res = await fetch(url);
-    body = (await res.json()) as typeof body;
-    if (!res.ok) {
-      io.stderr(`tabletop tablets: ${body.error?.message ?? `HTTP ${res.status}`}`);
-      return 1;
-    }
+    body = await getApi(server, `/api/v1/projects/${segment(project)}/instances/${segment(instance)}/tables/${segment(tableId)}/tablets`);
   } catch (e) {
-    io.stderr(
-      `tabletop tablets: cannot reach the tabletop HTTP server at ${server} (${e instanceof Error ? e.message : String(e)}); is \`tabletop serve\` running, and is --server its HTTP address?`,
-    );
+    if (!(e instanceof HttpApiError)) throw e;
+    io.stderr(`tabletop tablets: ${e.message}`);
     return 1;
   }
   const tablets = body.tablets ?? [];

@@ -45,6 +45,7 @@ import { andThen } from './maybe.js';
 import { TabletManager } from './tablet-manager.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
 import { keyDistribution } from './key-distribution.js';
+import { type RowShape, profileRows } from './row-profiles.js';
 import type { TableRuntime } from './table-runtime.js';
 import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
 
@@ -347,6 +348,10 @@ export class LocalDatabase implements DatabaseCore {
 
   keyDistribution(name: TableName, opts: { readonly exactUpToRows: number; readonly bytesPerPiece: number }): Promise<KeyDistribution> {
     return keyDistribution(this.tables.runtime(name).tablets, opts);
+  }
+
+  profileRows(name: TableName, keys: readonly ByteString[]): Promise<RowShape[]> {
+    return profileRows(this.tables.runtime(name).tablets, keys);
   }
 
   tableSize(name: TableName): { rows: number; rowsEstimated: boolean; storedBytes: number; tabletIds: string[] } {

@@ -1,16 +1,19 @@
 import { type Config, resolveConfig } from '../config.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import type { Logger } from '../log.js';
+import type { ByteString } from '../model/bytes.js';
 import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
 import type { DatabaseCore, DatabaseStats } from './api.js';
 import type { CatalogState } from './catalog/catalog-state.js';
+import type { RowShape } from './row-profiles.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
 export type * from './api.js';
 export type { AccessRecorder, KeyDistribution, RowBatch, TableAccess } from './access.js';
 export type { CatalogState } from './catalog/catalog-state.js';
+export type { FamilyShape, RowShape } from './row-profiles.js';
 export { promiseDatabase } from './promise-database.js';
 export { SYSTEM_STORE_PREFIX } from './table-admin.js';
 
@@ -53,6 +56,11 @@ export interface TabletopDatabase extends DatabaseCore {
   tableOfTablet(tabletId: string): TableName | undefined;
   /** For key buckets: exact keys of small tables, byte-offset samples of big ones. Reads stores directly: records no usage. */
   keyDistribution(name: TableName, opts: { readonly exactUpToRows: number; readonly bytesPerPiece: number }): Promise<KeyDistribution>;
+  /**
+   * The shapes of the rows with these keys (size, and per family cells, columns, versions, largest cell), read from
+   * the stores directly: records no usage (the schema advisor's row profiles). Missing rows are left out.
+   */
+  profileRows(name: TableName, keys: readonly ByteString[]): Promise<RowShape[]>;
   /** Rows and stored bytes of a table and its tablets' ids, from the stores' stats: cheap (no load figures, no placement). */
   tableSize(name: TableName): TableSize;
   /** The projects that have instances, sorted. */

@@ -4,6 +4,7 @@ import { type ByteString, printable } from '../model/bytes.js';
 import { type InstanceName, tableNameString } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import { chooseLoadSplit } from '../tablet/load-split.js';
+import { sizeSplitKey, sizeSplitStep } from '../tablet/size-split.js';
 import type { Tablet, TabletRecord } from '../tablet/tablet.js';
 import type { ClusterNodesInfo, HotTabletInfo, TabletInfo } from './api.js';
 import { NodePlacement, type NodePlacementDeps } from './node-placement.js';
@@ -141,10 +142,11 @@ export class TabletManager {
     for (const tablet of runtime.tablets.tablets) {
       // Size: split at the median key by bytes.
       const bytes = tablet.store.stats().bytes;
-      if (bytes > config.tabletSplitBytes) {
-        let samples = tablet.store.sampleKeys(Math.max(1, Math.floor(bytes / 2)));
+      const step = sizeSplitStep(bytes, config.tabletSplitBytes);
+      if (step !== undefined) {
+        let samples = tablet.store.sampleKeys(step);
         if (samples instanceof Promise) samples = await samples;
-        const at = samples.find((s) => s.key > tablet.range.start && (tablet.range.end === undefined || s.key < tablet.range.end))?.key;
+        const at = sizeSplitKey(samples, tablet.range);
         if (at !== undefined) {
           await this.split(runtime, tablet, at, `size ${formatBytes(bytes)} > split size ${formatBytes(config.tabletSplitBytes)}`, {
             cause: 'size',

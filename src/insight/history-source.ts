@@ -34,6 +34,12 @@ export interface HistorySource {
    * key advisors, where boundaries are separators cut short. Empty until a distribution was taken.
    */
   keySamples(table: TableName): Promise<readonly string[]>;
+  /**
+   * Recently written row keys in the order they were written, oldest first (the first key of a write batch, at
+   * most one per 50 ms, the newest 256: write-order.ts). Empty until the table was written to since the server
+   * started.
+   */
+  writeOrder(table: TableName): Promise<readonly string[]>;
   /** Keys the tablet manager sees as single-row hotspots now (TabletInfo.singleRowHotspot). */
   hotRows(table: TableName): Promise<readonly string[]>;
 }

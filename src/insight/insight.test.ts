@@ -220,4 +220,22 @@ describe('insight', () => {
     await insight.close();
     await f.db.close();
   }, 120_000);
+
+  it('keeps the recently written keys in arrival order, one per 50 ms at most (the first key of a write batch)', async () => {
+    const { f, insight } = await setUp();
+    const name = await createTable(f, [family('cf')]);
+    expect(await insight.writeOrder(name)).toEqual([]);
+    for (let i = 0; i < 300; i++) {
+      // A batch every 20 ms: every third one's first key is kept (60 ms apart).
+      await writeRows(f, name, [key(i), key(999 - i)]);
+      f.clock.advanceMillis(20);
+    }
+    const order = await insight.writeOrder(name);
+    expect(order).toEqual(Array.from({ length: 100 }, (_, i) => key(3 * i)));
+    // Reads do not count.
+    await drain(f.db.readRows(name, ALL));
+    expect(await insight.writeOrder(name)).toEqual(order);
+    await insight.close();
+    await f.db.close();
+  });
 });

@@ -296,6 +296,10 @@ export class Insight implements AccessRecorder, HistorySource {
     return Promise.resolve(this.state(table).keySamples);
   }
 
+  writeOrder(table: TableName): Promise<readonly string[]> {
+    return Promise.resolve(this.state(table).recorder.writeOrder.keys());
+  }
+
   hotRows(table: TableName): Promise<readonly string[]> {
     const state = this.state(table);
     const tablets = this.db?.listTablets(state.name) ?? [];
@@ -502,7 +506,7 @@ function noRebin(column: Column, from: BoundarySet, onto: BoundarySet): Column {
 }
 
 /** At most `max` of the points' keys, evenly spread, ascending ('' left out: the table's start, not a row). */
-function spreadKeys(points: readonly { readonly key: ByteString }[], max: number): ByteString[] {
+export function spreadKeys(points: readonly { readonly key: ByteString }[], max: number): ByteString[] {
   const keys = points.map((p) => p.key).filter((k) => k !== '');
   if (keys.length <= max) return keys;
   return Array.from({ length: max }, (_, i) => keys[Math.floor((i * keys.length) / max)]!);

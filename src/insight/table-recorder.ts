@@ -5,6 +5,7 @@ import type { TableName } from '../model/names.js';
 import { type Column, type KeySpan, newColumn } from './column.js';
 import { type BoundarySet, BucketIndex } from './key-buckets.js';
 import { LatencySketch } from './latency-sketch.js';
+import { WriteOrderSample } from './write-order.js';
 
 /**
  * Records one table's traffic (db's TableAccess) into the open column of the
@@ -38,6 +39,10 @@ export class TableRecorder implements TableAccess {
   private writeHintPays = true;
   private readHint = 0;
   private readBucket = -1;
+  /** Recent written keys in arrival order (the first key of a batch, at most one per 50 ms): the schema advisor's. */
+  readonly writeOrder: WriteOrderSample;
+  /** The clock as open() last read it. */
+  private nowMillis = 0;
 
   constructor(
     readonly uid: string,
@@ -49,6 +54,7 @@ export class TableRecorder implements TableAccess {
   ) {
     this.set = boundaries;
     this.index = new BucketIndex(boundaries.starts);
+    this.writeOrder = new WriteOrderSample(Math.min(50, bucketMillis / 10));
   }
 
   /** The newest boundary set (the next column's). */
@@ -64,6 +70,7 @@ export class TableRecorder implements TableAccess {
   rowsWritten(batch: RowBatch): void {
     const col = this.open();
     const { keys, bytes, count } = batch;
+    if (count > 0) this.writeOrder.offer(keys[0]!, this.nowMillis);
     const index = this.index;
     const { write_ops, write_bytes, serving_micros } = col.counters;
     const last = col.buckets - 1;
@@ -176,7 +183,7 @@ export class TableRecorder implements TableAccess {
   }
 
   private open(): Column {
-    const now = this.clock.nowMicros() / 1000;
+    const now = (this.nowMillis = this.clock.nowMicros() / 1000);
     if (this.column !== undefined) {
       if (now < this.columnEnd) return this.column;
       this.finished.push(this.column);

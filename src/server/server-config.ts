@@ -51,6 +51,11 @@ export interface ServerTuning {
   readonly operationsKept: number;
   /** Calls that take at least this long are logged with their target, method and status (0: none). */
   readonly slowCallMillis: number;
+  /**
+   * Period of the schema advisor's pass over the tables that had traffic or changed (it logs a warning the first
+   * time a danger finding appears for a table); 0: none. Runs only while recording is on.
+   */
+  readonly schemaAdviceMillis: number;
 }
 
 export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
@@ -79,4 +84,5 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   // A second is slow for any single call of a local server (a ReadRows streaming a large table
   // is the exception; its log line says how long it took, which is what an operator wants).
   slowCallMillis: 1000,
+  schemaAdviceMillis: 60_000,
 });

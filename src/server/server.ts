@@ -7,6 +7,7 @@ import type { ServedDatabase } from './http/served-database.js';
 import type { Logger } from './logger.js';
 import { isLoopbackOnly, openToNetworkWarning } from './open-warning.js';
 import { Metrics } from './metrics.js';
+import type { SchemaAdviceLog } from './schema-advice-log.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
 
 export interface TabletopServerOptions {
@@ -24,7 +25,8 @@ export interface TabletopServerOptions {
   /**
    * The recording (src/insight) the HTTP server's heatmap and diagnostics
    * read; undefined when recording is off (`serve --insight off`): they then
-   * answer 412 FailedPrecondition.
+   * answer 412 FailedPrecondition. While it is on, the schema advisor's pass
+   * (schema-advice-log.ts) runs every `tuning.schemaAdviceMillis`.
    */
   readonly insight?: HistorySource | undefined;
   /** The queries over the recording; default src/insight/queries.ts insightQueries (tests of the routes give their own). */
@@ -73,6 +75,13 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
       throw e;
     }
   }
+  // The schema advisor's warnings in the log: only while recording (it reads the recorded traffic).
+  let adviceLog: SchemaAdviceLog | undefined;
+  if (opts.insight !== undefined && tuning.schemaAdviceMillis > 0) {
+    const { SchemaAdviceLog } = await import('./schema-advice-log.js');
+    adviceLog = new SchemaAdviceLog({ db: opts.db, history: opts.insight, logger: opts.logger });
+    adviceLog.start(tuning.schemaAdviceMillis);
+  }
   if (!(await isLoopbackOnly(opts.host))) {
     opts.logger.warn(openToNetworkWarning(opts.host, http === undefined ? [grpc.port] : [grpc.port, http.port]), {
       event: 'open-to-network',
@@ -87,7 +96,7 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
     httpUrl: http?.url,
     metrics,
     async stop(): Promise<void> {
-      await Promise.all([grpc.stop(), http?.stop()]);
+      await Promise.all([grpc.stop(), http?.stop(), adviceLog?.stop()]);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { TabletInfo } from '../../db/api.js';
+import type { FamilyShape, RowShape } from '../../db/row-profiles.js';
 import type { ByteString } from '../../model/bytes.js';
 import type { ColumnFamily } from '../../model/family.js';
 import type { InstanceName, TableName } from '../../model/names.js';
@@ -68,30 +69,20 @@ export interface AdviceJson {
   readonly tables: readonly string[];
   /** danger first, then warning, then info; within a severity by table, then RULE_IDS order. */
   readonly findings: readonly Finding[];
+  /** What the advice could not read, in words (recording off: the traffic rules said nothing); absent when nothing. */
+  readonly notes?: readonly string[];
 }
 
 // ---- what the rules read ----
 
-/** The shape of one sampled row (read from the stores directly: no usage is recorded). */
-export interface RowProfile {
-  readonly key: ByteString;
-  /** Stored bytes of the row (key + qualifiers + values of every version). */
-  readonly bytes: number;
-  readonly families: readonly FamilyProfile[];
-}
-
-export interface FamilyProfile {
-  readonly family: string;
-  readonly cells: number;
-  readonly columns: number;
-  /** Most versions (cells) of one column in this row. */
-  readonly maxVersions: number;
-  readonly maxCellBytes: number;
-  /** Up to 10 qualifiers as stored (raw bytes). */
-  readonly qualifiers: readonly ByteString[];
-  /** Every newest cell of the family holds 8 bytes (a big-endian 64-bit integer: what increments write). */
-  readonly counterLike: boolean;
-}
+/**
+ * The shape of one sampled row, read from the stores directly (no usage is recorded): TabletopDatabase.profileRows
+ * (src/db/row-profiles.ts): `key`, `bytes` (key + qualifiers + values of every version), and per family `cells`,
+ * `columns`, `maxVersions` (most versions of one column), `maxCellBytes`, up to 10 `qualifiers` as stored, and
+ * `counterLike` (every newest cell of the family holds 8 bytes: a big-endian 64-bit integer, what increments write).
+ */
+export type RowProfile = RowShape;
+export type FamilyProfile = FamilyShape;
 
 /** Recorded traffic over the window, per key bucket of the table's current boundary set (ascending, covering the table). */
 export interface TrafficBucket {

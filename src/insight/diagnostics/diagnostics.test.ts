@@ -302,12 +302,16 @@ describe('diagnostics', () => {
   });
 
   it('read real row keys for the key advisors, not boundaries cut inside a number', async () => {
-    // Millisecond timestamps, always three digits: the separators between rows end inside the number (`…56.3`).
-    const rows = Array.from({ length: 40 }, (_, i) => `2026-11-27T09:28:56.${String(200 + i * 3).padStart(3, '0')}Z#sensor${i % 5}`);
-    const cut = rows.slice(1).map((k, i) => k.slice(0, 22 + (i % 2)));
+    // Epoch milliseconds, always 13 digits: the separators between rows end inside the number (`176423573620`).
+    const rows = Array.from({ length: 40 }, (_, i) => `${1764235736200 + i * 3}#sensor${i % 5}`);
+    const cut = rows.slice(1).map((k, i) => k.slice(0, 12 + (i % 2)));
     expect(kinds(await run({ starts: [...new Set(cut)].sort(), load: even() }))).toContain('unpadded_numbers');
     const ds = await run({ starts: [...new Set(cut)].sort(), load: even(), setup: (h) => (h.samples = rows) });
     expect(kinds(ds)).not.toContain('unpadded_numbers');
+    // Fractions of seconds are in order whatever their length (`…56.3` sorts right among `…56.233Z`, `…56.300Z`).
+    const iso = Array.from({ length: 40 }, (_, i) => `2026-11-27T09:28:56.${String(200 + i * 3).padStart(3, '0')}Z#sensor${i % 5}`);
+    const isoCut = iso.slice(1).map((k, i) => k.slice(0, 22 + (i % 2)));
+    expect(kinds(await run({ starts: [...new Set(isoCut)].sort(), load: even() }))).not.toContain('unpadded_numbers');
   });
 
   it('advise reversed domain names for keys that begin with www. or a host name', async () => {

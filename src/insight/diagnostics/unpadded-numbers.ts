@@ -1,4 +1,5 @@
-import { type ByteString, printable } from '../../model/bytes.js';
+import { printable } from '../../model/bytes.js';
+import { outOfOrderPairs } from '../key-shape.js';
 import { ADVICE } from '../advice.js';
 import { keyRangeJson } from '../key-range-json.js';
 import { type DiagnosticRule, diagnostic, windowRange } from './context.js';
@@ -14,8 +15,7 @@ const MIN_PAIRS = 2;
  */
 export const unpaddedNumbers: DiagnosticRule = (ctx) => {
   const keys = sampleKeys(ctx);
-  const pairs: [ByteString, ByteString][] = [];
-  for (let i = 1; i < keys.length; i++) if (outOfOrder(keys[i - 1]!, keys[i]!)) pairs.push([keys[i - 1]!, keys[i]!]);
+  const pairs = outOfOrderPairs(keys);
   if (pairs.length < MIN_PAIRS) return [];
   const [a, b] = pairs[0]!;
   const message =
@@ -38,25 +38,4 @@ export const unpaddedNumbers: DiagnosticRule = (ctx) => {
   ];
 };
 
-/** Whether a < b in bytes while the numbers where they first differ say otherwise. */
-export function outOfOrder(a: ByteString, b: ByteString): boolean {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  // Back up to the start of the digit run the difference falls in.
-  while (i > 0 && isDigit(a, i - 1)) i--;
-  const na = digitRun(a, i);
-  const nb = digitRun(b, i);
-  if (na === '' || nb === '' || na[0] === '0' || nb[0] === '0') return false;
-  return na.length > nb.length;
-}
-
-function isDigit(s: ByteString, i: number): boolean {
-  const c = s.charCodeAt(i);
-  return c >= 0x30 && c <= 0x39;
-}
-
-function digitRun(s: ByteString, from: number): string {
-  let j = from;
-  while (j < s.length && isDigit(s, j)) j++;
-  return s.slice(from, j);
-}
+export { outOfOrder } from '../key-shape.js';

@@ -1,19 +1,16 @@
 import { printable } from '../../model/bytes.js';
+import { startsWithHost } from '../key-shape.js';
 import { ADVICE } from '../advice.js';
 import { type DiagnosticRule, diagnostic, percent, wholeTable, windowRange } from './context.js';
 import { sampleKeys } from './key-samples.js';
 
-/** Top-level domains that end a host name written the usual way round. */
-const TLDS = 'com|net|org|io|dev|app|edu|gov|info|biz|co|uk|de|fr|jp|cn|ru|nl|au|ca|in|br|es|it|se|ch';
-/** `www.` first, or a host name `label(.label)*.tld` ending where the first key field ends. */
-const HOST_FIRST = new RegExp(`^(?:www\\d*\\.|[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.(?:${TLDS})(?:[/:#|_]|$))`, 'i');
 /** Share of the sampled keys that must look like host names. */
 const MIN_SHARE = 0.5;
 
 /** Unreversed domain names: most keys begin with `www.` or a host name written the usual way round. */
 export const unreversedDomains: DiagnosticRule = (ctx) => {
   const keys = sampleKeys(ctx);
-  const hosts = keys.filter((k) => HOST_FIRST.test(k));
+  const hosts = keys.filter((k) => startsWithHost(k));
   if (keys.length === 0 || hosts.length < MIN_SHARE * keys.length) return [];
   const example = hosts.slice(0, 3).map(printable);
   const message =

@@ -71,6 +71,8 @@ export class MemoryHistory implements HistorySource {
   hot: string[] = [];
   /** Real row keys for the key advisors (empty: the advisors read the boundaries). */
   samples: string[] = [];
+  /** Recently written keys, oldest first. */
+  written: string[] = [];
 
   constructor(
     public now: number,
@@ -127,6 +129,11 @@ export class MemoryHistory implements HistorySource {
   keySamples(table: TableName): Promise<readonly string[]> {
     this.check(table);
     return Promise.resolve(this.samples);
+  }
+
+  writeOrder(table: TableName): Promise<readonly string[]> {
+    this.check(table);
+    return Promise.resolve(this.written);
   }
 
   hotRows(table: TableName): Promise<readonly string[]> {

@@ -85,6 +85,7 @@ const source: HistorySource = {
   currentBoundaries: () => Promise.reject(new Error('not read by the routes')),
   largestRows: async () => [],
   keySamples: async () => [],
+  writeOrder: async () => [],
   hotRows: async () => [],
 };
 

@@ -78,13 +78,13 @@ function recording(insight: InsightApi | undefined): InsightApi {
   return insight;
 }
 
-function checkParams(query: URLSearchParams, allowed: readonly string[]): void {
+export function checkParams(query: URLSearchParams, allowed: readonly string[]): void {
   for (const name of new Set(query.keys())) {
     if (!allowed.includes(name)) throw invalidArgument(`Unknown query parameter "${name}": use ${allowed.join(', ')}`);
   }
 }
 
-function single(query: URLSearchParams, name: string): string | undefined {
+export function single(query: URLSearchParams, name: string): string | undefined {
   const values = query.getAll(name);
   if (values.length > 1) throw invalidArgument(`Query parameter "${name}" is given ${values.length} times: give it once`);
   return values[0];

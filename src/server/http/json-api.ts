@@ -5,6 +5,8 @@ import { notFound } from '../../model/errors.js';
 import type { ColumnFamily } from '../../model/family.js';
 import { describeGcRule } from '../../model/gc.js';
 import { instanceNameString, tableNameString } from '../../model/names.js';
+import type { AdvisorDeps } from '../../insight/advisor/gather.js';
+import { adviceRoute, simulateRoute } from './advice-routes.js';
 import { diagnosticsRoute, heatmapRoute, type InsightApi } from './insight-routes.js';
 import type { ServedDatabase } from './served-database.js';
 
@@ -36,6 +38,9 @@ import type { ServedDatabase } from './served-database.js';
  *       holds and the serving time it spends
  *   GET /api/v1/projects/{project}/instances/{instance}/hot-tablets
  *       tablets with load in each cluster, hottest first
+ *   GET /api/v1/projects/{project}/instances/{instance}/advice[?table=T]
+ *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/simulate?transform=X[&nodes=N]
+ *       the schema advisor and its what-if simulation (advice-routes.ts)
  *
  * The figures:
  * - storedBytes: what the tablet takes in storage: the durable engine's
@@ -64,7 +69,7 @@ import type { ServedDatabase } from './served-database.js';
  * Path segments are URL-decoded (the Node client's default project is the
  * literal "{{projectId}}", i.e. %7B%7BprojectId%7D%7D in a URL).
  * Returns undefined when the path is not an API path (a promise for the
- * heatmap and diagnostics).
+ * heatmap, diagnostics, advice and simulation).
  */
 export interface ApiContext {
   readonly db: ServedDatabase;
@@ -86,9 +91,11 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
   const name = { project, instance };
   if (tables === 'nodes' && table === undefined) return { clusters: db.listNodes(name).map(clusterNodesJson) };
   if (tables === 'hot-tablets' && table === undefined) return { hotTablets: db.listHotTablets(name).map(hotTabletJson) };
+  if (tables === 'advice' && table === undefined) return adviceRoute(advisorDeps(ctx), name, query);
   if (tables === 'tables' && table !== undefined && rest.length === 1) {
     const tableName = { ...name, table };
     if (rest[0] === 'tablets') return { tablets: db.listTablets(tableName).map(tabletJson) };
+    if (rest[0] === 'simulate') return simulateRoute(advisorDeps(ctx), tableName, query);
     if (rest[0] === 'heatmap' || rest[0] === 'diagnostics') {
       db.getTable(tableName); // NotFound first, whatever the query
       return rest[0] === 'heatmap' ? heatmapRoute(ctx.insight, tableName, query) : diagnosticsRoute(ctx.insight, tableName, query);
@@ -114,6 +121,10 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
   const tablets = db.listTablets(info.name);
   const hot = db.listHotTablets(name).filter((h) => h.table.table === table);
   return { ...tableJson(info), ...tableSizeJson(tablets), tablets: tablets.map(tabletJson), hotTablets: hot.map(hotTabletJson) };
+}
+
+function advisorDeps(ctx: ApiContext): AdvisorDeps {
+  return { db: ctx.db, history: ctx.insight?.source };
 }
 
 function projectJson(db: ServedDatabase, project: string) {

@@ -1,8 +1,12 @@
 import type { DatabaseCore } from '../../db/api.js';
 import type { TabletopDatabase } from '../../db/index.js';
 
-/** What the HTTP server reads of the database: the core API, the projects it knows and its operational figures. */
-export type ServedDatabase = DatabaseCore & Pick<TabletopDatabase, 'listProjects' | 'stats'>;
+/**
+ * What the HTTP server reads of the database: the core API, the projects it knows, its operational figures, and
+ * what the schema advisor reads of the stores (sizes, key samples, row shapes: no usage recorded).
+ */
+export type ServedDatabase = DatabaseCore &
+  Pick<TabletopDatabase, 'listProjects' | 'stats' | 'tableSize' | 'keyDistribution' | 'profileRows'>;
 
 /** Every table of every instance of every project, in name order. */
 export function* allTables(db: ServedDatabase): Generator<ReturnType<DatabaseCore['listTables']>[number]> {

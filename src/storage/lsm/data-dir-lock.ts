@@ -30,7 +30,9 @@ export function lockDataDir(dir: string): { release(): void } {
     throw new TabletopError('FailedPrecondition', `could not lock data directory ${dir} (${file}): ${(e as Error).message}`);
   }
   if (!locked) {
-    const owner = readOwner(fd);
+    // A pid of a process that is gone was left by a dead owner, and the winner has not replaced it yet.
+    const read = readOwner(fd);
+    const owner = read !== undefined && alive(read) ? read : undefined;
     fs.closeSync(fd);
     const who = owner === process.pid ? 'this process' : owner === undefined ? 'another process' : `process ${owner}`;
     throw new TabletopError('FailedPrecondition', `data directory ${dir} is in use by ${who} (${file})`);
@@ -55,6 +57,16 @@ export function lockDataDir(dir: string): { release(): void } {
       }
     },
   };
+}
+
+/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** The pid in a LOCK file, when its owner has written one. */
