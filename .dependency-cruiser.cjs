@@ -6,6 +6,10 @@
  * insight (the access recording behind the key heatmap) reads the db through the hook types db
  * declares (src/db/access.ts); db never imports insight, and src/index.ts wires the two.
  *
+ * Beside the model sits the row-key builder src/keys/ (typed key schemas for users, exported as
+ * `tabletopdb` and `tabletopdb/keys`): it imports only the model's level, and only the package entry
+ * imports it, so that it stays a leaf that users load without the database.
+ *
  * A layer imports its own layer and the ones below it, never one above. The top-level
  * src/config.ts, src/log.ts and src/units.ts are shared definitions (tunables, the Logger
  * interface, number formatting) at the model's level: every layer may read them, and they
@@ -34,6 +38,9 @@ const LAYERS = [
   { name: 'server', path: '^src/server/' },
   { name: 'cli', path: '^src/(cli|ui)/|^src/index\\.ts$' },
 ];
+
+/** The row-key builder, beside the model (see above). */
+const KEYS = '^src/keys/';
 
 /** Tests and their support: exempt from the production-only rules (they may use I/O and protobuf as oracles). */
 const TEST_FILES = '\\.test\\.ts$|/testing/';
@@ -68,6 +75,20 @@ module.exports = {
   forbidden: [
     ...layerRules,
     {
+      name: 'keys-beside-model',
+      comment: "the row-key builder (src/keys/) imports only the model's level",
+      severity: 'error',
+      from: { path: KEYS },
+      to: { path: '^src/', pathNot: [LAYERS[0].path, KEYS] },
+    },
+    {
+      name: 'keys-for-users-only',
+      comment: 'only the package entry (src/index.ts) imports the row-key builder (src/keys/): it is for users, not for tabletop itself',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [KEYS, '^src/index\\.ts$'] },
+      to: { path: KEYS },
+    },
+    {
       name: 'src-not-to-test-or-bench',
       comment: 'src/ is what ships: it imports nothing from test/ or bench/',
       severity: 'error',
@@ -90,9 +111,10 @@ module.exports = {
     },
     {
       name: 'model-no-io',
-      comment: 'the model does no I/O: files, network, processes and the machine are for the layers above',
+      comment:
+        'the model (and the row-key builder beside it) does no I/O: files, network, processes and the machine are for the layers above',
       severity: 'error',
-      from: { path: '^src/model/', pathNot: TEST_FILES },
+      from: { path: '^src/(model|keys)/', pathNot: TEST_FILES },
       to: { dependencyTypes: ['core'], path: IO_MODULES },
     },
     {

@@ -261,3 +261,6 @@ export { TabletopError, isTabletopError, type ErrorCode } from './model/errors.j
 export { LIMITS } from './model/limits.js';
 export type { Logger } from './server/logger.js';
 export type { ServerTuning } from './server/server-config.js';
+
+// ---- the row-key builder (also `tabletopdb/keys`, which loads nothing of the server) ----
+export * from './keys/index.js';

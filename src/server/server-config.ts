@@ -1,3 +1,5 @@
+import type { AdvisorThresholds } from '../insight/advisor/thresholds.js';
+
 /**
  * Tunables of the gRPC and HTTP servers, with their defaults. (Engine and
  * database tunables live in src/config.ts.)
@@ -56,6 +58,11 @@ export interface ServerTuning {
    * time a danger finding appears for a table); 0: none. Runs only while recording is on.
    */
   readonly schemaAdviceMillis: number;
+  /**
+   * The schema advisor's thresholds that differ from its defaults (src/insight/advisor/thresholds.ts), for the
+   * advice route and the log's pass; tests lower the size ones (a 100 MB row cannot be written in a test).
+   */
+  readonly advisorThresholds: Partial<AdvisorThresholds>;
 }
 
 export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
@@ -85,4 +92,5 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   // is the exception; its log line says how long it took, which is what an operator wants).
   slowCallMillis: 1000,
   schemaAdviceMillis: 60_000,
+  advisorThresholds: Object.freeze({}),
 });

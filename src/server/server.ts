@@ -62,6 +62,7 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
         db: opts.db,
         insight:
           opts.insight === undefined ? undefined : { source: opts.insight, queries: (opts.insightQueries ?? insightQueries)(opts.insight) },
+        advisorThresholds: tuning.advisorThresholds,
         host: opts.host,
         port: opts.httpPort,
         metrics,
@@ -78,8 +79,14 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
   // The schema advisor's warnings in the log: only while recording (it reads the recorded traffic).
   let adviceLog: SchemaAdviceLog | undefined;
   if (opts.insight !== undefined && tuning.schemaAdviceMillis > 0) {
-    const { SchemaAdviceLog } = await import('./schema-advice-log.js');
-    adviceLog = new SchemaAdviceLog({ db: opts.db, history: opts.insight, logger: opts.logger });
+    const [{ SchemaAdviceLog }, { advise }] = await Promise.all([import('./schema-advice-log.js'), import('../insight/advisor/advise.js')]);
+    const thresholds = tuning.advisorThresholds;
+    adviceLog = new SchemaAdviceLog({
+      db: opts.db,
+      history: opts.insight,
+      logger: opts.logger,
+      advise: (input) => advise(input, { thresholds }),
+    });
     adviceLog.start(tuning.schemaAdviceMillis);
   }
   if (!(await isLoopbackOnly(opts.host))) {

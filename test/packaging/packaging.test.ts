@@ -78,6 +78,8 @@ describe('the tarball', () => {
         'dist/index.d.ts',
         'dist/cli/main.js',
         'dist/ui/index.html',
+        'dist/keys/index.js',
+        'dist/keys/index.d.ts',
       ]),
     );
     // The web UI's build (dist/ui: its shell and hashed assets) ships beside the compiled code.
@@ -197,10 +199,12 @@ describe('a dev dependency', () => {
       path.join(project, 'typed.ts'),
       [
         "import { startServer, type RunningServer } from 'tabletopdb';",
+        "import { keySchema, reversedTimestamp, string } from 'tabletopdb/keys';",
         'const server: RunningServer = await startServer({ port: 0, inMemory: true });',
         'const address: string = server.address;',
         'await server.stop();',
-        'export { address };',
+        "const key: string = keySchema({}, [string('sensor'), reversedTimestamp('at')]).encode({ sensor: 's', at: new Date() });",
+        'export { address, key };',
       ].join('\n'),
     );
     writeFileSync(
@@ -220,6 +224,20 @@ describe('a dev dependency', () => {
     );
     const tsc = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc');
     expect(() => execFileSync(tsc, ['-p', project], { encoding: 'utf8' })).not.toThrow();
+  });
+});
+
+describe('the row-key builder', () => {
+  it("is the subpath export `tabletopdb/keys`, the same as the package entry's", () => {
+    const script = [
+      "import { keySchema, salt, string, reversedTimestamp } from 'tabletopdb/keys';",
+      "const s = keySchema({}, [salt('bucket', 8, ['sensor']), string('sensor'), reversedTimestamp('at')]);",
+      "console.log(s.encode({ sensor: 'sensor123', at: new Date('2023-05-01T12:00:00Z') }));",
+      "const entry = await import('tabletopdb');",
+      'console.log(entry.keySchema === keySchema);',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env: cleanEnv(), encoding: 'utf8' });
+    expect(out.split('\n').slice(0, 2)).toEqual(['5#sensor123#9223370353912375807', 'true']);
   });
 });
 

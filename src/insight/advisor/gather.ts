@@ -11,6 +11,7 @@ import { type HistorySource, MAX_KEY_SAMPLES } from '../history-source.js';
 import { spreadKeys } from '../insight.js';
 import { defaultFrom, DEFAULT_DIAGNOSTICS_MILLIS } from '../queries.js';
 import { loadWindow } from '../query-window.js';
+import type { AdvisorThresholds } from './thresholds.js';
 import { type AdvisorInput, MAX_ROW_PROFILES, type NodeLoad, type TableSample, type TrafficSummary } from './types.js';
 
 /** What the advisor reads of the database: tables, sizes, stored keys and rows (without recording usage), tablets, nodes. */
@@ -26,6 +27,8 @@ export interface AdvisorDeps {
   /** The traffic window: this long up to now (default the diagnostics' 15 minutes, as far back as the finest tier holds). */
   readonly windowMillis?: number;
   readonly thresholds?: Partial<DiagnosticThresholds>;
+  /** The advisor's thresholds that differ from its defaults (advise()'s `thresholds`). */
+  readonly advisorThresholds?: Partial<AdvisorThresholds>;
 }
 
 export interface GatherOptions {

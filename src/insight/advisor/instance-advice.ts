@@ -17,7 +17,7 @@ export const MAX_SIMULATED_NODES = 1000;
  * and applies the rules. NotFound for an unknown instance or table.
  */
 export async function instanceAdvice(deps: AdvisorDeps, instance: InstanceName, only?: string): Promise<AdviceJson> {
-  const advice = advise(await gatherAdvisorInput(deps, instance, only));
+  const advice = advise(await gatherAdvisorInput(deps, instance, only), { thresholds: deps.advisorThresholds ?? {} });
   return deps.history === undefined ? { ...advice, notes: [...(advice.notes ?? []), RECORDING_OFF_NOTE] } : advice;
 }
 

@@ -48,7 +48,10 @@ export interface AdvisorThresholds {
   /** Ops per second a hot row or tablet needs for a danger. */
   readonly hotDangerOpsPerSecond: number;
 
-  /** Families for a warning (Google: "about 100"). */
+  /**
+   * Families for a warning when exceeded (Google: "about 100"; but a table holds at most 100, so "more than 100"
+   * never happens: the warning comes near the limit).
+   */
   readonly maxFamilies: number;
   /** Max-age retention of two families in one table differing this many times over: info. */
   readonly retentionRatio: number;
@@ -112,7 +115,7 @@ export const DEFAULT_ADVISOR_THRESHOLDS: AdvisorThresholds = {
   hotRowMinOps: 100,
   hotRowLift: 4,
   hotDangerOpsPerSecond: 10,
-  maxFamilies: 100,
+  maxFamilies: Math.floor(0.9 * LIMITS.maxFamiliesPerTable),
   retentionRatio: 100,
   sameSchemaTablesInfo: 3,
   sameSchemaTables: 10,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AdvisorThresholds } from '../../insight/advisor/thresholds.js';
 import { type ErrorCode, TabletopError } from '../../model/errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -19,6 +20,8 @@ export interface HttpServerOptions {
   readonly db: ServedDatabase;
   /** The recording the heatmap and diagnostics read; undefined when it is off (they answer 412). */
   readonly insight?: InsightApi | undefined;
+  /** The schema advisor's thresholds that differ from its defaults (ServerTuning.advisorThresholds). */
+  readonly advisorThresholds?: Partial<AdvisorThresholds>;
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
@@ -121,7 +124,11 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
     .split('/')
     .filter((s) => s !== '')
     .map(decodeSegment);
-  const body = await routeApi({ db: opts.db, insight: opts.insight }, segments, url.searchParams);
+  const body = await routeApi(
+    { db: opts.db, insight: opts.insight, advisorThresholds: opts.advisorThresholds },
+    segments,
+    url.searchParams,
+  );
   if (body === undefined) {
     throw new TabletopError('NotFound', `No such path: ${path} (try / for what this server offers)`);
   }

@@ -6,6 +6,7 @@ import type { ColumnFamily } from '../../model/family.js';
 import { describeGcRule } from '../../model/gc.js';
 import { instanceNameString, tableNameString } from '../../model/names.js';
 import type { AdvisorDeps } from '../../insight/advisor/gather.js';
+import type { AdvisorThresholds } from '../../insight/advisor/thresholds.js';
 import { adviceRoute, simulateRoute } from './advice-routes.js';
 import { diagnosticsRoute, heatmapRoute, type InsightApi } from './insight-routes.js';
 import type { ServedDatabase } from './served-database.js';
@@ -75,6 +76,8 @@ export interface ApiContext {
   readonly db: ServedDatabase;
   /** The recording; undefined when it is off. */
   readonly insight: InsightApi | undefined;
+  /** The schema advisor's thresholds that differ from its defaults (ServerTuning.advisorThresholds). */
+  readonly advisorThresholds?: Partial<AdvisorThresholds>;
 }
 
 export function routeApi(ctx: ApiContext, segments: readonly string[], query: URLSearchParams): unknown {
@@ -124,7 +127,11 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
 }
 
 function advisorDeps(ctx: ApiContext): AdvisorDeps {
-  return { db: ctx.db, history: ctx.insight?.source };
+  return {
+    db: ctx.db,
+    history: ctx.insight?.source,
+    ...(ctx.advisorThresholds === undefined ? {} : { advisorThresholds: ctx.advisorThresholds }),
+  };
 }
 
 function projectJson(db: ServedDatabase, project: string) {

@@ -5,7 +5,7 @@ import { type Rule, finding, round } from './context.js';
 const DAY_MICROS = 86_400e6;
 
 /**
- * More than `maxFamilies` column families (Google: "about 100"): a warning.
+ * More than `maxFamilies` column families (90: near the limit of 100 a table; Google: "about 100"): a warning.
  * Families whose max-age retention differs `retentionRatio` times over (an
  * hour beside a year): an info, unsure. Separate families for separate
  * retention is the right use of families; but the short-lived data usually
