@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 /**
  * What the Key Visualizer's integration tests share: a real server in this
  * process (startServer, HTTP on a free port, 500 ms time buckets so that a
@@ -99,11 +100,9 @@ export function writeRows(table: Table, keys: readonly string[], value = 'v'.rep
   return table.insert(keys.map((key) => ({ key, data: { cf: { q: value } } })));
 }
 
-/** A small deterministic hash (FNV-1a) for salting keys. */
-export function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
+/** The salt hash the row-key builder and the what-if use: CRC-32 of the key's bytes. */
+export function saltHash(s: string): number {
+  return crc32(s);
 }
 
 /** Waits for the recording to close the column holding now (and its key buckets to follow the data). */

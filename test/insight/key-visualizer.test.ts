@@ -23,7 +23,7 @@ import {
   argmax,
   columnsOf,
   diagnostics,
-  fnv1a,
+  saltHash,
   getJson,
   heatmap,
   keyOf,
@@ -66,20 +66,20 @@ async function sequentialWorkload(table: Table): Promise<void> {
 
 /** 64 salted rows written once, then, once the key buckets follow them, every row again in each batch (shuffled). */
 async function saltedWorkload(table: Table): Promise<void> {
-  const keys = Array.from({ length: 64 }, (_, i) => `${fnv1a(`user${i}`) % 16}#user${String(i).padStart(3, '0')}`);
+  const keys = Array.from({ length: 64 }, (_, i) => `${saltHash(`user${i}`) % 16}#user${String(i).padStart(3, '0')}`);
   salted.keys = keys;
   await writeRows(table, keys);
   await settle(3);
   salted.from = Date.now();
   await paced(5_000, 100, async (step) => {
-    const order = [...keys].sort((a, b) => fnv1a(`${step}${a}`) - fnv1a(`${step}${b}`));
+    const order = [...keys].sort((a, b) => saltHash(`${step}${a}`) - saltHash(`${step}${b}`));
     await writeRows(table, order);
   });
 }
 
 /** 100 spread rows and counter#1; then increments of counter#1 from 6 loops while 2 spread rows are written every 250 ms. */
 async function hotRowWorkload(table: Table): Promise<void> {
-  const spread = Array.from({ length: 100 }, (_, i) => `user#${(fnv1a(`u${i}`) % 100_000).toString().padStart(5, '0')}#${i}`);
+  const spread = Array.from({ length: 100 }, (_, i) => `user#${(saltHash(`u${i}`) % 100_000).toString().padStart(5, '0')}#${i}`);
   await writeRows(table, [...spread, 'counter#1']);
   await settle(3);
   hot.from = Date.now();
