@@ -124,7 +124,7 @@ describe('one process per data directory', () => {
           expect({ round, winners: winners.length }).toEqual({ round, winners: 1 });
           const winner = contenders[winners[0] ?? -1];
           if (winner === undefined) throw new Error('no winner');
-          expect(readFileSync(join(dir, 'LOCK'), 'utf8')).toBe(`${winner.pid}\n`);
+          expect(readFileSync(join(dir, 'LOCK'), 'utf8')).toMatch(lockNaming(winner.pid));
           for (const m of messages) {
             expect(m).toMatch(new RegExp(`^lost data directory ${dir} is in use by (process ${winner.pid}|another process) \\(`));
           }
@@ -147,11 +147,33 @@ describe('one process per data directory', () => {
       expect(await other.ask(`lock ${dir} 0`)).toBe(`lost data directory ${dir} is in use by process ${victim.pid} (${join(dir, 'LOCK')})`);
       await victim.kill();
       // The file still names the dead process; the kernel's lock went with it.
-      expect(readFileSync(join(dir, 'LOCK'), 'utf8')).toBe(`${victim.pid}\n`);
+      expect(readFileSync(join(dir, 'LOCK'), 'utf8')).toMatch(lockNaming(victim.pid));
       expect(await other.ask(`lock ${dir} 0`)).toBe('won');
       expect(await other.ask('release')).toBe('released');
     } finally {
       await victim.kill();
+    }
+  });
+
+  it('names the holder only when the file is surely its (a loser may read what a crashed owner left, before the winner replaces it)', async () => {
+    const dir = scratchDir('none');
+    dirs.push(dir);
+    const holder = new Contender();
+    try {
+      expect(await holder.ask(`lock ${dir} 0`)).toBe('won');
+      const other = contenders[0];
+      if (other === undefined) throw new Error('no contender');
+      const refusal = (who: string) => `lost data directory ${dir} is in use by ${who} (${join(dir, 'LOCK')})`;
+      const held = readFileSync(join(dir, 'LOCK'), 'utf8');
+      // A live process that does not hold the lock (the pid-reuse case), with and without a start mark.
+      for (const stale of [`${process.pid}\n`, `${process.pid} 1\n`]) {
+        writeFileSync(join(dir, 'LOCK'), stale);
+        expect(await other.ask(`lock ${dir} 0`)).toBe(refusal(process.platform === 'linux' ? 'another process' : `process ${process.pid}`));
+      }
+      writeFileSync(join(dir, 'LOCK'), held);
+      expect(await other.ask(`lock ${dir} 0`)).toBe(refusal(`process ${holder.pid}`));
+    } finally {
+      await holder.kill();
     }
   });
 });
@@ -191,27 +213,37 @@ describe('real servers started together on one data directory', () => {
     [8, 'dead pid'],
     [8, 'none'],
   ] as const) {
-    it(`${n} servers, LOCK file: ${leftover}: exactly one serves, the others stop naming it`, { timeout: 120_000 }, async () => {
-      const dir = scratchDir(leftover);
-      try {
-        const servers = Array.from({ length: n }, () => serve(dir));
+    it(
+      `${n} servers, LOCK file: ${leftover}: exactly one serves, the others stop, naming it when the LOCK surely is its`,
+      { timeout: 120_000 },
+      async () => {
+        const dir = scratchDir(leftover);
         try {
-          const results = await Promise.all(servers.map((s) => s.done));
-          expect(results.filter((r) => r.served)).toHaveLength(1);
-          for (const r of results.filter((x) => !x.served)) expect(r.err).toMatch(/data directory .* is in use by process \d+/);
+          const servers = Array.from({ length: n }, () => serve(dir));
+          try {
+            const results = await Promise.all(servers.map((s) => s.done));
+            expect(results.filter((r) => r.served)).toHaveLength(1);
+            for (const r of results.filter((x) => !x.served))
+              expect(r.err).toMatch(/data directory .* is in use by (process \d+|another process)/);
+          } finally {
+            await Promise.all(servers.map((s) => s.kill()));
+          }
+          // The winner was killed with SIGKILL: the next server starts on the directory at once.
+          const next = serve(dir);
+          try {
+            expect(await next.done).toMatchObject({ served: true });
+          } finally {
+            await next.kill();
+          }
         } finally {
-          await Promise.all(servers.map((s) => s.kill()));
+          rmSync(dir, { recursive: true, force: true });
         }
-        // The winner was killed with SIGKILL: the next server starts on the directory at once.
-        const next = serve(dir);
-        try {
-          expect(await next.done).toMatchObject({ served: true });
-        } finally {
-          await next.kill();
-        }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+      },
+    );
   }
 });
+
+/** What a held LOCK holds: the owner's pid, and on Linux when it started (clock ticks after boot). */
+function lockNaming(pid: number): RegExp {
+  return new RegExp(`^${pid}${process.platform === 'linux' ? ' \\d+' : ''}\n$`);
+}

@@ -14,8 +14,8 @@ import { prepareDataDir } from './data-dir.js';
  * logic to race. The lock belongs to the open file description, not to the
  * process, so a second open of the directory in the same process is refused
  * too. The file is never removed (removing it would let a newcomer lock a new
- * file while a waiter locks the old one); it holds the owner's pid only for
- * the message that names it.
+ * file while a waiter locks the old one); it holds the owner's pid (and, on
+ * Linux, when that process started) only for the message that names it.
  */
 export function lockDataDir(dir: string): { release(): void } {
   prepareDataDir(dir);
@@ -30,16 +30,16 @@ export function lockDataDir(dir: string): { release(): void } {
     throw new TabletopError('FailedPrecondition', `could not lock data directory ${dir} (${file}): ${(e as Error).message}`);
   }
   if (!locked) {
-    // A pid of a process that is gone was left by a dead owner, and the winner has not replaced it yet.
-    const read = readOwner(fd);
-    const owner = read !== undefined && alive(read) ? read : undefined;
+    // Name the owner only when the file is surely its: a loser can read the LOCK before the winner has replaced
+    // what a crashed owner left (a dead pid, or one an unrelated process has since taken).
+    const owner = confirmedOwner(readOwner(fd));
     fs.closeSync(fd);
     const who = owner === process.pid ? 'this process' : owner === undefined ? 'another process' : `process ${owner}`;
     throw new TabletopError('FailedPrecondition', `data directory ${dir} is in use by ${who} (${file})`);
   }
   try {
     fs.ftruncateSync(fd, 0);
-    fs.writeSync(fd, `${process.pid}\n`, 0);
+    fs.writeSync(fd, `${process.pid}${startMark(process.pid) ?? ''}\n`, 0);
   } catch (e) {
     fs.closeSync(fd);
     throw e;
@@ -59,22 +59,44 @@ export function lockDataDir(dir: string): { release(): void } {
   };
 }
 
-/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
-function alive(pid: number): boolean {
+/**
+ * ` <start>`: when the process started, in clock ticks after boot (Linux /proc/<pid>/stat field 22), which a pid
+ * reused by another process does not share; undefined where there is no /proc.
+ */
+function startMark(pid: number): string | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the command name (which may hold spaces and parentheses) start after its last ')'.
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return start === undefined ? undefined : ` ${start}`;
+  } catch {
+    return undefined;
   }
 }
 
-/** The pid in a LOCK file, when its owner has written one. */
-function readOwner(fd: number): number | undefined {
-  const buf = Buffer.alloc(32);
+/**
+ * The pid a LOCK names, if it is surely the lock holder's: with /proc, the process with that pid started when the
+ * file says; without, a process with that pid exists (EPERM: owned by another user).
+ */
+function confirmedOwner(read: { pid: number; mark: string | undefined } | undefined): number | undefined {
+  if (read === undefined) return undefined;
+  if (fs.existsSync('/proc/self/stat')) return read.mark !== undefined && startMark(read.pid) === read.mark ? read.pid : undefined;
+  try {
+    process.kill(read.pid, 0);
+    return read.pid;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? read.pid : undefined;
+  }
+}
+
+/** What a LOCK file says (`<pid>[ <start>]`), when its owner has written it. */
+function readOwner(fd: number): { pid: number; mark: string | undefined } | undefined {
+  const buf = Buffer.alloc(64);
   const n = fs.readSync(fd, buf, 0, buf.length, 0);
-  const pid = Number(buf.subarray(0, n).toString('utf8').trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  const [p, start] = buf.subarray(0, n).toString('utf8').trim().split(' ');
+  const pid = Number(p);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  return { pid, mark: start === undefined ? undefined : ` ${start}` };
 }
 
 interface NativeLocks {
