@@ -1,7 +1,7 @@
 /**
  * tabletop's layering, checked by dependency-cruiser in `npm test` (`npm run depcheck`):
  *
- *   model ← storage ← tablet ← db ← insight ← server ← cli (ui), the package entry src/index.ts
+ *   model ← storage ← tablet ← db ← sql ← insight ← server ← cli (ui), the package entry src/index.ts
  *
  * insight (the access recording behind the key heatmap) reads the db through the hook types db
  * declares (src/db/access.ts); db never imports insight, and src/index.ts wires the two.
@@ -34,6 +34,7 @@ const LAYERS = [
   { name: 'storage', path: '^src/storage/' },
   { name: 'tablet', path: '^src/tablet/' },
   { name: 'db', path: '^src/db/' },
+  { name: 'sql', path: '^src/sql/' },
   { name: 'insight', path: '^src/insight/' },
   { name: 'server', path: '^src/server/' },
   { name: 'cli', path: '^src/(cli|ui)/|^src/index\\.ts$' },
@@ -64,7 +65,7 @@ const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,
   comment: `${layer.name} may import only ${LAYERS.slice(0, i + 1)
     .map((l) => l.name)
-    .join(', ')} (model ← storage ← tablet ← db ← insight ← server ← cli)`,
+    .join(', ')} (model ← storage ← tablet ← db ← sql ← insight ← server ← cli)`,
   severity: 'error',
   from: { path: layer.path },
   to: { path: LAYERS.slice(i + 1).map((l) => l.path) },

@@ -1,0 +1,52 @@
+import type { SqlType, SqlValue } from './types.js';
+
+/**
+ * What the server asks of the SQL engine (src/server's PrepareQuery and
+ * ExecuteQuery handlers, the `tabletop sql` command and the web UI's query
+ * box all go through it). Errors are TabletopErrors: InvalidArgument for
+ * syntax, unknown names, type errors and bad parameters, with the position in
+ * the query (`line 1, column 8: ...`); NotFound for an unknown table;
+ * FailedPrecondition for a plan whose schema no longer matches.
+ */
+
+export interface ResultColumn {
+  /** Never empty: unaliased expressions get generated names (`$col1`, ...), as the service does. */
+  readonly name: string;
+  readonly type: SqlType;
+}
+
+/** A prepared query: what PrepareQuery answers, and what ExecuteQuery runs. */
+export interface PreparedQuery {
+  readonly columns: readonly ResultColumn[];
+  /** The declared parameter types, by name without `@`. */
+  readonly paramTypes: ReadonlyMap<string, SqlType>;
+  /**
+   * Opaque bytes that hold everything ExecuteQuery needs to run it again (the query text, the parameter types,
+   * the schema it was prepared against): the server hands them out as `prepared_query` and back to `execute`.
+   */
+  readonly token: Uint8Array;
+}
+
+export interface ExecuteOptions {
+  /** Parameter values by name (without `@`), already of their declared types (the server checks and converts). */
+  readonly params: ReadonlyMap<string, SqlValue>;
+  /** Resume after this many rows of the result (a retry after a resume token): rows are in a deterministic order. */
+  readonly skipRows?: number;
+  /** Stop early (the client went away). */
+  readonly signal?: AbortSignal;
+}
+
+export interface QueryStats {
+  /** Rows the storage read examined (the planner's key ranges bound it: a point query reads one). */
+  readonly rowsScanned: number;
+  readonly rowsReturned: number;
+}
+
+export interface SqlEngine {
+  prepare(instance: string, query: string, paramTypes: ReadonlyMap<string, SqlType>): Promise<PreparedQuery>;
+  /**
+   * Runs a prepared query (from its token), streaming rows of values in column order with bounded memory
+   * (ORDER BY and GROUP BY hold what they must). `stats` is complete once the iteration ends.
+   */
+  execute(instance: string, token: Uint8Array, options: ExecuteOptions): { rows: AsyncIterable<readonly SqlValue[]>; stats(): QueryStats };
+}
