@@ -80,7 +80,7 @@ class Parser {
   statement(): Statement {
     const first = this.peek();
     if (first.kind === 'ident' && NON_QUERY_STATEMENTS.has(first.upper)) {
-      throw this.err(first, `${UNSUPPORTED}: ${NON_QUERY_STATEMENTS.get(first.upper)!} statements are not supported`);
+      throw this.err(first, `${UNSUPPORTED}: ${NON_QUERY_STATEMENTS.get(first.upper)!} is not supported`);
     }
     if (this.isKw('WITH')) throw this.err(first, `${UNSUPPORTED}: WITH (common table expressions) is not supported`);
     const query = this.query();
