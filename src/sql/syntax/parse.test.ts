@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isTabletopError } from '../../model/errors.js';
+import type { Expr } from './ast.js';
 import { MAX_NESTING, MAX_QUERY_LENGTH, parse } from './parse.js';
 import { positions, summarize } from './summary.js';
 import { readGoldenFile, REWRITE_GOLDEN, rewriteGoldenFile } from './testing/golden-file.js';
@@ -33,6 +34,58 @@ describe('parse (testdata/parse.txt; UPDATE_SQL_GOLDEN=1 rewrites the expected o
   });
   afterAll(() => {
     if (REWRITE_GOLDEN && actual.size === cases.length) rewriteGoldenFile(GOLDEN, cases, actual);
+  });
+});
+
+/** The one expression of `SELECT <literal>`. */
+function literal(text: string): Expr {
+  const item = parse(`SELECT ${text}`).items[0]!;
+  if (item.kind !== 'expr') throw new Error('not an expression');
+  return item.expr;
+}
+
+describe('literals round-trip', () => {
+  it('reads back any string written with escapes, in any quoting', () => {
+    const escape = (s: string): string =>
+      [...s]
+        .map((c) =>
+          c === '\\' || c === "'" || c === '"'
+            ? `\\${c}`
+            : c.codePointAt(0)! < 0x20 || c.codePointAt(0)! > 0x7e
+              ? `\\U${c.codePointAt(0)!.toString(16).padStart(8, '0')}`
+              : c,
+        )
+        .join('');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom("'", '"', "'''", '"""'), (s, q) => {
+        expect(literal(`${q}${escape(s)}${q}`)).toMatchObject({ kind: 'string', value: s });
+      }),
+      { numRuns: 300, seed: 23 },
+    );
+  });
+
+  it('reads back any bytes written as hex or octal escapes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.boolean(), (b, octal) => {
+        const body = [...b].map((x) => (octal ? `\\${x.toString(8).padStart(3, '0')}` : `\\x${x.toString(16).padStart(2, '0')}`)).join('');
+        const e = literal(`b'${body}'`);
+        expect(e.kind === 'bytes' && Buffer.from(e.value).equals(Buffer.from(b))).toBe(true);
+      }),
+      { numRuns: 300, seed: 23 },
+    );
+  });
+
+  it('reads back every INT64, in decimal and in hex, and no integer outside INT64', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(1n << 64n), max: 1n << 64n }), fc.boolean(), (n, hex) => {
+        const text = hex ? `${n < 0n ? '-' : ''}0x${(n < 0n ? -n : n).toString(16)}` : n.toString();
+        const inRange = n >= -(1n << 63n) && n < 1n << 63n;
+        if (inRange) expect(literal(text)).toMatchObject({ kind: 'int', value: n });
+        else expect(rejection(`SELECT ${text}`)).toMatch(/out of range for INT64/);
+      }),
+      { numRuns: 500, seed: 23 },
+    );
+    expect(literal('-9223372036854775808')).toMatchObject({ value: -(1n << 63n) });
   });
 });
 
