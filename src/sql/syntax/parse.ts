@@ -29,7 +29,7 @@ import { errorAt, SourceText } from './source-text.js';
 
 /** The longest query accepted, in UTF-16 code units (1 MiB of ASCII). */
 export const MAX_QUERY_LENGTH = 1 << 20;
-/** How deeply expressions and subqueries may nest (parentheses, calls, operands of operators, AST depth). */
+/** How deep the tree may be, in nodes (a chain `a + b + c ...` is one level per operator): later passes may recurse over it. */
 export const MAX_NESTING = 1000;
 /** How deeply expressions may nest in the text (each parenthesis, argument list, subscript or subquery is a level). */
 const MAX_PARSER_RECURSION = 200;
