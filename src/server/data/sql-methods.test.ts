@@ -2,8 +2,9 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { crc32c } from '@node-rs/crc32';
 import protobuf from 'protobufjs';
+import { Bigtable, SqlTypes } from '@google-cloud/bigtable';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failedPrecondition, invalidArgument } from '../../model/errors.js';
+import { TabletopError, failedPrecondition, invalidArgument } from '../../model/errors.js';
 import type { ExecuteOptions, PreparedQuery, SqlEngine } from '../../sql/engine.js';
 import { SqlDate, SqlMap, SqlStruct, SqlTimestamp, type SqlType, type SqlValue } from '../../sql/types.js';
 import { protoRoot } from '../testing/loader-protos.js';
@@ -34,9 +35,14 @@ const MAP_TYPE: SqlType = { kind: 'MAP', key: { kind: 'BYTES' }, value: { kind: 
 /** An engine over `n` generated rows: (i INT64, s STRING, b BYTES, f FLOAT32, t TIMESTAMP, d DATE, st STRUCT, m MAP, nul BOOL). */
 class FakeEngine implements SqlEngine {
   executions: ExecuteOptions[] = [];
-  expired = false;
+  prepares = 0;
+  /** The next this many executions fail as an expired plan. */
+  expiring = 0;
+  /** The first execution fails UNAVAILABLE after this many rows (a dropped stream; the client retries). */
+  failAfter: number | undefined;
   constructor(private readonly n: number) {}
   prepare(_instance: string, query: string, paramTypes: ReadonlyMap<string, SqlType>): Promise<PreparedQuery> {
+    this.prepares++;
     if (query.startsWith('BAD')) return Promise.reject(invalidArgument('line 1, column 1: Syntax error: Unexpected identifier "BAD"'));
     return Promise.resolve({
       columns: [
@@ -57,13 +63,19 @@ class FakeEngine implements SqlEngine {
   execute(_instance: string, _token: Uint8Array, options: ExecuteOptions) {
     this.executions.push(options);
     const n = this.n;
-    const expired = this.expired;
+    const expired = this.expiring > 0;
+    if (expired) this.expiring--;
+    const failAfter = this.failAfter;
+    this.failAfter = undefined;
     const from = options.skipRows ?? 0;
     const offset = (options.params.get('offset') as bigint | undefined) ?? 0n;
     return {
       rows: (async function* (): AsyncGenerator<SqlValue[]> {
         if (expired) throw failedPrecondition('the schema of table t changed');
-        for (let i = from; i < n; i++) yield row(i, offset);
+        for (let i = from; i < n; i++) {
+          if (failAfter !== undefined && i === failAfter) throw new TabletopError('Unavailable', 'the stream dropped (test)');
+          yield row(i, offset);
+        }
       })(),
       stats: () => ({ rowsScanned: n, rowsReturned: n - from }),
     };
@@ -286,24 +298,28 @@ describe('PrepareQuery / ExecuteQuery (raw gRPC)', () => {
     );
   });
 
-  it('an expired plan is FAILED_PRECONDITION with PreconditionFailure PREPARED_QUERY_EXPIRED in grpc-status-details-bin', async () => {
-    const { preparedQuery } = await prepare(ts, 'SELECT all');
-    engine.expired = true;
-    try {
-      const res = await execute(ts, { instanceName: INSTANCE, preparedQuery });
-      expect(res.status.code).toBe(grpc.status.FAILED_PRECONDITION);
-      const bin = res.status.metadata.get('grpc-status-details-bin')[0] as Buffer;
-      const status = RpcStatus.toObject(RpcStatus.decode(bin)) as { code: number; details: { type_url: string; value: Uint8Array }[] };
-      expect(status.code).toBe(grpc.status.FAILED_PRECONDITION);
-      expect(status.details[0]!.type_url).toBe('type.googleapis.com/google.rpc.PreconditionFailure');
-      const failure = PreconditionFailure.toObject(PreconditionFailure.decode(status.details[0]!.value)) as {
-        violations: { type: string }[];
-      };
-      expect(failure.violations[0]!.type).toBe('PREPARED_QUERY_EXPIRED');
-    } finally {
-      engine.expired = false;
-    }
-  });
+  it.each(['h2', 'grpc-js'] as const)(
+    'an expired plan is FAILED_PRECONDITION with PreconditionFailure PREPARED_QUERY_EXPIRED in grpc-status-details-bin (%s transport)',
+    async (transport) => {
+      const server = await startTestServer({ sql: engine, tuning: { transport } });
+      try {
+        const { preparedQuery } = await prepare(server, 'SELECT all');
+        engine.expiring = 1;
+        const res = await execute(server, { instanceName: INSTANCE, preparedQuery });
+        expect(res.status.code).toBe(grpc.status.FAILED_PRECONDITION);
+        const bin = res.status.metadata.get('grpc-status-details-bin')[0] as Buffer;
+        const status = RpcStatus.toObject(RpcStatus.decode(bin)) as { code: number; details: { type_url: string; value: Uint8Array }[] };
+        expect(status.code).toBe(grpc.status.FAILED_PRECONDITION);
+        expect(status.details[0]!.type_url).toBe('type.googleapis.com/google.rpc.PreconditionFailure');
+        const failure = PreconditionFailure.toObject(PreconditionFailure.decode(status.details[0]!.value)) as {
+          violations: { type: string }[];
+        };
+        expect(failure.violations[0]!.type).toBe('PREPARED_QUERY_EXPIRED');
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
   it('an empty result ends OK with no message', async () => {
     const empty = await startTestServer({ sql: new FakeEngine(0) });
@@ -315,5 +331,63 @@ describe('PrepareQuery / ExecuteQuery (raw gRPC)', () => {
     } finally {
       await empty.stop();
     }
+  });
+});
+
+describe('PrepareQuery / ExecuteQuery through the official Node client', () => {
+  let ts: TestServer;
+  let client: Bigtable;
+  const engine = new FakeEngine(3000);
+  beforeAll(async () => {
+    process.env['METADATA_SERVER_DETECTION'] ??= 'none';
+    ts = await startTestServer({ sql: engine, tuning: { sqlBatchRows: 250, sqlChunkBytes: 5000 } });
+    client = new Bigtable({ projectId: 'p', apiEndpoint: ts.server.address, metricsEnabled: false });
+  });
+  afterAll(async () => {
+    await client.close();
+    await ts.stop();
+  });
+
+  it('decodes every type and takes parameters; a large result arrives whole across many batches', async () => {
+    const instance = client.instance('i');
+    const [statement] = await instance.prepareStatement({ query: 'SELECT all', parameterTypes: { offset: SqlTypes.Int64() } });
+    const [rows] = await instance.executeQuery({ preparedStatement: statement, parameters: { offset: 10n } });
+    expect(rows).toHaveLength(3000);
+    const r = rows[42]!;
+    expect(r.get('i')).toBe(52n);
+    expect(r.get('s')).toBe('row 42');
+    expect(Buffer.from(r.get('b') as Uint8Array).toString()).toBe('k42');
+    expect(r.get('f')).toBe(1.5);
+    expect((r.get('t') as { getFullTime(): bigint }).getFullTime()).toBe(42n * 1_000_001_000n);
+    expect(r.get('d')).toMatchObject({ year: 2022, month: 2, day: 19 });
+    const st = r.get('st') as { get(k: string): unknown };
+    expect([st.get('a'), st.get('b')]).toEqual([-42n, 'x']);
+    const m = r.get('m') as Map<Uint8Array, Uint8Array>;
+    expect([...m].map(([k, v]) => [Buffer.from(k).toString(), Buffer.from(v).toString()])).toEqual([['q', 'v42']]);
+    expect(r.get('nul')).toBeNull();
+    expect(rows.map((x) => x.get('i'))).toEqual(Array.from({ length: 3000 }, (_, i) => BigInt(i) + 10n));
+  });
+
+  it('retries after the stream drops mid-way, resuming strictly after the last token: no row lost or repeated', async () => {
+    const instance = client.instance('i');
+    const [statement] = await instance.prepareStatement({ query: 'SELECT all', parameterTypes: { offset: SqlTypes.Int64() } });
+    engine.failAfter = 1234;
+    const before = engine.executions.length;
+    const [rows] = await instance.executeQuery({ preparedStatement: statement, parameters: { offset: 0n } });
+    expect(rows.map((x) => x.get('i'))).toEqual(Array.from({ length: 3000 }, (_, i) => BigInt(i)));
+    const attempts = engine.executions.slice(before);
+    expect(attempts.map((a) => a.skipRows ?? 0)).toEqual([0, 1000]); // batches of 250 rows: the 4th token released 1000
+  });
+
+  it('an expired plan before any token: the client prepares again and succeeds', async () => {
+    const instance = client.instance('i');
+    const [statement] = await instance.prepareStatement('SELECT all');
+    engine.expiring = 1;
+    const before = engine.executions.length;
+    const prepares = engine.prepares;
+    const [rows] = await instance.executeQuery(statement);
+    expect(rows).toHaveLength(3000);
+    expect(engine.executions.length - before).toBe(2);
+    expect(engine.prepares - prepares).toBe(1);
   });
 });
