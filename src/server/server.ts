@@ -79,6 +79,7 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
         metrics,
         logger: opts.logger,
         grpcAddress: grpc.address,
+        sql: opts.sql,
         storage: opts.storage,
         version: opts.version,
       });
