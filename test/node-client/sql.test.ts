@@ -186,6 +186,19 @@ describe('GoogleSQL through the official Node client', () => {
     }
   });
 
+  it('a plan whose table changed is expired: the client prepares it again and gets the new schema', async () => {
+    const id = uniqueTableId('sql-expire');
+    const t = ctx.instance.table(id);
+    await t.create({ families: ['a'] });
+    await t.insert([{ key: 'k', data: { a: { q: 'v' } } }]);
+    const [statement] = await ctx.instance.prepareStatement(`SELECT * FROM \`${id}\``);
+    await t.createFamily('b');
+    const [rows] = await ctx.instance.executeQuery(statement);
+    expect(rows).toHaveLength(1);
+    expect((rows[0]!.get('a') as Map<unknown, unknown>).size).toBe(1);
+    expect((rows[0]!.get('b') as Map<unknown, unknown>).size).toBe(0); // the new family: only in the re-prepared schema
+  });
+
   it('SQL errors are INVALID_ARGUMENT with the position; an unknown table NOT_FOUND', async () => {
     await expect(ctx.instance.prepareStatement(`SELECT FROM \`${tableId}\``)).rejects.toMatchObject({
       code: grpc.status.INVALID_ARGUMENT,
