@@ -3,7 +3,7 @@ import { timeText } from '../insight/diagnostics/context.js';
 import type { AdviceJson, EvidenceValue, Finding, SimulationJson } from '../insight/advisor/types.js';
 import { parseTableName } from '../model/names.js';
 import type { CliIo } from './cli-io.js';
-import { HttpApiError, getApi, segment } from './http-api.js';
+import { HttpApiError, chooseInstance, getApi, segment } from './http-api.js';
 
 export interface AdviseOptions {
   readonly table?: string | undefined;
@@ -67,24 +67,6 @@ export async function adviseCommand(opts: AdviseOptions, io: CliIo): Promise<num
     if (e instanceof HttpApiError) return fail(e.message, 1);
     throw e;
   }
-}
-
-/** The instance named, or the server's only one that matches what is given; a string says why none could be chosen. */
-async function chooseInstance(
-  server: string,
-  project: string | undefined,
-  instance: string | undefined,
-): Promise<{ project: string; instance: string } | string> {
-  if (project !== undefined && instance !== undefined) return { project, instance };
-  const { projects } = await getApi<{ projects: { projectId: string; instances: { instanceId: string }[] }[] }>(server, '/api/v1/projects');
-  const all = projects.flatMap((p) => p.instances.map((i) => ({ project: p.projectId, instance: i.instanceId })));
-  const matching = all.filter((c) => (project ?? c.project) === c.project && (instance ?? c.instance) === c.instance);
-  if (matching.length === 1) return matching[0]!;
-  const known =
-    all.length === 0
-      ? 'the server has no instances yet'
-      : `the server has ${all.map((c) => `--project ${c.project} --instance ${c.instance}`).join('; ')}`;
-  return matching.length === 0 ? `no such instance (${known})` : `give --project and --instance: ${known}`;
 }
 
 const SEVERITIES = ['danger', 'warning', 'info'] as const;

@@ -19,6 +19,7 @@ import {
 import type { CliIo } from './cli-io.js';
 import { tabletsCommand } from './tablets-command.js';
 import { type AdviseOptions, adviseCommand, wrapText } from './advise-command.js';
+import { type SqlOptions, sqlCommand } from './sql-command.js';
 import { TRANSFORM_GRAMMAR } from '../insight/advisor/simulate/index.js';
 
 /**
@@ -129,6 +130,18 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .option('--server <host:port>', "address of the server's HTTP port", 'localhost:8087')
     .action(async (table: string, opts: { project?: string; instance?: string; server: string }) => {
       exit(await tabletsCommand([table], { project: opts.project, instance: opts.instance, server: opts.server }, io));
+    });
+
+  configure(program.command('sql'))
+    .description('Run a GoogleSQL query on a running server (its HTTP API) and print the result as a table.')
+    .usage('"<query>" [--json] [--project <project> --instance <instance>] [--server <host:port>]')
+    .argument('<query>', 'the query, e.g. "SELECT _key, cf[\'q\'] AS q FROM t LIMIT 10"')
+    .option('--json', 'print the JSON of the HTTP API (POST .../sql) instead of a table')
+    .option('--server <host:port>', "address of the server's HTTP port", 'localhost:8087')
+    .option('--project <project>', "the instance's project (default: the server's only instance)")
+    .option('--instance <instance>', "the instance (default: the server's only instance, or the only one of --project)")
+    .action(async (query: string, opts: SqlOptions) => {
+      exit(await sqlCommand(query, opts, io));
     });
 
   configure(program.command('advise'))

@@ -7,6 +7,7 @@ import { operationsService } from './admin/operations-service.js';
 import { tableAdminService } from './admin/table-admin-service.js';
 import { dataService } from './data/data-service.js';
 import type { Logger } from './logger.js';
+import type { SqlEngine } from '../sql/engine.js';
 import { MethodTable, serviceMethods } from './method-table.js';
 import { type Metrics, observeCalls } from './metrics.js';
 import { serviceDefinition } from './protos.js';
@@ -22,6 +23,8 @@ export interface GrpcServerOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly tuning: ServerTuning;
+  /** The SQL engine PrepareQuery and ExecuteQuery run on; none: they answer UNIMPLEMENTED. */
+  readonly sql?: SqlEngine | undefined;
 }
 
 export interface GrpcServerHandle {
@@ -39,13 +42,13 @@ export function hostPort(host: string, port: number): string {
 }
 
 /** The method table of every service tabletop serves, over one database. */
-export function methodTable(opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning'>): MethodTable {
+export function methodTable(opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql'>): MethodTable {
   const { db, logger, metrics, tuning } = opts;
   const operations = new OperationStore(tuning.operationsKept);
   const policies = new IamPolicies();
   const env = { observe: observeCalls(metrics, logger, tuning.slowCallMillis), logger };
   return new MethodTable([
-    ...serviceMethods(dataService(db, tuning, metrics, logger), serviceDefinition('data'), env),
+    ...serviceMethods(dataService(db, tuning, metrics, logger, opts.sql), serviceDefinition('data'), env),
     ...serviceMethods(tableAdminService(db, operations, policies), serviceDefinition('tableAdmin'), env),
     ...serviceMethods(instanceAdminService(db, operations, policies), serviceDefinition('instanceAdmin'), env),
     ...serviceMethods(operationsService(operations), serviceDefinition('operations'), env),

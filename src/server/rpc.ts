@@ -65,8 +65,8 @@ export interface CallBase {
   readonly metadata: RequestMetadata;
   /** True once the client cancelled, the deadline passed or the connection died. */
   readonly cancelled: boolean;
-  /** Ends the call with a non-OK status (ignored once the call has ended). */
-  fail(code: number, details: string): void;
+  /** Ends the call with a non-OK status (ignored once the call has ended); `detailsBin` goes in `grpc-status-details-bin`. */
+  fail(code: number, details: string, detailsBin?: Buffer): void;
 }
 
 /** A call with one request message and one response message. */
@@ -153,7 +153,7 @@ export function unaryRunner<Req, Res>(rpc: string, handler: UnaryHandler<Req, Re
   const failed = (call: UnaryCall<Req, Res>, end: CallEnd, e: unknown): void => {
     const s = toGrpcStatus(e, rpc, logger);
     end(call.cancelled ? 'CANCELLED' : statusName(s.code));
-    call.fail(s.code, s.details);
+    call.fail(s.code, s.details, s.detailsBin);
   };
   const sendFailed = (e: unknown): void => logger.error(`${rpc}: failed to send the response: ${String(e)}`);
   const run = (call: UnaryCall<Req, Res>): void => {
@@ -208,7 +208,7 @@ export function serverStreamRunner<Req, Res>(rpc: string, handler: StreamHandler
           if (call.cancelled) return end('CANCELLED');
           const s = toGrpcStatus(e, rpc, logger);
           end(statusName(s.code));
-          call.fail(s.code, s.details);
+          call.fail(s.code, s.details, s.detailsBin);
         },
       )
       .catch((e: unknown) => logger.error(`${rpc}: failed to finish the stream: ${String(e)}`));

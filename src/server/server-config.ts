@@ -22,6 +22,12 @@ export interface ServerTuning {
   readonly yieldEveryMillis: number;
   /** MutateRows reports entry statuses in messages of at most this many entries. */
   readonly mutateRowsStatusesPerMessage: number;
+  /** An ExecuteQuery result batch (whole rows, one checksum and resume token) ends at this many bytes... */
+  readonly sqlBatchBytes: number;
+  /** ...or this many rows. */
+  readonly sqlBatchRows: number;
+  /** A batch is sent in messages of at most this many of its bytes. */
+  readonly sqlChunkBytes: number;
   /** Largest request and response message, in bytes (both directions). */
   readonly maxMessageBytes: number;
   /** A connection that sends nothing for this long is reset (slowloris). */
@@ -73,6 +79,9 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   heartbeatMillis: 1000,
   yieldEveryMillis: 20,
   mutateRowsStatusesPerMessage: 10_000,
+  sqlBatchBytes: 1024 * 1024,
+  sqlBatchRows: 10_000,
+  sqlChunkBytes: 256 * 1024,
   maxMessageBytes: 256 * 1024 * 1024,
   prefaceTimeoutMillis: 10_000,
   maxConnections: 4096,

@@ -1,4 +1,6 @@
 import type { DatabaseCore } from '../db/api.js';
+import type { SqlEngine } from '../sql/engine.js';
+import { createSqlEngine } from '../sql/index.js';
 import type { InsightQueries } from '../insight/api-types.js';
 import type { HistorySource } from '../insight/history-source.js';
 import { startGrpcServer } from './grpc-server.js';
@@ -31,6 +33,8 @@ export interface TabletopServerOptions {
   readonly insight?: HistorySource | undefined;
   /** The queries over the recording; default src/insight/queries.ts insightQueries (tests of the routes give their own). */
   readonly insightQueries?: ((source: HistorySource) => InsightQueries) | undefined;
+  /** The SQL engine of PrepareQuery, ExecuteQuery and the HTTP API's queries; default: src/sql's over `db`. */
+  readonly sql?: SqlEngine | undefined;
 }
 
 export interface TabletopServer {
@@ -49,7 +53,16 @@ export interface TabletopServer {
 export async function startTabletopServer(opts: TabletopServerOptions): Promise<TabletopServer> {
   const tuning: ServerTuning = { ...DEFAULT_SERVER_TUNING, ...opts.tuning };
   const metrics = new Metrics();
-  const grpc = await startGrpcServer({ db: opts.db, host: opts.host, port: opts.port, logger: opts.logger, metrics, tuning });
+  const sql = opts.sql ?? createSqlEngine(opts.db);
+  const grpc = await startGrpcServer({
+    db: opts.db,
+    host: opts.host,
+    port: opts.port,
+    logger: opts.logger,
+    metrics,
+    tuning,
+    sql,
+  });
   let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   if (opts.httpPort !== false) {
     try {
@@ -68,6 +81,7 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
         metrics,
         logger: opts.logger,
         grpcAddress: grpc.address,
+        sql,
         storage: opts.storage,
         version: opts.version,
       });

@@ -29,6 +29,19 @@ const CODES: Readonly<Record<ErrorCode, Status>> = {
 export interface GrpcStatus {
   readonly code: Status;
   readonly details: string;
+  /** A serialized google.rpc.Status for the `grpc-status-details-bin` trailer (error details the clients act on). */
+  readonly detailsBin?: Buffer | undefined;
+}
+
+/** A TabletopError that carries error details for the `grpc-status-details-bin` trailer (made in convert/status-details.ts). */
+export class DetailedError extends TabletopError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly statusDetails: Buffer,
+  ) {
+    super(code, message);
+  }
 }
 
 /** The gRPC status code of an error code. */
@@ -38,6 +51,7 @@ export function grpcCode(code: ErrorCode): Status {
 
 /** The status a failure is reported with; `rpc` names the call for the log. */
 export function toGrpcStatus(e: unknown, rpc: string, logger: Logger): GrpcStatus {
+  if (e instanceof DetailedError) return { code: CODES[e.code], details: e.message, detailsBin: e.statusDetails };
   if (e instanceof TabletopError) return { code: CODES[e.code], details: e.message };
   const message = e instanceof Error ? e.message : String(e);
   logger.error(`internal error in ${rpc}: ${e instanceof Error && e.stack ? e.stack : message}`);

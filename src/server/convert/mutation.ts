@@ -75,20 +75,7 @@ export function mutationFromProto(m: PMutation): Mutation | undefined {
 /** A Value object reduced to what aggregate mutations accept. */
 export function wireValue(v: PValue | null | undefined): WireValue {
   if (v == null) return NULL_VALUE;
-  const kind =
-    v.kind ??
-    firstSet(v, [
-      'rawValue',
-      'rawTimestampMicros',
-      'bytesValue',
-      'stringValue',
-      'intValue',
-      'boolValue',
-      'floatValue',
-      'timestampValue',
-      'dateValue',
-      'arrayValue',
-    ]);
+  const kind = v.kind ?? firstSet(v, VALUE_KINDS);
   switch (kind) {
     case undefined:
       return NULL_VALUE;
@@ -115,6 +102,20 @@ export function readModifyWriteRuleFromProto(r: PReadModifyWriteRule): ReadModif
     return { kind: 'increment', family, qualifier, amount: int64ToBigInt(r.incrementAmount, 'ReadModifyWriteRule.increment_amount') };
   throw invalidArgument('ReadModifyWriteRule has no rule set: one of append_value or increment_amount must be set');
 }
+
+/** The members of google.bigtable.v2.Value's `kind` oneof. */
+export const VALUE_KINDS = [
+  'rawValue',
+  'rawTimestampMicros',
+  'bytesValue',
+  'stringValue',
+  'intValue',
+  'boolValue',
+  'floatValue',
+  'timestampValue',
+  'dateValue',
+  'arrayValue',
+] as const;
 
 /** For objects built without the loader's virtual oneof field: the first member that is set. */
 export function firstSet(o: object, members: readonly string[]): string | undefined {

@@ -396,3 +396,26 @@ export interface PListHotTabletsRequest {
   pageSize?: Opt<number>;
   pageToken?: Opt<string>;
 }
+
+// ---- google.bigtable.v2 SQL ----
+export interface PPrepareQueryRequest {
+  instanceName?: Opt<string>;
+  appProfileId?: Opt<string>;
+  query?: Opt<string>;
+  dataFormat?: Opt<string>;
+  protoFormat?: Opt<object>;
+  paramTypes?: Opt<Record<string, PType>>;
+}
+export interface PPrepareQueryResponse {
+  metadata: { protoSchema: { columns: { name: string; type: PType }[] } };
+  preparedQuery: Buffer;
+  validUntil: PTimestamp;
+}
+export interface PExecuteQueryRequest {
+  instanceName?: Opt<string>;
+  appProfileId?: Opt<string>;
+  query?: Opt<string>;
+  preparedQuery?: Opt<Buffer>;
+  resumeToken?: Opt<Buffer>;
+  params?: Opt<Record<string, import('./sql-value.js').PValue>>;
+}

@@ -55,13 +55,15 @@ function aggregatorOf(agg: NonNullable<PType['aggregateType']>): Aggregator {
   }
 }
 
-function typeKind(t: PType): string | undefined {
+/** The set member of a Type's `kind` oneof (the loader's virtual field, or the first set member). */
+export function typeKind(t: PType): string | undefined {
   if (typeof t.kind === 'string') return t.kind;
   for (const [k, v] of Object.entries(t)) if (v != null && k !== 'kind') return k;
   return undefined;
 }
 
-function snake(camel: string): string {
+/** A camelCase field name as the protos spell it (snake_case). */
+export function snake(camel: string): string {
   return camel.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 }
 

@@ -17,6 +17,8 @@ const protobuf = loadProtobufBuild(createRequire(import.meta.url).resolve('proto
 
 export type Reader = Protobuf.Reader;
 export const createReader = (buf: Uint8Array): Reader => protobuf.Reader.create(buf);
+export type Writer = Protobuf.Writer;
+export const createWriter = (): Writer => protobuf.Writer.create();
 
 export const WIRE_VARINT = 0;
 export const WIRE_LEN = 2;

@@ -39,6 +39,8 @@ import type { ServerTuning } from '../server-config.js';
 import { grpcCode, toGrpcStatus } from '../status.js';
 import { restrictSamples } from './sample-range.js';
 import { streamReadRows } from './read-rows-stream.js';
+import { sqlMethods } from './sql-methods.js';
+import type { SqlEngine } from '../../sql/engine.js';
 
 /**
  * google.bigtable.v2.Bigtable over a DatabaseCore. The hot paths have their own
@@ -48,8 +50,9 @@ import { streamReadRows } from './read-rows-stream.js';
  * responses, CheckAndMutateRow responses; every other message goes through
  * the protos' codecs.
  */
-export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Metrics, logger: Logger): ServiceSpec {
+export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Metrics, logger: Logger, sql?: SqlEngine): ServiceSpec {
   const methods = {
+    ...(sql === undefined ? {} : sqlMethods(sql, tuning)),
     ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>(
       { encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget },
       async (req, out, ctx) => {
@@ -189,7 +192,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
     methods,
     notYet: {
       'change streams': ['GenerateInitialChangeStreamPartitions', 'ReadChangeStream'],
-      'SQL queries': ['PrepareQuery', 'ExecuteQuery'],
+      ...(sql === undefined ? { 'SQL queries': ['PrepareQuery', 'ExecuteQuery'] } : {}),
       'client configuration': ['GetClientConfiguration'],
       'the session API': ['OpenTable'],
       'the session API and authorized views': ['OpenAuthorizedView'],

@@ -7,6 +7,8 @@ import type { Metrics } from '../metrics.js';
 import { indexPage } from './index-page.js';
 import type { InsightApi } from './insight-routes.js';
 import { routeApi } from './json-api.js';
+import { type SqlRequestJson, sqlRoute } from './sql-route.js';
+import type { SqlEngine } from '../../sql/engine.js';
 import { type PrometheusExposition, prometheusExposition } from './prometheus.js';
 import type { ServedDatabase } from './served-database.js';
 import { loadStaticAssets, sendAsset, type StaticAssets } from './static-assets.js';
@@ -14,7 +16,10 @@ import { loadStaticAssets, sendAsset, type StaticAssets } from './static-assets.
 /**
  * The HTTP server (default port 8087): the web UI (its shell at /, with the
  * index page's facts, and its files under /ui/), /healthz, the JSON API
- * and Prometheus /metrics. Read-only: only GET and HEAD are served.
+ * and Prometheus /metrics. Read-only: GET and HEAD, and POST only for a
+ * SQL query (`.../instances/{i}/sql`, sql-route.ts; SQL cannot write), whose
+ * body must be JSON (content-type application/json, which a cross-site form
+ * cannot send without the browser asking first) of at most 1 MiB.
  */
 export interface HttpServerOptions {
   readonly db: ServedDatabase;
@@ -31,6 +36,8 @@ export interface HttpServerOptions {
   readonly grpcAddress: string;
   readonly storage: string;
   readonly version: string;
+  /** The engine of `POST .../sql`; none: it answers 501. */
+  readonly sql?: SqlEngine | undefined;
 }
 
 export interface HttpServerHandle {
@@ -104,6 +111,13 @@ interface HandlerContext {
 async function handle(context: HandlerContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const { opts, ui } = context;
   const url = new URL(req.url ?? '/', 'http://localhost');
+  const sqlPath = SQL_PATH.exec(url.pathname);
+  if (req.method === 'POST' && sqlPath !== null) {
+    if (opts.sql === undefined) throw new TabletopError('Unimplemented', 'SQL queries are not served by this server');
+    const instance = { project: decodeSegment(sqlPath[1]!), instance: decodeSegment(sqlPath[2]!) };
+    const body = await sqlRoute(opts.sql, instance, await readJsonBody(req));
+    return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body) + '\n');
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
     res.end('Method not allowed: this server is read-only\n');
@@ -133,6 +147,29 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
     throw new TabletopError('NotFound', `No such path: ${path} (try / for what this server offers)`);
   }
   send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body, null, 2) + '\n');
+}
+
+const SQL_PATH = /^\/api\/v1\/projects\/([^/]+)\/instances\/([^/]+)\/sql\/?$/;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A request's JSON body (content-type application/json, at most 1 MiB). */
+async function readJsonBody(req: http.IncomingMessage): Promise<SqlRequestJson> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new TabletopError('InvalidArgument', 'Send the query as JSON (content-type: application/json)');
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new TabletopError('InvalidArgument', `The request body is larger than ${MAX_BODY_BYTES} bytes`);
+    parts.push(chunk as Buffer);
+  }
+  try {
+    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('not an object');
+    return body as SqlRequestJson;
+  } catch (e) {
+    throw new TabletopError('InvalidArgument', `The request body is not a JSON object: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 function decodeSegment(s: string): string {

@@ -1,6 +1,7 @@
 import { createDatabase } from '../../db/index.js';
 import type { InsightQueries } from '../../insight/api-types.js';
 import type { HistorySource } from '../../insight/history-source.js';
+import type { SqlEngine } from '../../sql/engine.js';
 import type { StorageEngine } from '../../storage/store.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
 import { memoryLogger } from '../../testing/memory-logger.js';
@@ -24,6 +25,8 @@ export async function startTestServer(
     httpPort?: number | false;
     /** The recording the HTTP API's heatmap and diagnostics read, and the queries over it. */
     insight?: { source: HistorySource; queries: (source: HistorySource) => InsightQueries };
+    /** The SQL engine of PrepareQuery and ExecuteQuery. */
+    sql?: SqlEngine;
   } = {},
 ): Promise<TestServer> {
   const db = await createDatabase({ engine: options.engine ?? createMemoryEngine() });
@@ -37,6 +40,7 @@ export async function startTestServer(
     storage: 'in memory',
     version: 'test',
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+    ...(options.sql === undefined ? {} : { sql: options.sql }),
     ...(options.insight === undefined ? {} : { insight: options.insight.source, insightQueries: options.insight.queries }),
   });
   const clients = rawClients(server.address);

@@ -96,8 +96,11 @@ function grpcJsHandler(m: Method): UntypedHandleCall {
   }
 }
 
-function statusError(code: number, details: string): Error & { code: number; details: string } {
-  return Object.assign(new Error(details), { code, details });
+function statusError(code: number, details: string, detailsBin?: Buffer): Error & { code: number; details: string } {
+  if (detailsBin === undefined) return Object.assign(new Error(details), { code, details });
+  const metadata = new grpc.Metadata();
+  metadata.set('grpc-status-details-bin', detailsBin);
+  return Object.assign(new Error(details), { code, details, metadata });
 }
 
 function grpcJsUnary(run: (call: UnaryCall<unknown, unknown>) => void): UntypedHandleCall {
@@ -114,10 +117,10 @@ function grpcJsUnary(run: (call: UnaryCall<unknown, unknown>) => void): UntypedH
         ended = true;
         callback(null, response);
       },
-      fail(code: number, details: string): void {
+      fail(code: number, details: string, detailsBin?: Buffer): void {
         if (ended) return;
         ended = true;
-        callback(statusError(code, details));
+        callback(statusError(code, details, detailsBin));
       },
     });
   };
@@ -152,8 +155,8 @@ function grpcJsServerStream(run: (call: ServerStreamCall<unknown, unknown>) => v
           call.on('close', onEnd);
         }),
       end: () => call.end(),
-      fail: (code: number, details: string): void => {
-        call.emit('error', statusError(code, details));
+      fail: (code: number, details: string, detailsBin?: Buffer): void => {
+        call.emit('error', statusError(code, details, detailsBin));
       },
     });
   };

@@ -53,20 +53,29 @@ const OK_TRAILERS = encodeHeaderBlock([['grpc-status', '0']]);
 const OK_TRAILERS_ONLY = encodeHeaderBlock([...RESPONSE_FIELDS, ['grpc-status', '0']]);
 
 /** The status fields of a non-OK end. */
-function statusFields(code: number, details: string): [string, string][] {
-  return [
+function statusFields(code: number, details: string, detailsBin?: Buffer): [string, string][] {
+  const fields: [string, string][] = [
     ['grpc-status', String(code)],
     ['grpc-message', percentEncodeStatusMessage(details)],
   ];
+  // Binary metadata: base64 (the gRPC spec lets senders omit the padding; receivers accept both).
+  if (detailsBin !== undefined) fields.push(['grpc-status-details-bin', detailsBin.toString('base64').replace(/=+$/, '')]);
+  return fields;
 }
 
 /**
  * Ends a stream at once with a trailers-only status (before any call object
  * exists: bad route, bad headers); `extra` are more response headers.
  */
-export function rejectStream(stream: H2Stream, code: number, details: string, extra: readonly [string, string][] = []): void {
+export function rejectStream(
+  stream: H2Stream,
+  code: number,
+  details: string,
+  extra: readonly [string, string][] = [],
+  detailsBin?: Buffer,
+): void {
   const fields = extra.length === 0 ? RESPONSE_FIELDS : RESPONSE_FIELDS.filter(([name]) => !extra.some(([n]) => n === name));
-  stream.headers(encodeHeaderBlock([...fields, ...statusFields(code, details), ...extra]), true);
+  stream.headers(encodeHeaderBlock([...fields, ...statusFields(code, details, detailsBin), ...extra]), true);
 }
 
 function deadlinePassed(call: H2Call): void {
@@ -258,10 +267,10 @@ export class H2Call implements UnaryCall<unknown, unknown>, ServerStreamCall<unk
     else this.stream.end(OK_TRAILERS);
   }
 
-  fail(code: number, details: string): void {
+  fail(code: number, details: string, detailsBin?: Buffer): void {
     if (!this.finishing()) return;
-    if (!this.headersSent) rejectStream(this.stream, code, details);
-    else this.stream.end(encodeHeaderBlock(statusFields(code, details)));
+    if (!this.headersSent) rejectStream(this.stream, code, details, [], detailsBin);
+    else this.stream.end(encodeHeaderBlock(statusFields(code, details, detailsBin)));
   }
 
   /** Marks the call ended; false when it already was or the stream can no longer carry a status. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../db/index.js';
+import { createSqlEngine } from '../../sql/index.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
 import { methodTable } from '../grpc-server.js';
 import { memoryLogger } from '../../testing/memory-logger.js';
@@ -86,9 +87,13 @@ function digest(v: unknown): unknown {
 async function notImplemented(): Promise<Method[]> {
   const db = await createDatabase({ engine: createMemoryEngine() });
   try {
-    return methodTable({ db, logger: memoryLogger(), metrics: new Metrics(), tuning: DEFAULT_SERVER_TUNING }).methods.filter(
-      (m) => m.handler.kind === 'reject',
-    );
+    return methodTable({
+      db,
+      logger: memoryLogger(),
+      metrics: new Metrics(),
+      tuning: DEFAULT_SERVER_TUNING,
+      sql: createSqlEngine(db),
+    }).methods.filter((m) => m.handler.kind === 'reject');
   } finally {
     await db.close();
   }
@@ -168,7 +173,8 @@ describe('both transports', () => {
           details: expect.stringMatching(new RegExp(`^${m.name} \\(.+\\) is not implemented by tabletop yet$`)),
         },
       ]);
-    expect(byName.get('ExecuteQuery')?.details).toBe('ExecuteQuery (SQL queries) is not implemented by tabletop yet');
+    expect(byName.has('ExecuteQuery')).toBe(false);
+    expect(byName.get('ReadChangeStream')?.details).toBe('ReadChangeStream (change streams) is not implemented by tabletop yet');
     expect(byName.get('OpenTable')?.details).toBe('OpenTable (the session API) is not implemented by tabletop yet');
     expect(byName.get('CreateBackup')?.details).toBe('CreateBackup (backups) is not implemented by tabletop yet');
     expect(byName.get('CreateLogicalView')?.details).toBe('CreateLogicalView (logical views) is not implemented by tabletop yet');

@@ -1,0 +1,273 @@
+import type { TableInfo } from '../../db/api.js';
+import { isTabletopError, notFound } from '../../model/errors.js';
+import type { InstanceName, TableName } from '../../model/names.js';
+import type { ResultColumn } from '../engine.js';
+import { isEquatable, isOrderable } from '../functions/operators.js';
+import type { Expr, Select, SelectItem, TableRef } from '../syntax/ast.js';
+import { BOOL, BYTES, INT64, type SqlType, typeText } from '../types.js';
+import { queryError } from '../values/errors.js';
+import { type Bound, type BoundAggregate, boundKey } from '../bound/bound.js';
+import {
+  type AggregateState,
+  type Scope,
+  type ScopeColumn,
+  bindExpr,
+  coerceTo,
+  containsAggregate,
+  implicitName,
+  operand,
+} from './bind-expr.js';
+
+/**
+ * Analysis of a SELECT: resolves the FROM table against the instance's tables (its shape: `_key BYTES`, then
+ * one `MAP<BYTES, BYTES>` column per family in creation order, `MAP<BYTES, INT64>` for int64 aggregate
+ * families), binds every clause, checks GROUP BY / HAVING / aggregates, names the result columns, and
+ * fingerprints the table's schema (a prepared query whose fingerprint no longer matches has expired).
+ */
+
+export interface Catalog {
+  getTable(name: TableName): TableInfo;
+}
+
+/** A family column of the scanned table: its scan slot is its index in `families` + 1. */
+export interface FamilyColumn {
+  readonly name: string;
+  readonly type: Extract<SqlType, { kind: 'MAP' }>;
+  /** How cell values decode: raw bytes, or 8-byte big-endian INT64 (sum/min/max aggregate families). */
+  readonly decode: 'bytes' | 'int64';
+}
+
+export interface OrderKey {
+  /** Index into `projection`. */
+  readonly index: number;
+  readonly descending: boolean;
+  readonly nullsFirst: boolean;
+}
+
+export interface AnalyzedQuery {
+  readonly columns: readonly ResultColumn[];
+  readonly table: TableInfo | undefined;
+  readonly families: readonly FamilyColumn[];
+  readonly where: Bound | undefined;
+  /** Set for an aggregating query: group keys and aggregate calls, bound on the scan row. */
+  readonly aggregate: { readonly groups: readonly Bound[]; readonly aggregates: readonly BoundAggregate[] } | undefined;
+  readonly having: Bound | undefined;
+  /** The result columns, then hidden ORDER BY keys (on the scan row, or on the aggregated row). */
+  readonly projection: readonly Bound[];
+  readonly order: readonly OrderKey[];
+  readonly distinct: boolean;
+  readonly limit: Bound | undefined;
+  readonly offset: Bound | undefined;
+  /** A text that changes when the table's schema does. */
+  readonly fingerprint: string;
+}
+
+export function tableShape(table: TableInfo): FamilyColumn[] {
+  return table.families.map((f) => {
+    const int = f.valueType.kind === 'aggregate' && f.valueType.aggregator !== 'hll';
+    return { name: f.name, type: { kind: 'MAP', key: BYTES, value: int ? INT64 : BYTES }, decode: int ? 'int64' : 'bytes' };
+  });
+}
+
+export function schemaFingerprint(table: TableInfo | undefined): string {
+  if (table === undefined) return '';
+  return JSON.stringify([table.name.table, table.createTimeMillis, table.families.map((f) => [f.name, f.valueType])]);
+}
+
+function resolveTable(ref: TableRef, instance: InstanceName, catalog: Catalog): TableInfo {
+  if (ref.args !== null) throw queryError(ref.pos, 'Table-valued function arguments (with_history, as_of, ...) are not supported yet');
+  if (ref.name.length !== 1) throw queryError(ref.pos, `Table not found: ${ref.name.map((n) => n.name).join('.')}`);
+  const id = ref.name[0]!.name;
+  try {
+    return catalog.getTable({ ...instance, table: id });
+  } catch (e) {
+    if (isTabletopError(e, 'NotFound') || isTabletopError(e, 'InvalidArgument')) {
+      throw notFound(`line ${ref.pos.line}, column ${ref.pos.column}: Table not found: ${id}`);
+    }
+    throw e;
+  }
+}
+
+export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Catalog, params: ReadonlyMap<string, SqlType>): AnalyzedQuery {
+  let table: TableInfo | undefined;
+  let families: FamilyColumn[] = [];
+  const qualifiers: string[] = [];
+  if (stmt.from !== null) {
+    const src = stmt.from.source;
+    if (src.kind !== 'table')
+      throw queryError(
+        src.pos,
+        `${src.kind === 'unpack' ? 'UNPACK' : src.kind === 'unnest' ? 'UNNEST' : 'A subquery'} in FROM is not supported yet`,
+      );
+    if (stmt.from.unnests.length > 0) throw queryError(stmt.from.unnests[0]!.pos, 'UNNEST joins are not supported yet');
+    table = resolveTable(src, instance, catalog);
+    families = tableShape(table);
+    qualifiers.push(src.name[0]!.name);
+    if (src.alias !== null) qualifiers.push(src.alias.name);
+  }
+  const columns: ScopeColumn[] =
+    table === undefined ? [] : [{ name: '_key', type: BYTES }, ...families.map((f) => ({ name: f.name, type: f.type }))];
+  const rowScope: Scope = { columns, qualifiers, params };
+
+  const where = stmt.where === null ? undefined : condition(stmt.where, { ...rowScope, noAggregates: 'WHERE' }, 'WHERE');
+
+  const aggregating =
+    stmt.groupBy.length > 0 ||
+    stmt.having !== null ||
+    stmt.items.some((i) => i.kind === 'expr' && containsAggregate(i.expr)) ||
+    stmt.orderBy.some((o) => containsAggregate(o.expr));
+
+  // GROUP BY: ordinals and select-list aliases name select items.
+  let agg: AggregateState | undefined;
+  let groups: Bound[] = [];
+  if (aggregating) {
+    const groupKeys = new Map<string, { index: number; type: SqlType }>();
+    groups = stmt.groupBy.map((g) => {
+      const target = groupTarget(g, stmt.items, columns);
+      const b = bindExpr(target, { ...rowScope, noAggregates: 'GROUP BY' });
+      if (!isEquatable(b.type)) throw queryError(g.pos, `Grouping by expressions of type ${typeText(b.type)} is not allowed`);
+      if (!groupKeys.has(boundKey(b))) groupKeys.set(boundKey(b), { index: groupKeys.size, type: b.type });
+      return b;
+    });
+    const unique = new Map<string, Bound>();
+    for (const g of groups) unique.set(boundKey(g), g);
+    groups = [...unique.values()];
+    agg = { groupKeys, groupCount: groups.length, aggregates: [], aggregateKeys: new Map() };
+  }
+  const selectScope: Scope = agg === undefined ? { ...rowScope, noAggregates: 'the SELECT list without GROUP BY' } : { ...rowScope, agg };
+
+  // The select list.
+  const outColumns: ResultColumn[] = [];
+  const projection: Bound[] = [];
+  const aliases: (string | undefined)[] = [];
+  stmt.items.forEach((item) => {
+    if (item.kind === 'star') {
+      expandStar(item, columns, qualifiers, selectScope).forEach(({ name, bound }) => {
+        outColumns.push({ name, type: bound.type });
+        projection.push(bound);
+        aliases.push(name);
+      });
+      return;
+    }
+    const b = bindExpr(item.expr, selectScope);
+    const explicit = item.alias?.name ?? implicitName(item.expr);
+    const name = explicit === '' ? `$col${outColumns.length + 1}` : explicit;
+    outColumns.push({ name, type: b.type });
+    projection.push(b);
+    aliases.push(item.alias?.name ?? (explicit === '' ? undefined : explicit));
+  });
+  if (outColumns.length === 0) throw queryError(stmt.pos, 'SELECT list must not be empty');
+
+  const having = stmt.having === null ? undefined : condition(stmt.having, selectScope, 'HAVING');
+
+  // ORDER BY: an ordinal or an output alias names a result column; anything else is a (maybe hidden) key.
+  const order = stmt.orderBy.map((o) => {
+    let index: number | undefined;
+    if (o.expr.kind === 'int') {
+      const n = Number(o.expr.value);
+      if (n < 1 || n > outColumns.length)
+        throw queryError(o.expr.pos, `ORDER BY column number ${o.expr.value} is out of range (1 to ${outColumns.length})`);
+      index = n - 1;
+    } else if (o.expr.kind === 'ident') {
+      const name = o.expr.ident.name.toLowerCase();
+      const hits = aliases.flatMap((a, i) => (a !== undefined && a.toLowerCase() === name ? [i] : []));
+      if (hits.length > 1) throw queryError(o.expr.pos, `Column name ${o.expr.ident.name} is ambiguous`);
+      index = hits[0];
+    }
+    if (index === undefined) {
+      const b = bindExpr(o.expr, selectScope);
+      const key = boundKey(b);
+      index = projection.findIndex((p, i) => i < outColumns.length && boundKey(p) === key);
+      if (index < 0) {
+        if (stmt.distinct)
+          throw queryError(o.expr.pos, 'ORDER BY clause expression references a column that is not in the SELECT DISTINCT list');
+        index = projection.length;
+        projection.push(b);
+      }
+    }
+    const type = projection[index]!.type;
+    if (!isOrderable(type)) throw queryError(o.expr.pos, `ORDER BY does not support expressions of type ${typeText(type)}`);
+    const descending = o.direction === 'DESC';
+    return { index, descending, nullsFirst: o.nulls === null ? !descending : o.nulls === 'FIRST' };
+  });
+
+  if (stmt.distinct) {
+    outColumns.forEach((c, i) => {
+      if (!isEquatable(c.type)) throw queryError(stmt.pos, `SELECT DISTINCT cannot be used on column ${i + 1} of type ${typeText(c.type)}`);
+    });
+  }
+
+  return {
+    columns: outColumns,
+    table,
+    families,
+    where,
+    aggregate: agg === undefined ? undefined : { groups, aggregates: agg.aggregates },
+    having,
+    projection,
+    order,
+    distinct: stmt.distinct,
+    limit: stmt.limit === null ? undefined : count(stmt.limit, params, 'LIMIT'),
+    offset: stmt.offset === null ? undefined : count(stmt.offset, params, 'OFFSET'),
+    fingerprint: schemaFingerprint(table),
+  };
+}
+
+function condition(e: Expr, scope: Scope, clause: string): Bound {
+  const b = bindExpr(e, scope);
+  if (b.type.kind !== 'BOOL' && !operand(b).nullLiteral)
+    throw queryError(e.pos, `${clause} clause should return type BOOL, but returns ${typeText(b.type)}`);
+  return coerceTo(b, BOOL, e.pos);
+}
+
+function count(e: Expr, params: ReadonlyMap<string, SqlType>, clause: string): Bound {
+  if (e.kind !== 'int' && e.kind !== 'param' && !(e.kind === 'cast'))
+    throw queryError(e.pos, `${clause} expects an integer literal or parameter`);
+  const b = bindExpr(e, { columns: [], qualifiers: [], params, noAggregates: clause });
+  if (b.type.kind !== 'INT64') throw queryError(e.pos, `${clause} expects an integer literal or parameter, got ${typeText(b.type)}`);
+  if (b.kind === 'const' && typeof b.value === 'bigint' && b.value < 0n) throw queryError(e.pos, `${clause} must not be negative`);
+  return b;
+}
+
+function groupTarget(g: Expr, items: readonly SelectItem[], columns: readonly ScopeColumn[]): Expr {
+  if (g.kind === 'int') {
+    const item = items[Number(g.value) - 1];
+    if (item === undefined || item.kind !== 'expr') throw queryError(g.pos, `GROUP BY column number ${g.value} is out of range`);
+    return item.expr;
+  }
+  if (g.kind === 'ident' && !columns.some((c) => c.name.toLowerCase() === g.ident.name.toLowerCase())) {
+    const item = items.find((i) => i.kind === 'expr' && i.alias?.name.toLowerCase() === g.ident.name.toLowerCase());
+    if (item !== undefined && item.kind === 'expr') return item.expr;
+  }
+  return g;
+}
+
+function expandStar(
+  item: Extract<SelectItem, { kind: 'star' }>,
+  columns: readonly ScopeColumn[],
+  qualifiers: readonly string[],
+  scope: Scope,
+): { name: string; bound: Bound }[] {
+  if (item.qualifier !== null && !(item.qualifier.kind === 'ident' && qualifiers.includes(item.qualifier.ident.name))) {
+    throw queryError(item.pos, 'Only `*` and `table.*` are supported in the SELECT list');
+  }
+  if (columns.length === 0) throw queryError(item.pos, 'SELECT * must have a FROM clause');
+  if (scope.agg !== undefined) throw queryError(item.pos, 'SELECT * is not allowed in a query with GROUP BY or aggregation');
+  const except = new Set<string>();
+  for (const x of item.except) {
+    const c = columns.find((col) => col.name.toLowerCase() === x.name.toLowerCase());
+    if (c === undefined) throw queryError(x.pos, `Column ${x.name} in SELECT * EXCEPT list does not exist`);
+    except.add(c.name);
+  }
+  const replace = new Map<string, Bound>();
+  for (const r of item.replace) {
+    const c = columns.find((col) => col.name.toLowerCase() === r.name.name.toLowerCase());
+    if (c === undefined) throw queryError(r.name.pos, `Column ${r.name.name} in SELECT * REPLACE list does not exist`);
+    replace.set(c.name, bindExpr(r.expr, scope));
+  }
+  const out = columns.flatMap((c, index) =>
+    except.has(c.name) ? [] : [{ name: c.name, bound: replace.get(c.name) ?? ({ kind: 'column', type: c.type, index } as Bound) }],
+  );
+  if (out.length === 0) throw queryError(item.pos, 'SELECT * EXCEPT leaves no columns');
+  return out;
+}

@@ -1,0 +1,77 @@
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Fixture } from '../db/testing/db-fixture.js';
+import { isTabletopError } from '../model/errors.js';
+import { createSqlEngine } from './index.js';
+import type { SqlEngine } from './engine.js';
+import { typeText, type SqlType, type SqlValue } from './types.js';
+import { REWRITE, readCases, writeCases, type SqlCase } from './testing/sql-cases.js';
+import { showValue } from './testing/show-value.js';
+import { SQL_INSTANCE_NAME, sqlFixture } from './testing/fixture.js';
+
+/**
+ * The evaluator suite: every `*.cases` file under testing/cases runs against the in-memory fixture
+ * (testing/fixture.ts) through createSqlEngine, prepare then execute. SQL_CASES_REWRITE=1 rewrites the files.
+ */
+
+const CASES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'cases');
+
+let fx: Fixture;
+let engine: SqlEngine;
+
+beforeAll(async () => {
+  fx = await sqlFixture();
+  engine = createSqlEngine(fx.db, { nowMicros: () => 1_700_000_000_000_000n });
+});
+afterAll(async () => {
+  await fx.db.close();
+});
+
+async function paramValues(c: SqlCase): Promise<{ types: Map<string, SqlType>; values: Map<string, SqlValue> }> {
+  const types = new Map<string, SqlType>();
+  const values = new Map<string, SqlValue>();
+  for (const p of c.params) {
+    const prepared = await engine.prepare(SQL_INSTANCE_NAME, `SELECT CAST(${p.expr} AS ${p.type})`, new Map());
+    const { rows } = engine.execute(SQL_INSTANCE_NAME, prepared.token, { params: new Map() });
+    for await (const row of rows) values.set(p.name, row[0]!);
+    types.set(p.name, prepared.columns[0]!.type);
+  }
+  return { types, values };
+}
+
+async function run(c: SqlCase): Promise<string> {
+  try {
+    const { types, values } = await paramValues(c);
+    const prepared = await engine.prepare(SQL_INSTANCE_NAME, c.query, types);
+    const out = [prepared.columns.map((col) => `${col.name} ${typeText(col.type)}`).join(', ')];
+    const result = engine.execute(SQL_INSTANCE_NAME, prepared.token, { params: values });
+    for await (const row of result.rows) out.push(row.map(showValue).join(', '));
+    if (c.stats) out.push(`-- scanned ${result.stats().rowsScanned}, returned ${result.stats().rowsReturned}`);
+    return out.join('\n');
+  } catch (e) {
+    if (isTabletopError(e)) return `ERROR ${e.code}: ${e.message}`;
+    throw e;
+  }
+}
+
+for (const file of readdirSync(CASES_DIR).filter((f) => f.endsWith('.cases'))) {
+  describe(file, () => {
+    const path = join(CASES_DIR, file);
+    const cases = readCases(path);
+    if (REWRITE) {
+      it('rewrites the expected results', async () => {
+        const actual: string[] = [];
+        for (const c of cases) actual.push(await run(c));
+        writeCases(path, cases, actual);
+      });
+      return;
+    }
+    for (const c of cases) {
+      it(`${file}:${c.line} ${c.query.replace(/\s+/g, ' ').slice(0, 80)}`, async () => {
+        expect(await run(c)).toBe(c.expected);
+      });
+    }
+  });
+}

@@ -1,0 +1,74 @@
+import type { DatabaseCore } from '../../db/api.js';
+import type { Row } from '../../model/cell.js';
+import { toBytes } from '../../model/bytes.js';
+import type { AnalyzedQuery } from '../analyze/analyze.js';
+import { familiesRead, readRequest, ROW_MARKER } from '../plan/read-plan.js';
+import { keyRanges } from '../plan/key-ranges.js';
+import { SqlMap, type SqlValue } from '../types.js';
+import { evalError } from '../values/errors.js';
+import type { EvalEnv } from '../bound/evaluate.js';
+
+/** The part of the db a query reads through. */
+export type QueryDb = Pick<DatabaseCore, 'getTable' | 'readRows'>;
+
+export interface ScanStats {
+  rowsScanned: number;
+  rowsReturned: number;
+}
+
+/**
+ * The scan rows of a query: `[_key, family maps...]` in key order, read lazily through db.readRows over the
+ * planned ranges (families the query does not read are left NULL). A query without FROM has one empty row.
+ */
+export async function* scanRows(
+  db: QueryDb,
+  q: AnalyzedQuery,
+  env: EvalEnv,
+  stats: ScanStats,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<SqlValue[]> {
+  if (q.table === undefined) {
+    yield [];
+    return;
+  }
+  const ranges = keyRanges(q.where, env);
+  if (ranges.length === 0) return;
+  const families = familiesRead(q);
+  const reader = db.readRows(q.table.name, readRequest(q, ranges, families));
+  const slotOf = new Map(families.map((i) => [q.families[i]!.name, i + 1]));
+  try {
+    for await (const row of reader) {
+      stats.rowsScanned = reader.stats.rowsSeen;
+      if (signal?.aborted === true) return;
+      yield scanRow(row, q, families, slotOf);
+    }
+  } finally {
+    stats.rowsScanned = reader.stats.rowsSeen;
+    reader.close();
+  }
+}
+
+function scanRow(row: Row, q: AnalyzedQuery, families: readonly number[], slotOf: ReadonlyMap<string, number>): SqlValue[] {
+  const values: SqlValue[] = new Array<SqlValue>(q.families.length + 1).fill(null);
+  values[0] = new Uint8Array(toBytes(row.key));
+  const entries = new Map<number, [SqlValue, SqlValue][]>(families.map((i) => [i + 1, []]));
+  let lastFamily = '';
+  let lastQualifier: string | undefined;
+  for (const cell of row.cells) {
+    if (cell.labels.includes(ROW_MARKER)) continue;
+    const slot = slotOf.get(cell.family);
+    if (slot === undefined) continue;
+    if (cell.family === lastFamily && cell.qualifier === lastQualifier) continue; // an older version
+    lastFamily = cell.family;
+    lastQualifier = cell.qualifier;
+    const decode = q.families[slot - 1]!.decode;
+    entries.get(slot)!.push([new Uint8Array(toBytes(cell.qualifier)), decode === 'int64' ? int64Of(cell.value) : cell.value]);
+  }
+  for (const [slot, list] of entries) values[slot] = new SqlMap(list);
+  return values;
+}
+
+function int64Of(b: Uint8Array): bigint {
+  if (b.byteLength !== 8) throw evalError(`An aggregate cell holds ${b.byteLength} bytes, not an 8-byte INT64`);
+  return new DataView(b.buffer, b.byteOffset, 8).getBigInt64(0);
+}

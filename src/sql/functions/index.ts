@@ -1,0 +1,30 @@
+import { AGGREGATE_FUNCTIONS, type AggregateFunction } from './aggregates.js';
+import { COLLECTION_FUNCTIONS } from './collections.js';
+import { CONDITIONAL_FUNCTIONS } from './conditional.js';
+import { CONVERSION_FUNCTIONS } from './conversion.js';
+import { MATH_FUNCTIONS } from './math.js';
+import { OPERATORS } from './operators.js';
+import { FunctionRegistry } from './registry.js';
+import { STRING_FUNCTIONS } from './strings.js';
+import { TEMPORAL_FUNCTIONS } from './temporal.js';
+
+/** The function library: every scalar function and operator by name, and the aggregates. */
+export const SCALAR_FUNCTIONS = new FunctionRegistry().add(
+  ...OPERATORS,
+  ...CONDITIONAL_FUNCTIONS,
+  ...CONVERSION_FUNCTIONS,
+  ...STRING_FUNCTIONS,
+  ...MATH_FUNCTIONS,
+  ...TEMPORAL_FUNCTIONS,
+  ...COLLECTION_FUNCTIONS,
+);
+
+const aggregates = new Map(AGGREGATE_FUNCTIONS.map((a) => [a.name, a]));
+
+export function aggregateFunction(name: string): AggregateFunction | undefined {
+  return aggregates.get(name.toUpperCase());
+}
+
+export type { AggregateFunction, Accumulator } from './aggregates.js';
+export { COUNT_STAR } from './aggregates.js';
+export type { EvalContext, ScalarFunction } from './registry.js';

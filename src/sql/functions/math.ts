@@ -1,0 +1,134 @@
+import { FLOAT64, INT64 } from '../types.js';
+import { checkedInt64 } from '../values/cast.js';
+import { compareValues } from '../values/compare.js';
+import { evalError } from '../values/errors.js';
+import { type ScalarFunction, type Signature, defineFunction } from './registry.js';
+
+/** Math functions: INT64 forms check overflow; division by zero is an error (SAFE_ forms give NULL). */
+
+const intOrFloat = (n: number): Signature[] => [
+  { params: Array<typeof INT64>(n).fill(INT64), result: INT64 },
+  { params: Array<typeof FLOAT64>(n).fill(FLOAT64), result: FLOAT64 },
+];
+
+export const ABS = defineFunction({
+  name: 'ABS',
+  signatures: intOrFloat(1),
+  eval: ([x]) => (typeof x === 'bigint' ? checkedInt64(x < 0n ? -x : x) : Math.abs(x as number)),
+});
+
+export const SIGN = defineFunction({
+  name: 'SIGN',
+  signatures: intOrFloat(1),
+  eval: ([x]) => (typeof x === 'bigint' ? (x > 0n ? 1n : x < 0n ? -1n : 0n) : Number.isNaN(x) ? NaN : Math.sign(x as number)),
+});
+
+export const MOD = defineFunction({
+  name: 'MOD',
+  signatures: [{ params: [INT64, INT64], result: INT64 }],
+  eval: ([x, y]) => {
+    if (y === 0n) throw evalError(`division by zero: MOD(${String(x)}, 0)`);
+    return (x as bigint) % (y as bigint);
+  },
+});
+
+export const DIV = defineFunction({
+  name: 'DIV',
+  signatures: [{ params: [INT64, INT64], result: INT64 }],
+  eval: ([x, y]) => {
+    if (y === 0n) throw evalError(`division by zero: DIV(${String(x)}, 0)`);
+    return checkedInt64((x as bigint) / (y as bigint));
+  },
+});
+
+/** Rounds half away from zero, to `digits` decimal places (negative: to tens, hundreds, ...). */
+function roundHalfAway(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  const f = 10 ** digits;
+  const r = (Math.sign(x) * Math.round(Math.abs(x) * f)) / f;
+  if (!Number.isFinite(r)) throw evalError(`ROUND overflow: ${x}`);
+  return r;
+}
+
+export const ROUND = defineFunction({
+  name: 'ROUND',
+  signatures: [{ params: [FLOAT64, INT64], optionalFrom: 1, result: FLOAT64 }],
+  eval: ([x, d]) => roundHalfAway(x as number, d === undefined ? 0 : Number(d as bigint)),
+});
+
+function unaryFloat(name: string, f: (x: number) => number): ScalarFunction {
+  return defineFunction({
+    name,
+    signatures: [{ params: [FLOAT64], result: FLOAT64 }],
+    eval: ([x]) => {
+      const r = f(x as number);
+      if (Number.isNaN(r) && !Number.isNaN(x as number)) throw evalError(`${name}: argument out of domain: ${String(x)}`);
+      return r;
+    },
+  });
+}
+
+export const TRUNC = unaryFloat('TRUNC', Math.trunc);
+export const CEIL = unaryFloat('CEIL', Math.ceil);
+export const CEILING = unaryFloat('CEILING', Math.ceil);
+export const FLOOR = unaryFloat('FLOOR', Math.floor);
+export const SQRT = unaryFloat('SQRT', Math.sqrt);
+export const EXP = unaryFloat('EXP', Math.exp);
+export const LN = unaryFloat('LN', (x) => (x <= 0 ? NaN : Math.log(x)));
+export const LOG10 = unaryFloat('LOG10', (x) => (x <= 0 ? NaN : Math.log10(x)));
+
+export const POW = defineFunction({
+  name: 'POW',
+  signatures: [{ params: [FLOAT64, FLOAT64], result: FLOAT64 }],
+  eval: ([x, y]) => {
+    const r = (x as number) ** (y as number);
+    if (!Number.isFinite(r) && Number.isFinite(x as number) && Number.isFinite(y as number))
+      throw evalError('POW: overflow or division by zero');
+    return r;
+  },
+});
+export const POWER = { ...POW, name: 'POWER' };
+
+export const IEEE_DIVIDE = defineFunction({
+  name: 'IEEE_DIVIDE',
+  signatures: [{ params: [FLOAT64, FLOAT64], result: FLOAT64 }],
+  eval: ([x, y]) => (x as number) / (y as number),
+});
+
+function extreme(name: string, pick: (c: number) => boolean): ScalarFunction {
+  return defineFunction({
+    name,
+    signatures: [{ params: ['T'], repeated: true, result: (_a, t) => t! }],
+    eval: (args) => {
+      let best = args[0]!;
+      for (const a of args) {
+        if (typeof a === 'number' && Number.isNaN(a)) return NaN;
+        if (pick(compareValues(a!, best!))) best = a!;
+      }
+      return best;
+    },
+  });
+}
+export const GREATEST = extreme('GREATEST', (c) => c > 0);
+export const LEAST = extreme('LEAST', (c) => c < 0);
+
+export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
+  ABS,
+  SIGN,
+  MOD,
+  DIV,
+  ROUND,
+  TRUNC,
+  CEIL,
+  CEILING,
+  FLOOR,
+  SQRT,
+  EXP,
+  LN,
+  LOG10,
+  POW,
+  POWER,
+  IEEE_DIVIDE,
+  GREATEST,
+  LEAST,
+];

@@ -1,0 +1,94 @@
+import { failedPrecondition, invalidArgument, isTabletopError } from '../model/errors.js';
+import { type InstanceName, parseInstanceName } from '../model/names.js';
+import { type AnalyzedQuery, analyzeSelect } from './analyze/analyze.js';
+import type { ExecuteOptions, PreparedQuery, QueryStats, SqlEngine } from './engine.js';
+import { runQuery } from './exec/run-query.js';
+import type { QueryDb, ScanStats } from './exec/scan.js';
+import { parse } from './syntax/parse.js';
+import { SqlTimestamp, type SqlType, type SqlValue } from './types.js';
+
+export type { SqlEngine, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
+
+/**
+ * The GoogleSQL engine over a database: `prepare` parses and analyzes a query against the instance's tables and
+ * hands out a token (the query, its parameter types and the schema fingerprint, as JSON bytes); `execute`
+ * analyzes the token's query again and runs it. A token whose table changed shape since (a family added or
+ * dropped, the table recreated or deleted) fails with FAILED_PRECONDITION `PREPARED_QUERY_EXPIRED: ...`, so
+ * that the server answers with that precondition detail and clients prepare again.
+ */
+
+/** The message prefix of an expired plan's error (the server maps it to the PreconditionFailure detail). */
+export const PREPARED_QUERY_EXPIRED = 'PREPARED_QUERY_EXPIRED';
+
+interface Token {
+  readonly v: 1;
+  readonly instance: string;
+  readonly query: string;
+  readonly params: readonly (readonly [string, SqlType])[];
+  readonly fingerprint: string;
+}
+
+export interface SqlEngineOptions {
+  /** Microseconds since the epoch, for CURRENT_TIMESTAMP (defaults to the system clock). */
+  readonly nowMicros?: () => bigint;
+}
+
+export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): SqlEngine {
+  const nowMicros = options.nowMicros ?? ((): bigint => BigInt(Date.now()) * 1000n);
+
+  const analyze = (instance: InstanceName, query: string, paramTypes: ReadonlyMap<string, SqlType>): AnalyzedQuery =>
+    analyzeSelect(parse(query), instance, db, paramTypes);
+
+  return {
+    prepare(instance, query, paramTypes) {
+      return Promise.resolve().then((): PreparedQuery => {
+        const analyzed = analyze(parseInstanceName(instance), query, paramTypes);
+        const token: Token = { v: 1, instance, query, params: [...paramTypes], fingerprint: analyzed.fingerprint };
+        return { columns: analyzed.columns, paramTypes, token: new TextEncoder().encode(JSON.stringify(token)) };
+      });
+    },
+
+    execute(instance, tokenBytes, options: ExecuteOptions) {
+      const stats: ScanStats = { rowsScanned: 0, rowsReturned: 0 };
+      async function* rows(): AsyncGenerator<readonly SqlValue[]> {
+        const token = decodeToken(tokenBytes);
+        if (token.instance !== instance) throw invalidArgument(`The prepared query belongs to instance ${token.instance}, not ${instance}`);
+        let analyzed: AnalyzedQuery;
+        try {
+          analyzed = analyze(parseInstanceName(instance), token.query, new Map(token.params));
+        } catch (e) {
+          if (isTabletopError(e, 'NotFound') || isTabletopError(e, 'InvalidArgument')) throw expired(e.message);
+          throw e;
+        }
+        if (analyzed.fingerprint !== token.fingerprint) throw expired('the table schema changed since the query was prepared');
+        const env = { params: options.params, ctx: { now: new SqlTimestamp(nowMicros()) } };
+        yield* runQuery(db, analyzed, env, { skipRows: options.skipRows ?? 0, signal: options.signal }, stats);
+      }
+      return { rows: rows(), stats: (): QueryStats => ({ ...stats }) };
+    },
+  };
+}
+
+function expired(why: string): Error {
+  return failedPrecondition(`${PREPARED_QUERY_EXPIRED}: ${why}`);
+}
+
+function decodeToken(bytes: Uint8Array): Token {
+  let t: Token;
+  try {
+    t = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as Token;
+  } catch {
+    throw invalidArgument('Invalid prepared query');
+  }
+  if (
+    t === null ||
+    typeof t !== 'object' ||
+    t.v !== 1 ||
+    typeof t.query !== 'string' ||
+    typeof t.instance !== 'string' ||
+    !Array.isArray(t.params)
+  ) {
+    throw invalidArgument('Invalid prepared query');
+  }
+  return t;
+}
