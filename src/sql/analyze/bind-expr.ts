@@ -114,10 +114,9 @@ export function callFunction(fn: ScalarFunction, args: readonly Bound[], pos: Po
   const r = fn.resolve(args.map(operand));
   if (r === undefined) {
     const name = shownName ?? OPERATOR_TEXT[fn.name] ?? fn.name;
-    throw queryError(
-      pos,
-      `No matching signature for ${name} for argument types: ${args.map((a) => (UNTYPED_NULL.has(a) ? 'NULL' : typeText(a.type))).join(', ')}. Supported signature: ${fn.signatureText}`,
-    );
+    const types = args.map((a) => (UNTYPED_NULL.has(a) ? 'NULL' : typeText(a.type))).join(', ');
+    const supported = fn.name.startsWith('$') ? '' : `. Supported signature: ${fn.signatureText}`;
+    throw queryError(pos, `No matching signature for ${name} for argument types: ${types}${supported}`);
   }
   const fnName = fn.name;
   if (['$equal', '$not_equal', '$in'].includes(fnName) && r.args[0] !== undefined && !isEquatable(r.args[0])) {
@@ -462,6 +461,7 @@ function bindCase(e: Extract<Expr, { kind: 'case' }>, scope: Scope): Bound {
   };
 }
 
+const DATE_PART_LAST = new Set(['TIMESTAMP_DIFF']);
 const INTERVAL_FUNCTIONS = new Set(['TIMESTAMP_ADD', 'TIMESTAMP_SUB', 'DATE_ADD', 'DATE_SUB']);
 
 function bindCall(e: CallExpr, scope: Scope): Bound {
@@ -506,6 +506,9 @@ function bindCall(e: CallExpr, scope: Scope): Bound {
     const iv = e.args[1];
     if (iv.toPart !== null) throw queryError(iv.pos, 'INTERVAL ... TO ... is not supported');
     args = [bindExpr(e.args[0]!, scope), bindExpr(iv.value, scope), literal(STRING, iv.part.name)];
+  } else if (DATE_PART_LAST.has(name) && e.args.length === 3 && e.args[2]!.kind === 'ident') {
+    // TIMESTAMP_DIFF(a, b, HOUR): the date part is a name, not a column.
+    args = [bindExpr(e.args[0]!, scope), bindExpr(e.args[1]!, scope), literal(STRING, e.args[2].ident.name.toUpperCase())];
   } else args = e.args.map((a) => bindExpr(a, scope));
   const call = callFunction(f, args, e.pos, name);
   return safe ? { kind: 'safe', type: call.type, arg: call } : call;

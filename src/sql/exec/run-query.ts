@@ -30,13 +30,14 @@ export async function* runQuery(
   let returned = 0;
   const skip = offset + (options.skipRows ?? 0);
   for await (const row of rows) {
-    if (limit !== undefined && index >= offset + limit) break;
     index++;
-    if (index <= skip) continue;
-    returned++;
-    stats.rowsReturned = returned;
-    yield row.length === q.columns.length ? row : row.slice(0, q.columns.length);
-    if (options.signal?.aborted === true) break;
+    if (index > skip) {
+      returned++;
+      stats.rowsReturned = returned;
+      yield row.length === q.columns.length ? row : row.slice(0, q.columns.length);
+    }
+    // Stop before pulling another row: the scan reads no further than the result needs.
+    if ((limit !== undefined && index >= offset + limit) || options.signal?.aborted === true) break;
   }
 }
 
