@@ -4,7 +4,7 @@ import type { InstanceName, TableName } from '../../model/names.js';
 import type { ResultColumn } from '../engine.js';
 import { isEquatable, isOrderable } from '../functions/operators.js';
 import type { Expr, Select, SelectItem, TableRef } from '../syntax/ast.js';
-import { BOOL, BYTES, INT64, type SqlType, typeText } from '../types.js';
+import { BOOL, BYTES, INT64, TIMESTAMP, type SqlType, typeText } from '../types.js';
 import { queryError } from '../values/errors.js';
 import { type Bound, type BoundAggregate, boundKey } from '../bound/bound.js';
 import {
@@ -37,6 +37,21 @@ export interface FamilyColumn {
   readonly decode: 'bytes' | 'int64';
 }
 
+/**
+ * A temporal read: with history, each family is `MAP<BYTES, ARRAY<STRUCT<timestamp TIMESTAMP, value V>>>` (newest
+ * first), bounded by after / after_or_equal / before / before_or_equal and latest_n; as_of reads the latest cell
+ * at or before a time. The bounds are constant expressions (literals or parameters), evaluated at execution.
+ */
+export interface Temporal {
+  readonly history: boolean;
+  readonly after?: Bound;
+  readonly afterOrEqual?: Bound;
+  readonly before?: Bound;
+  readonly beforeOrEqual?: Bound;
+  readonly latestN?: Bound;
+  readonly asOf?: Bound;
+}
+
 export interface OrderKey {
   /** Index into `projection`. */
   readonly index: number;
@@ -48,6 +63,8 @@ export interface AnalyzedQuery {
   readonly columns: readonly ResultColumn[];
   readonly table: TableInfo | undefined;
   readonly families: readonly FamilyColumn[];
+  /** The temporal table function's arguments (`t(with_history => TRUE, ...)`, `t(as_of => ...)`), if called so. */
+  readonly temporal: Temporal | undefined;
   readonly where: Bound | undefined;
   /** Set for an aggregating query: group keys and aggregate calls, bound on the scan row. */
   readonly aggregate: { readonly groups: readonly Bound[]; readonly aggregates: readonly BoundAggregate[] } | undefined;
@@ -62,11 +79,71 @@ export interface AnalyzedQuery {
   readonly fingerprint: string;
 }
 
-export function tableShape(table: TableInfo): FamilyColumn[] {
+export function tableShape(table: TableInfo, history = false): FamilyColumn[] {
   return table.families.map((f) => {
     const int = f.valueType.kind === 'aggregate' && f.valueType.aggregator !== 'hll';
-    return { name: f.name, type: { kind: 'MAP', key: BYTES, value: int ? INT64 : BYTES }, decode: int ? 'int64' : 'bytes' };
+    const cell: SqlType = int ? INT64 : BYTES;
+    const value: SqlType = history
+      ? {
+          kind: 'ARRAY',
+          element: {
+            kind: 'STRUCT',
+            fields: [
+              { name: 'timestamp', type: TIMESTAMP },
+              { name: 'value', type: cell },
+            ],
+          },
+        }
+      : cell;
+    return { name: f.name, type: { kind: 'MAP', key: BYTES, value }, decode: int ? 'int64' : 'bytes' };
   });
+}
+
+const TEMPORAL_ARGS: Readonly<Record<string, { readonly key: keyof Temporal; readonly type: SqlType }>> = {
+  with_history: { key: 'history', type: BOOL },
+  after: { key: 'after', type: TIMESTAMP },
+  after_or_equal: { key: 'afterOrEqual', type: TIMESTAMP },
+  before: { key: 'before', type: TIMESTAMP },
+  before_or_equal: { key: 'beforeOrEqual', type: TIMESTAMP },
+  latest_n: { key: 'latestN', type: INT64 },
+  as_of: { key: 'asOf', type: TIMESTAMP },
+};
+
+function temporalOf(ref: TableRef, params: ReadonlyMap<string, SqlType>): Temporal | undefined {
+  if (ref.args === null) return undefined;
+  const out: Record<string, Bound | boolean> = { history: false };
+  for (const a of ref.args) {
+    const spec = TEMPORAL_ARGS[a.name.name.toLowerCase()];
+    if (spec === undefined)
+      throw queryError(a.name.pos, `Unknown argument ${a.name.name} of a table; expected one of ${Object.keys(TEMPORAL_ARGS).join(', ')}`);
+    if (spec.key in out && spec.key !== 'history') throw queryError(a.name.pos, `Argument ${a.name.name} given twice`);
+    const b = coerceTo(
+      bindExpr(a.value, { columns: [], qualifiers: [], params, noAggregates: 'a table argument' }),
+      spec.type,
+      a.value.pos,
+    );
+    if (b.type.kind !== spec.type.kind)
+      throw queryError(a.value.pos, `Argument ${a.name.name} must be ${typeText(spec.type)}, got ${typeText(b.type)}`);
+    if (spec.key === 'history') {
+      if (b.kind !== 'const' || typeof b.value !== 'boolean') throw queryError(a.value.pos, 'with_history must be TRUE or FALSE');
+      out['history'] = b.value;
+    } else out[spec.key] = b;
+  }
+  const t = out as unknown as Temporal;
+  const ranged =
+    t.after !== undefined ||
+    t.afterOrEqual !== undefined ||
+    t.before !== undefined ||
+    t.beforeOrEqual !== undefined ||
+    t.latestN !== undefined;
+  if (t.asOf !== undefined && (t.history || ranged))
+    throw queryError(ref.pos, 'as_of cannot be combined with with_history, the time bounds or latest_n');
+  if (ranged && !t.history) throw queryError(ref.pos, 'The time bounds and latest_n need with_history => TRUE');
+  if (t.after !== undefined && t.afterOrEqual !== undefined) throw queryError(ref.pos, 'after and after_or_equal cannot both be given');
+  if (t.before !== undefined && t.beforeOrEqual !== undefined) throw queryError(ref.pos, 'before and before_or_equal cannot both be given');
+  if (t.latestN?.kind === 'const' && typeof t.latestN.value === 'bigint' && t.latestN.value < 1n)
+    throw queryError(ref.pos, 'latest_n must be at least 1');
+  return t;
 }
 
 export function schemaFingerprint(table: TableInfo | undefined): string {
@@ -75,7 +152,6 @@ export function schemaFingerprint(table: TableInfo | undefined): string {
 }
 
 function resolveTable(ref: TableRef, instance: InstanceName, catalog: Catalog): TableInfo {
-  if (ref.args !== null) throw queryError(ref.pos, 'Table-valued function arguments (with_history, as_of, ...) are not supported yet');
   if (ref.name.length !== 1) throw queryError(ref.pos, `Table not found: ${ref.name.map((n) => n.name).join('.')}`);
   const id = ref.name[0]!.name;
   try {
@@ -91,6 +167,7 @@ function resolveTable(ref: TableRef, instance: InstanceName, catalog: Catalog): 
 export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Catalog, params: ReadonlyMap<string, SqlType>): AnalyzedQuery {
   let table: TableInfo | undefined;
   let families: FamilyColumn[] = [];
+  let temporal: Temporal | undefined;
   const qualifiers: string[] = [];
   if (stmt.from !== null) {
     const src = stmt.from.source;
@@ -101,7 +178,8 @@ export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Cat
       );
     if (stmt.from.unnests.length > 0) throw queryError(stmt.from.unnests[0]!.pos, 'UNNEST joins are not supported yet');
     table = resolveTable(src, instance, catalog);
-    families = tableShape(table);
+    temporal = temporalOf(src, params);
+    families = tableShape(table, temporal?.history === true);
     qualifiers.push(src.name[0]!.name);
     if (src.alias !== null) qualifiers.push(src.alias.name);
   }
@@ -201,6 +279,7 @@ export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Cat
     columns: outColumns,
     table,
     families,
+    temporal,
     where,
     aggregate: agg === undefined ? undefined : { groups, aggregates: agg.aggregates },
     having,
