@@ -3,7 +3,7 @@ import { isTabletopError, notFound } from '../../model/errors.js';
 import type { InstanceName, TableName } from '../../model/names.js';
 import type { ResultColumn } from '../engine.js';
 import { isEquatable, isOrderable } from '../functions/operators.js';
-import type { Expr, Select, SelectItem, TableRef } from '../syntax/ast.js';
+import type { Expr, Select, SelectItem, TableRef, Unnest } from '../syntax/ast.js';
 import { BOOL, BYTES, INT64, TIMESTAMP, type SqlType, typeText } from '../types.js';
 import { queryError } from '../values/errors.js';
 import { type Bound, type BoundAggregate, boundKey } from '../bound/bound.js';
@@ -52,6 +52,22 @@ export interface Temporal {
   readonly asOf?: Bound;
 }
 
+/** `, UNNEST(array) AS x [WITH OFFSET AS o]`: each row repeats once per element, with the element (and offset) appended. */
+export interface UnnestStep {
+  readonly array: Bound;
+  readonly withOffset: boolean;
+}
+
+function unnestStep(u: Unnest, scope: Scope, columns: ScopeColumn[]): UnnestStep {
+  const array = bindExpr(u.expr, scope);
+  if (array.type.kind !== 'ARRAY')
+    throw queryError(u.expr.pos, `Values referenced in UNNEST must be arrays. UNNEST contains expression of type ${typeText(array.type)}`);
+  const name = u.alias?.name ?? (u.explicit ? '' : implicitName(u.expr));
+  columns.push({ name: name === '' ? `$unnest${columns.length}` : name, type: array.type.element });
+  if (u.withOffset !== null) columns.push({ name: u.withOffset.alias?.name ?? 'offset', type: INT64 });
+  return { array, withOffset: u.withOffset !== null };
+}
+
 export interface OrderKey {
   /** Index into `projection`. */
   readonly index: number;
@@ -63,6 +79,8 @@ export interface AnalyzedQuery {
   readonly columns: readonly ResultColumn[];
   readonly table: TableInfo | undefined;
   readonly families: readonly FamilyColumn[];
+  /** UNNEST joins, applied to each scan row in order (their columns follow the table's). */
+  readonly unnests: readonly UnnestStep[];
   /** The temporal table function's arguments (`t(with_history => TRUE, ...)`, `t(as_of => ...)`), if called so. */
   readonly temporal: Temporal | undefined;
   readonly where: Bound | undefined;
@@ -169,22 +187,25 @@ export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Cat
   let families: FamilyColumn[] = [];
   let temporal: Temporal | undefined;
   const qualifiers: string[] = [];
+  const columns: ScopeColumn[] = [];
+  const unnests: UnnestStep[] = [];
   if (stmt.from !== null) {
     const src = stmt.from.source;
-    if (src.kind !== 'table')
-      throw queryError(
-        src.pos,
-        `${src.kind === 'unpack' ? 'UNPACK' : src.kind === 'unnest' ? 'UNNEST' : 'A subquery'} in FROM is not supported yet`,
-      );
-    if (stmt.from.unnests.length > 0) throw queryError(stmt.from.unnests[0]!.pos, 'UNNEST joins are not supported yet');
-    table = resolveTable(src, instance, catalog);
-    temporal = temporalOf(src, params);
-    families = tableShape(table, temporal?.history === true);
-    qualifiers.push(src.name[0]!.name);
-    if (src.alias !== null) qualifiers.push(src.alias.name);
+    if (src.kind === 'unpack' || src.kind === 'subquery') {
+      throw queryError(src.pos, `${src.kind === 'unpack' ? 'UNPACK' : 'A subquery'} in FROM is not supported yet`);
+    }
+    if (src.kind === 'table') {
+      table = resolveTable(src, instance, catalog);
+      temporal = temporalOf(src, params);
+      families = tableShape(table, temporal?.history === true);
+      qualifiers.push(src.name[0]!.name);
+      if (src.alias !== null) qualifiers.push(src.alias.name);
+      columns.push({ name: '_key', type: BYTES }, ...families.map((f) => ({ name: f.name, type: f.type })));
+    }
+    for (const u of [...(src.kind === 'unnest' ? [src.unnest] : []), ...stmt.from.unnests.map((j) => j.unnest)]) {
+      unnests.push(unnestStep(u, { columns: [...columns], qualifiers, params, noAggregates: 'FROM' }, columns));
+    }
   }
-  const columns: ScopeColumn[] =
-    table === undefined ? [] : [{ name: '_key', type: BYTES }, ...families.map((f) => ({ name: f.name, type: f.type }))];
   const rowScope: Scope = { columns, qualifiers, params };
 
   const where = stmt.where === null ? undefined : condition(stmt.where, { ...rowScope, noAggregates: 'WHERE' }, 'WHERE');
@@ -279,6 +300,7 @@ export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Cat
     columns: outColumns,
     table,
     families,
+    unnests,
     temporal,
     where,
     aggregate: agg === undefined ? undefined : { groups, aggregates: agg.aggregates },
@@ -323,14 +345,15 @@ function groupTarget(g: Expr, items: readonly SelectItem[], columns: readonly Sc
 
 function expandStar(
   item: Extract<SelectItem, { kind: 'star' }>,
-  columns: readonly ScopeColumn[],
+  allColumns: readonly ScopeColumn[],
   qualifiers: readonly string[],
   scope: Scope,
 ): { name: string; bound: Bound }[] {
   if (item.qualifier !== null && !(item.qualifier.kind === 'ident' && qualifiers.includes(item.qualifier.ident.name))) {
     throw queryError(item.pos, 'Only `*` and `table.*` are supported in the SELECT list');
   }
-  if (columns.length === 0) throw queryError(item.pos, 'SELECT * must have a FROM clause');
+  if (allColumns.length === 0) throw queryError(item.pos, 'SELECT * must have a FROM clause');
+  const columns = allColumns.flatMap((c, index) => (c.name.startsWith('$') ? [] : [{ ...c, index }]));
   if (scope.agg !== undefined) throw queryError(item.pos, 'SELECT * is not allowed in a query with GROUP BY or aggregation');
   const except = new Set<string>();
   for (const x of item.except) {
@@ -344,8 +367,8 @@ function expandStar(
     if (c === undefined) throw queryError(r.name.pos, `Column ${r.name.name} in SELECT * REPLACE list does not exist`);
     replace.set(c.name, bindExpr(r.expr, scope));
   }
-  const out = columns.flatMap((c, index) =>
-    except.has(c.name) ? [] : [{ name: c.name, bound: replace.get(c.name) ?? ({ kind: 'column', type: c.type, index } as Bound) }],
+  const out = columns.flatMap((c) =>
+    except.has(c.name) ? [] : [{ name: c.name, bound: replace.get(c.name) ?? ({ kind: 'column', type: c.type, index: c.index } as Bound) }],
   );
   if (out.length === 0) throw queryError(item.pos, 'SELECT * EXCEPT leaves no columns');
   return out;

@@ -21,6 +21,7 @@ export function scanSlots(q: AnalyzedQuery): Set<number> {
   const used = new Set<number>();
   const all = [
     q.where,
+    ...q.unnests.map((u) => u.array),
     ...(q.aggregate === undefined ? q.projection : [...q.aggregate.groups, ...q.aggregate.aggregates.flatMap((a) => a.args)]),
   ];
   for (const b of all) if (b !== undefined) columnsOf(b, used);
