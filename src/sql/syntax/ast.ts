@@ -34,6 +34,12 @@ export interface Ident {
 /** Bigtable's GoogleSQL answers only queries: a statement is one SELECT. */
 export type Statement = Select;
 
+/**
+ * One SELECT with its ORDER BY and LIMIT (`(SELECT ...) ORDER BY ... LIMIT ...` folds into it). The parser takes
+ * GoogleSQL's clauses; Bigtable's reference grammar is narrower (it lists `ORDER BY expr [ASC]` and `LIMIT count`,
+ * without DISTINCT, HAVING, OFFSET or DESC): the analyzer decides which of these the engine runs, by position.
+ * A query without FROM has no WHERE, GROUP BY or HAVING (the parser refuses them, as GoogleSQL does).
+ */
 export interface Select {
   readonly kind: 'select';
   readonly pos: Pos;

@@ -105,7 +105,7 @@ export const RESERVED = new Set([
 /** Reserved keywords that name functions when a `(` follows: `IF(c, a, b)`, `LEFT(s, 3)`, `RIGHT(s, 3)`. */
 export const KEYWORD_FUNCTIONS = new Set(['IF', 'LEFT', 'RIGHT', 'GROUPING', 'COLLATE', 'RANGE']);
 
-/** The first words of statements other than queries, and what the service calls them. */
+/** The first words of statements other than queries, and what an error calls them (`... is not supported`). */
 export const NON_QUERY_STATEMENTS: ReadonlyMap<string, string> = new Map([
   ['INSERT', 'INSERT (DML)'],
   ['UPDATE', 'UPDATE (DML)'],
@@ -135,7 +135,7 @@ export const NON_QUERY_STATEMENTS: ReadonlyMap<string, string> = new Map([
   ['LOAD', 'LOAD'],
   ['ASSERT', 'ASSERT'],
   ['VALUES', 'VALUES'],
-  ['FROM', 'FROM-first (pipe) queries'],
+  ['FROM', 'pipe syntax (FROM first)'],
 ]);
 
 /** Literal prefixes that make a typed literal: `DATE '2024-06-01'`. */

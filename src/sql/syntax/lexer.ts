@@ -188,9 +188,11 @@ class Lexer {
         j = this.escape(j, out, isBytes);
         continue;
       }
-      const cp = this.s.codePointAt(j)!;
-      pushUtf8(out, String.fromCodePoint(cp));
-      j += cp > 0xffff ? 2 : 1;
+      // A run of plain characters is encoded at once (the run ends are ASCII: a surrogate pair is never split).
+      let k = j + 1;
+      while (k < this.s.length && !PLAIN_RUN_ENDS.has(this.s[k]!)) k++;
+      pushUtf8(out, this.s.slice(j, k));
+      j = k;
     }
   }
 
@@ -330,11 +332,14 @@ function describeQuoted(quote: string): string {
   return `literal (${quote} ... ${quote})`;
 }
 
+/** Characters that end a run of plain characters in a quoted body (a quote, a backslash, a line break). */
+const PLAIN_RUN_ENDS = new Set(["'", '"', '`', '\\', '\n', '\r']);
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 function pushUtf8(out: number[], s: string): void {
-  for (const b of encoder.encode(s)) out.push(b);
+  const bytes = encoder.encode(s);
+  for (let i = 0; i < bytes.length; i++) out.push(bytes[i]!);
 }
 
 function decodeUtf8(src: SourceText, start: number, bytes: number[]): string {

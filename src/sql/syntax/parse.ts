@@ -29,7 +29,7 @@ import { errorAt, SourceText } from './source-text.js';
 
 /** The longest query accepted, in UTF-16 code units (1 MiB of ASCII). */
 export const MAX_QUERY_LENGTH = 1 << 20;
-/** How deeply expressions and subqueries may nest (parentheses, calls, operands of operators, AST depth). */
+/** How deep the tree may be, in nodes (a chain `a + b + c ...` is one level per operator): later passes may recurse over it. */
 export const MAX_NESTING = 1000;
 /** How deeply expressions may nest in the text (each parenthesis, argument list, subscript or subquery is a level). */
 const MAX_PARSER_RECURSION = 200;
@@ -80,7 +80,7 @@ class Parser {
   statement(): Statement {
     const first = this.peek();
     if (first.kind === 'ident' && NON_QUERY_STATEMENTS.has(first.upper)) {
-      throw this.err(first, `${UNSUPPORTED}: ${NON_QUERY_STATEMENTS.get(first.upper)!} statements are not supported`);
+      throw this.err(first, `${UNSUPPORTED}: ${NON_QUERY_STATEMENTS.get(first.upper)!} is not supported`);
     }
     if (this.isKw('WITH')) throw this.err(first, `${UNSUPPORTED}: WITH (common table expressions) is not supported`);
     const query = this.query();
@@ -965,17 +965,20 @@ function describe(t: Token): string {
  * recursing in the parser), without recursion, so that every later pass may recurse over it.
  */
 function checkDepth(root: Statement): void {
-  const stack: { node: unknown; depth: number }[] = [{ node: root, depth: 0 }];
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
-    if (typeof node !== 'object' || node === null || node instanceof Uint8Array) continue;
-    const isNode = 'kind' in node && 'pos' in node;
-    const d = isNode ? depth + 1 : depth;
-    if (d > MAX_NESTING) {
-      throw errorAt((node as { pos: Pos }).pos, `the query is nested too deeply (more than ${MAX_NESTING} levels of expressions)`);
+  const nodes: unknown[] = [root];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>;
+    let depth = depths.pop()!;
+    if ('kind' in node && 'pos' in node && ++depth > MAX_NESTING) {
+      throw errorAt(node['pos'] as Pos, `the query is nested too deeply (more than ${MAX_NESTING} levels of expressions)`);
     }
-    for (const [key, value] of Object.entries(node)) {
-      if (key !== 'pos' && key !== 'opPos' && typeof value === 'object' && value !== null) stack.push({ node: value, depth: d });
+    for (const key in node) {
+      const value = node[key];
+      if (typeof value === 'object' && value !== null && key !== 'pos' && key !== 'opPos' && !(value instanceof Uint8Array)) {
+        nodes.push(value);
+        depths.push(depth);
+      }
     }
   }
 }
