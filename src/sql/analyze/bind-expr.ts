@@ -461,7 +461,9 @@ function bindCase(e: Extract<Expr, { kind: 'case' }>, scope: Scope): Bound {
   };
 }
 
-const DATE_PART_LAST = new Set(['TIMESTAMP_DIFF']);
+const DATE_PART_LAST = new Set(['TIMESTAMP_DIFF', 'DATE_DIFF']);
+/** Functions whose second argument is a date part name: DATE_TRUNC(d, MONTH). */
+const DATE_PART_SECOND = new Set(['DATE_TRUNC', 'TIMESTAMP_TRUNC']);
 const INTERVAL_FUNCTIONS = new Set(['TIMESTAMP_ADD', 'TIMESTAMP_SUB', 'DATE_ADD', 'DATE_SUB']);
 
 function bindCall(e: CallExpr, scope: Scope): Bound {
@@ -506,6 +508,8 @@ function bindCall(e: CallExpr, scope: Scope): Bound {
     const iv = e.args[1];
     if (iv.toPart !== null) throw queryError(iv.pos, 'INTERVAL ... TO ... is not supported');
     args = [bindExpr(e.args[0]!, scope), bindExpr(iv.value, scope), literal(STRING, iv.part.name)];
+  } else if (DATE_PART_SECOND.has(name) && e.args.length === 2 && e.args[1]!.kind === 'ident') {
+    args = [bindExpr(e.args[0]!, scope), literal(STRING, e.args[1].ident.name.toUpperCase())];
   } else if (DATE_PART_LAST.has(name) && e.args.length === 3 && e.args[2]!.kind === 'ident') {
     // TIMESTAMP_DIFF(a, b, HOUR): the date part is a name, not a column.
     args = [bindExpr(e.args[0]!, scope), bindExpr(e.args[1]!, scope), literal(STRING, e.args[2].ident.name.toUpperCase())];
