@@ -144,7 +144,7 @@ function not(b: Bound, pos: Pos): Bound {
 }
 
 export function containsAggregate(e: Expr): boolean {
-  if (e.kind === 'call' && (e.star || (e.name.length === 1 && aggregateFunction(e.name[0]!.name) !== undefined))) return true;
+  if (e.kind === 'call' && (e.star || aggregateFunction(e.name.map((p) => p.name).join('.')) !== undefined)) return true;
   return childrenOf(e).some(containsAggregate);
 }
 
@@ -471,7 +471,7 @@ function bindCall(e: CallExpr, scope: Scope): Bound {
   const safe = parts.length === 2 && parts[0] === 'SAFE';
   const name = safe ? parts[1]! : parts.join('.');
   if (e.namedArgs.length > 0) throw queryError(e.namedArgs[0]!.pos, `Named arguments are not supported by ${name}`);
-  const agg = e.star ? COUNT_STAR : parts.length === 1 ? aggregateFunction(name) : undefined;
+  const agg = e.star ? COUNT_STAR : safe ? undefined : aggregateFunction(name);
   if (agg !== undefined) {
     if (scope.agg === undefined) {
       throw queryError(e.pos, `Aggregate function ${name} not allowed in ${scope.noAggregates ?? 'this context'}`);

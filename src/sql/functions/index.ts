@@ -7,6 +7,7 @@ import { OPERATORS } from './operators.js';
 import { FunctionRegistry } from './registry.js';
 import { MORE_STRING_FUNCTIONS, STRING_FUNCTIONS } from './strings.js';
 import { REGEX_FUNCTIONS } from './regex.js';
+import { HLL_AGGREGATES, HLL_COUNT_EXTRACT } from './hll.js';
 import { TEMPORAL_FUNCTIONS } from './temporal.js';
 
 /** The function library: every scalar function and operator by name, and the aggregates. */
@@ -22,9 +23,10 @@ export const SCALAR_FUNCTIONS = new FunctionRegistry().add(
   ...MORE_MATH_FUNCTIONS,
   ...MORE_COLLECTION_FUNCTIONS,
   ...REGEX_FUNCTIONS,
+  HLL_COUNT_EXTRACT,
 );
 
-const aggregates = new Map(AGGREGATE_FUNCTIONS.map((a) => [a.name, a]));
+const aggregates = new Map([...AGGREGATE_FUNCTIONS, ...HLL_AGGREGATES].map((a) => [a.name, a]));
 
 export function aggregateFunction(name: string): AggregateFunction | undefined {
   return aggregates.get(name.toUpperCase());
