@@ -312,8 +312,7 @@ function bindNode(e: Expr, scope: Scope): Bound {
       const x = bindExpr(e.expr, scope);
       let b: Bound;
       if (e.target.kind === 'list') b = callFunction(fn('$in'), [x, ...e.target.items.map((i) => bindExpr(i, scope))], e.opPos);
-      else if (e.target.kind === 'unnest')
-        b = callFunction(fn('ARRAY_INCLUDES'), [bindExpr(e.target.array, scope), x], e.opPos, 'IN UNNEST');
+      else if (e.target.kind === 'unnest') b = callFunction(fn('$in_unnest'), [x, bindExpr(e.target.array, scope)], e.opPos, 'IN UNNEST');
       else throw queryError(e.opPos, 'Subqueries are not supported in GoogleSQL for Bigtable');
       return e.not ? not(b, e.opPos) : b;
     }

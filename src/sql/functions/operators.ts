@@ -157,6 +157,14 @@ export const IN = defineFunction({
   },
 });
 
+/** `x IN UNNEST(array)`: as IN over the array's elements (an empty or NULL array gives FALSE). */
+export const IN_UNNEST = defineFunction({
+  name: '$in_unnest',
+  signatures: [{ params: ['T', 'ARRAY<T>'], result: BOOL }],
+  strict: false,
+  eval: ([x, array], ctx) => (array === null || array === undefined ? false : IN.eval([x!, ...(array as readonly SqlValue[])], ctx)),
+});
+
 /** `x BETWEEN lo AND hi` = lo <= x AND x <= hi (three-valued). */
 export const BETWEEN = defineFunction({
   name: '$between',
@@ -238,6 +246,7 @@ export const OPERATORS: readonly ScalarFunction[] = [
   IS_TRUE,
   IS_FALSE,
   IN,
+  IN_UNNEST,
   BETWEEN,
   CONCAT_OP,
   LIKE,

@@ -89,9 +89,9 @@ function rangesOf(b: Bound, env: EvalEnv): KeyRange[] {
     }
     return out;
   }
-  if (name === 'ARRAY_INCLUDES' && isKey(args[1]!)) {
+  if (name === '$in_unnest' && isKey(args[0]!)) {
     // `_key IN UNNEST(@keys)`.
-    const c = constantValue(args[0]!, env);
+    const c = constantValue(args[1]!, env);
     if (c === undefined) return [FULL_RANGE];
     if (c.value === null) return [];
     const out: KeyRange[] = [];
