@@ -83,6 +83,11 @@ const BINARY_FUNCTIONS: Readonly<Record<string, string>> = {
   '>=': '$greater_or_equal',
   AND: '$and',
   OR: '$or',
+  '&': '$bitwise_and',
+  '|': '$bitwise_or',
+  '^': '$bitwise_xor',
+  '<<': '$bitwise_left_shift',
+  '>>': '$bitwise_right_shift',
 };
 
 const OPERATOR_TEXT: Readonly<Record<string, string>> = {
@@ -98,6 +103,12 @@ const OPERATOR_TEXT: Readonly<Record<string, string>> = {
   $greater: 'operator >',
   $greater_or_equal: 'operator >=',
   $and: 'operator AND',
+  $bitwise_and: 'operator &',
+  $bitwise_or: 'operator |',
+  $bitwise_xor: 'operator ^',
+  $bitwise_left_shift: 'operator <<',
+  $bitwise_right_shift: 'operator >>',
+  $bitwise_not: 'operator ~',
   $or: 'operator OR',
   $not: 'operator NOT',
   $negate: 'operator -',
@@ -289,7 +300,7 @@ function bindNode(e: Expr, scope: Scope): Bound {
           throw queryError(e.pos, `No matching signature for operator + for argument type ${typeText(arg.type)}`);
         return arg;
       }
-      throw queryError(e.pos, `Operator ${e.op} is not supported yet`);
+      return callFunction(fn('$bitwise_not'), [arg], e.pos);
     }
     case 'binary': {
       const name = BINARY_FUNCTIONS[e.op];

@@ -227,7 +227,35 @@ function escapeRegex(c: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }
 
+function bitwise(name: string, op: (a: bigint, b: bigint) => bigint): ScalarFunction {
+  return defineFunction({ name, signatures: [{ params: [INT64, INT64], result: INT64 }], eval: ([a, b]) => op(a as bigint, b as bigint) });
+}
+export const BIT_AND_OP = bitwise('$bitwise_and', (a, b) => a & b);
+export const BIT_OR_OP = bitwise('$bitwise_or', (a, b) => a | b);
+export const BIT_XOR_OP = bitwise('$bitwise_xor', (a, b) => a ^ b);
+/** Logical shifts on the 64 bits (`>>` fills with zeros: no sign extension); by 64 or more gives 0; a negative shift is an error. */
+function shift(name: string, left: boolean): ScalarFunction {
+  return bitwise(name, (a, b) => {
+    if (b < 0n) throw evalError(`Bit shift by a negative amount: ${b}`);
+    if (b >= 64n) return 0n;
+    return BigInt.asIntN(64, left ? a << b : BigInt.asUintN(64, a) >> b);
+  });
+}
+export const SHIFT_LEFT = shift('$bitwise_left_shift', true);
+export const SHIFT_RIGHT = shift('$bitwise_right_shift', false);
+export const BIT_NOT_OP = defineFunction({
+  name: '$bitwise_not',
+  signatures: [{ params: [INT64], result: INT64 }],
+  eval: ([a]) => ~(a as bigint),
+});
+
 export const OPERATORS: readonly ScalarFunction[] = [
+  BIT_AND_OP,
+  BIT_OR_OP,
+  BIT_XOR_OP,
+  SHIFT_LEFT,
+  SHIFT_RIGHT,
+  BIT_NOT_OP,
   ADD,
   SUBTRACT,
   MULTIPLY,
