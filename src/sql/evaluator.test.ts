@@ -7,14 +7,45 @@ import { isTabletopError } from '../model/errors.js';
 import { createSqlEngine } from './index.js';
 import type { SqlEngine } from './engine.js';
 import { typeText, type SqlType, type SqlValue } from './types.js';
-import { REWRITE, readCases, writeCases, type SqlCase } from './testing/sql-cases.js';
+import { type GoldenCase, REWRITE_GOLDEN, readGoldenFile, rewriteGoldenFile } from './syntax/testing/golden-file.js';
 import { showValue } from './testing/show-value.js';
 import { SQL_INSTANCE_NAME, sqlFixture } from './testing/fixture.js';
 
 /**
  * The evaluator suite: every `*.cases` file under testing/cases runs against the in-memory fixture
- * (testing/fixture.ts) through createSqlEngine, prepare then execute. SQL_CASES_REWRITE=1 rewrites the files.
+ * (testing/fixture.ts) through createSqlEngine, prepare then execute. A case (the golden-file format of
+ * syntax/testing/golden-file.ts):
+ *
+ *     query [stats]
+ *     SELECT ...                    (one or more lines)
+ *     param name TYPE = expression  (optional, any number)
+ *     ----
+ *     name TYPE, name TYPE          (the result columns)
+ *     value, value                  (one line per row)
+ *     -- scanned N, returned M      (with `stats`)
+ *
+ * or `ERROR Code: message`. UPDATE_SQL_GOLDEN=1 writes the actual results into the files (review the diff).
  */
+
+interface SqlCase {
+  readonly stats: boolean;
+  readonly query: string;
+  readonly params: readonly { readonly name: string; readonly type: string; readonly expr: string }[];
+}
+
+function sqlCase(c: GoldenCase): SqlCase {
+  const words = c.directive.split(/\s+/);
+  if (words[0] !== 'query') throw new Error(`line ${c.line}: a case starts with 'query'`);
+  const lines = c.input.split('\n');
+  const params = lines
+    .filter((l) => l.startsWith('param '))
+    .map((l) => {
+      const m = /^param\s+(\w+)\s+(.+?)\s+=\s+(.+)$/.exec(l);
+      if (m === null) throw new Error(`line ${c.line}: bad param line: ${l}`);
+      return { name: m[1]!, type: m[2]!, expr: m[3]! };
+    });
+  return { stats: words.includes('stats'), query: lines.filter((l) => !l.startsWith('param ')).join('\n'), params };
+}
 
 const CASES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'cases');
 
@@ -59,18 +90,18 @@ async function run(c: SqlCase): Promise<string> {
 for (const file of readdirSync(CASES_DIR).filter((f) => f.endsWith('.cases'))) {
   describe(file, () => {
     const path = join(CASES_DIR, file);
-    const cases = readCases(path);
-    if (REWRITE) {
+    const cases = readGoldenFile(path);
+    if (REWRITE_GOLDEN) {
       it('rewrites the expected results', async () => {
-        const actual: string[] = [];
-        for (const c of cases) actual.push(await run(c));
-        writeCases(path, cases, actual);
+        const actual = new Map<number, string>();
+        for (const [i, c] of cases.entries()) actual.set(i, await run(sqlCase(c)));
+        rewriteGoldenFile(path, cases, actual);
       });
       return;
     }
     for (const c of cases) {
-      it(`${file}:${c.line} ${c.query.replace(/\s+/g, ' ').slice(0, 80)}`, async () => {
-        expect(await run(c)).toBe(c.expected);
+      it(`${file}:${c.line} ${c.input.replace(/\s+/g, ' ').slice(0, 80)}`, async () => {
+        expect(await run(sqlCase(c))).toBe(c.expected);
       });
     }
   });

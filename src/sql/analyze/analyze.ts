@@ -3,8 +3,8 @@ import { isTabletopError, notFound } from '../../model/errors.js';
 import type { InstanceName, TableName } from '../../model/names.js';
 import type { ResultColumn } from '../engine.js';
 import { isEquatable, isOrderable } from '../functions/operators.js';
-import type { Expr, Select, SelectItem, TableRef } from '../syntax/ast.js';
-import { BOOL, BYTES, INT64, type SqlType, typeText } from '../types.js';
+import type { Expr, Select, SelectItem, TableRef, Unnest } from '../syntax/ast.js';
+import { BOOL, BYTES, INT64, TIMESTAMP, type SqlType, typeText } from '../types.js';
 import { queryError } from '../values/errors.js';
 import { type Bound, type BoundAggregate, boundKey } from '../bound/bound.js';
 import {
@@ -37,6 +37,37 @@ export interface FamilyColumn {
   readonly decode: 'bytes' | 'int64';
 }
 
+/**
+ * A temporal read: with history, each family is `MAP<BYTES, ARRAY<STRUCT<timestamp TIMESTAMP, value V>>>` (newest
+ * first), bounded by after / after_or_equal / before / before_or_equal and latest_n; as_of reads the latest cell
+ * at or before a time. The bounds are constant expressions (literals or parameters), evaluated at execution.
+ */
+export interface Temporal {
+  readonly history: boolean;
+  readonly after?: Bound;
+  readonly afterOrEqual?: Bound;
+  readonly before?: Bound;
+  readonly beforeOrEqual?: Bound;
+  readonly latestN?: Bound;
+  readonly asOf?: Bound;
+}
+
+/** `, UNNEST(array) AS x [WITH OFFSET AS o]`: each row repeats once per element, with the element (and offset) appended. */
+export interface UnnestStep {
+  readonly array: Bound;
+  readonly withOffset: boolean;
+}
+
+function unnestStep(u: Unnest, scope: Scope, columns: ScopeColumn[]): UnnestStep {
+  const array = bindExpr(u.expr, scope);
+  if (array.type.kind !== 'ARRAY')
+    throw queryError(u.expr.pos, `Values referenced in UNNEST must be arrays. UNNEST contains expression of type ${typeText(array.type)}`);
+  const name = u.alias?.name ?? (u.explicit ? '' : implicitName(u.expr));
+  columns.push({ name: name === '' ? `$unnest${columns.length}` : name, type: array.type.element });
+  if (u.withOffset !== null) columns.push({ name: u.withOffset.alias?.name ?? 'offset', type: INT64 });
+  return { array, withOffset: u.withOffset !== null };
+}
+
 export interface OrderKey {
   /** Index into `projection`. */
   readonly index: number;
@@ -48,6 +79,10 @@ export interface AnalyzedQuery {
   readonly columns: readonly ResultColumn[];
   readonly table: TableInfo | undefined;
   readonly families: readonly FamilyColumn[];
+  /** UNNEST joins, applied to each scan row in order (their columns follow the table's). */
+  readonly unnests: readonly UnnestStep[];
+  /** The temporal table function's arguments (`t(with_history => TRUE, ...)`, `t(as_of => ...)`), if called so. */
+  readonly temporal: Temporal | undefined;
   readonly where: Bound | undefined;
   /** Set for an aggregating query: group keys and aggregate calls, bound on the scan row. */
   readonly aggregate: { readonly groups: readonly Bound[]; readonly aggregates: readonly BoundAggregate[] } | undefined;
@@ -62,11 +97,71 @@ export interface AnalyzedQuery {
   readonly fingerprint: string;
 }
 
-export function tableShape(table: TableInfo): FamilyColumn[] {
+export function tableShape(table: TableInfo, history = false): FamilyColumn[] {
   return table.families.map((f) => {
     const int = f.valueType.kind === 'aggregate' && f.valueType.aggregator !== 'hll';
-    return { name: f.name, type: { kind: 'MAP', key: BYTES, value: int ? INT64 : BYTES }, decode: int ? 'int64' : 'bytes' };
+    const cell: SqlType = int ? INT64 : BYTES;
+    const value: SqlType = history
+      ? {
+          kind: 'ARRAY',
+          element: {
+            kind: 'STRUCT',
+            fields: [
+              { name: 'timestamp', type: TIMESTAMP },
+              { name: 'value', type: cell },
+            ],
+          },
+        }
+      : cell;
+    return { name: f.name, type: { kind: 'MAP', key: BYTES, value }, decode: int ? 'int64' : 'bytes' };
   });
+}
+
+const TEMPORAL_ARGS: Readonly<Record<string, { readonly key: keyof Temporal; readonly type: SqlType }>> = {
+  with_history: { key: 'history', type: BOOL },
+  after: { key: 'after', type: TIMESTAMP },
+  after_or_equal: { key: 'afterOrEqual', type: TIMESTAMP },
+  before: { key: 'before', type: TIMESTAMP },
+  before_or_equal: { key: 'beforeOrEqual', type: TIMESTAMP },
+  latest_n: { key: 'latestN', type: INT64 },
+  as_of: { key: 'asOf', type: TIMESTAMP },
+};
+
+function temporalOf(ref: TableRef, params: ReadonlyMap<string, SqlType>): Temporal | undefined {
+  if (ref.args === null) return undefined;
+  const out: Record<string, Bound | boolean> = { history: false };
+  for (const a of ref.args) {
+    const spec = TEMPORAL_ARGS[a.name.name.toLowerCase()];
+    if (spec === undefined)
+      throw queryError(a.name.pos, `Unknown argument ${a.name.name} of a table; expected one of ${Object.keys(TEMPORAL_ARGS).join(', ')}`);
+    if (spec.key in out && spec.key !== 'history') throw queryError(a.name.pos, `Argument ${a.name.name} given twice`);
+    const b = coerceTo(
+      bindExpr(a.value, { columns: [], qualifiers: [], params, noAggregates: 'a table argument' }),
+      spec.type,
+      a.value.pos,
+    );
+    if (b.type.kind !== spec.type.kind)
+      throw queryError(a.value.pos, `Argument ${a.name.name} must be ${typeText(spec.type)}, got ${typeText(b.type)}`);
+    if (spec.key === 'history') {
+      if (b.kind !== 'const' || typeof b.value !== 'boolean') throw queryError(a.value.pos, 'with_history must be TRUE or FALSE');
+      out['history'] = b.value;
+    } else out[spec.key] = b;
+  }
+  const t = out as unknown as Temporal;
+  const ranged =
+    t.after !== undefined ||
+    t.afterOrEqual !== undefined ||
+    t.before !== undefined ||
+    t.beforeOrEqual !== undefined ||
+    t.latestN !== undefined;
+  if (t.asOf !== undefined && (t.history || ranged))
+    throw queryError(ref.pos, 'as_of cannot be combined with with_history, the time bounds or latest_n');
+  if (ranged && !t.history) throw queryError(ref.pos, 'The time bounds and latest_n need with_history => TRUE');
+  if (t.after !== undefined && t.afterOrEqual !== undefined) throw queryError(ref.pos, 'after and after_or_equal cannot both be given');
+  if (t.before !== undefined && t.beforeOrEqual !== undefined) throw queryError(ref.pos, 'before and before_or_equal cannot both be given');
+  if (t.latestN?.kind === 'const' && typeof t.latestN.value === 'bigint' && t.latestN.value < 1n)
+    throw queryError(ref.pos, 'latest_n must be at least 1');
+  return t;
 }
 
 export function schemaFingerprint(table: TableInfo | undefined): string {
@@ -75,7 +170,6 @@ export function schemaFingerprint(table: TableInfo | undefined): string {
 }
 
 function resolveTable(ref: TableRef, instance: InstanceName, catalog: Catalog): TableInfo {
-  if (ref.args !== null) throw queryError(ref.pos, 'Table-valued function arguments (with_history, as_of, ...) are not supported yet');
   if (ref.name.length !== 1) throw queryError(ref.pos, `Table not found: ${ref.name.map((n) => n.name).join('.')}`);
   const id = ref.name[0]!.name;
   try {
@@ -91,22 +185,27 @@ function resolveTable(ref: TableRef, instance: InstanceName, catalog: Catalog): 
 export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Catalog, params: ReadonlyMap<string, SqlType>): AnalyzedQuery {
   let table: TableInfo | undefined;
   let families: FamilyColumn[] = [];
+  let temporal: Temporal | undefined;
   const qualifiers: string[] = [];
+  const columns: ScopeColumn[] = [];
+  const unnests: UnnestStep[] = [];
   if (stmt.from !== null) {
     const src = stmt.from.source;
-    if (src.kind !== 'table')
-      throw queryError(
-        src.pos,
-        `${src.kind === 'unpack' ? 'UNPACK' : src.kind === 'unnest' ? 'UNNEST' : 'A subquery'} in FROM is not supported yet`,
-      );
-    if (stmt.from.unnests.length > 0) throw queryError(stmt.from.unnests[0]!.pos, 'UNNEST joins are not supported yet');
-    table = resolveTable(src, instance, catalog);
-    families = tableShape(table);
-    qualifiers.push(src.name[0]!.name);
-    if (src.alias !== null) qualifiers.push(src.alias.name);
+    if (src.kind === 'unpack' || src.kind === 'subquery') {
+      throw queryError(src.pos, `${src.kind === 'unpack' ? 'UNPACK' : 'A subquery'} in FROM is not supported yet`);
+    }
+    if (src.kind === 'table') {
+      table = resolveTable(src, instance, catalog);
+      temporal = temporalOf(src, params);
+      families = tableShape(table, temporal?.history === true);
+      qualifiers.push(src.name[0]!.name);
+      if (src.alias !== null) qualifiers.push(src.alias.name);
+      columns.push({ name: '_key', type: BYTES }, ...families.map((f) => ({ name: f.name, type: f.type })));
+    }
+    for (const u of [...(src.kind === 'unnest' ? [src.unnest] : []), ...stmt.from.unnests.map((j) => j.unnest)]) {
+      unnests.push(unnestStep(u, { columns: [...columns], qualifiers, params, noAggregates: 'FROM' }, columns));
+    }
   }
-  const columns: ScopeColumn[] =
-    table === undefined ? [] : [{ name: '_key', type: BYTES }, ...families.map((f) => ({ name: f.name, type: f.type }))];
   const rowScope: Scope = { columns, qualifiers, params };
 
   const where = stmt.where === null ? undefined : condition(stmt.where, { ...rowScope, noAggregates: 'WHERE' }, 'WHERE');
@@ -201,6 +300,8 @@ export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Cat
     columns: outColumns,
     table,
     families,
+    unnests,
+    temporal,
     where,
     aggregate: agg === undefined ? undefined : { groups, aggregates: agg.aggregates },
     having,
@@ -244,14 +345,15 @@ function groupTarget(g: Expr, items: readonly SelectItem[], columns: readonly Sc
 
 function expandStar(
   item: Extract<SelectItem, { kind: 'star' }>,
-  columns: readonly ScopeColumn[],
+  allColumns: readonly ScopeColumn[],
   qualifiers: readonly string[],
   scope: Scope,
 ): { name: string; bound: Bound }[] {
   if (item.qualifier !== null && !(item.qualifier.kind === 'ident' && qualifiers.includes(item.qualifier.ident.name))) {
     throw queryError(item.pos, 'Only `*` and `table.*` are supported in the SELECT list');
   }
-  if (columns.length === 0) throw queryError(item.pos, 'SELECT * must have a FROM clause');
+  if (allColumns.length === 0) throw queryError(item.pos, 'SELECT * must have a FROM clause');
+  const columns = allColumns.flatMap((c, index) => (c.name.startsWith('$') ? [] : [{ ...c, index }]));
   if (scope.agg !== undefined) throw queryError(item.pos, 'SELECT * is not allowed in a query with GROUP BY or aggregation');
   const except = new Set<string>();
   for (const x of item.except) {
@@ -265,8 +367,8 @@ function expandStar(
     if (c === undefined) throw queryError(r.name.pos, `Column ${r.name.name} in SELECT * REPLACE list does not exist`);
     replace.set(c.name, bindExpr(r.expr, scope));
   }
-  const out = columns.flatMap((c, index) =>
-    except.has(c.name) ? [] : [{ name: c.name, bound: replace.get(c.name) ?? ({ kind: 'column', type: c.type, index } as Bound) }],
+  const out = columns.flatMap((c) =>
+    except.has(c.name) ? [] : [{ name: c.name, bound: replace.get(c.name) ?? ({ kind: 'column', type: c.type, index: c.index } as Bound) }],
   );
   if (out.length === 0) throw queryError(item.pos, 'SELECT * EXCEPT leaves no columns');
   return out;

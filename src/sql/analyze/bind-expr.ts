@@ -83,6 +83,11 @@ const BINARY_FUNCTIONS: Readonly<Record<string, string>> = {
   '>=': '$greater_or_equal',
   AND: '$and',
   OR: '$or',
+  '&': '$bitwise_and',
+  '|': '$bitwise_or',
+  '^': '$bitwise_xor',
+  '<<': '$bitwise_left_shift',
+  '>>': '$bitwise_right_shift',
 };
 
 const OPERATOR_TEXT: Readonly<Record<string, string>> = {
@@ -98,6 +103,12 @@ const OPERATOR_TEXT: Readonly<Record<string, string>> = {
   $greater: 'operator >',
   $greater_or_equal: 'operator >=',
   $and: 'operator AND',
+  $bitwise_and: 'operator &',
+  $bitwise_or: 'operator |',
+  $bitwise_xor: 'operator ^',
+  $bitwise_left_shift: 'operator <<',
+  $bitwise_right_shift: 'operator >>',
+  $bitwise_not: 'operator ~',
   $or: 'operator OR',
   $not: 'operator NOT',
   $negate: 'operator -',
@@ -114,10 +125,9 @@ export function callFunction(fn: ScalarFunction, args: readonly Bound[], pos: Po
   const r = fn.resolve(args.map(operand));
   if (r === undefined) {
     const name = shownName ?? OPERATOR_TEXT[fn.name] ?? fn.name;
-    throw queryError(
-      pos,
-      `No matching signature for ${name} for argument types: ${args.map((a) => (UNTYPED_NULL.has(a) ? 'NULL' : typeText(a.type))).join(', ')}. Supported signature: ${fn.signatureText}`,
-    );
+    const types = args.map((a) => (UNTYPED_NULL.has(a) ? 'NULL' : typeText(a.type))).join(', ');
+    const supported = fn.name.startsWith('$') ? '' : `. Supported signature: ${fn.signatureText}`;
+    throw queryError(pos, `No matching signature for ${name} for argument types: ${types}${supported}`);
   }
   const fnName = fn.name;
   if (['$equal', '$not_equal', '$in'].includes(fnName) && r.args[0] !== undefined && !isEquatable(r.args[0])) {
@@ -145,7 +155,7 @@ function not(b: Bound, pos: Pos): Bound {
 }
 
 export function containsAggregate(e: Expr): boolean {
-  if (e.kind === 'call' && (e.star || (e.name.length === 1 && aggregateFunction(e.name[0]!.name) !== undefined))) return true;
+  if (e.kind === 'call' && (e.star || aggregateFunction(e.name.map((p) => p.name).join('.')) !== undefined)) return true;
   return childrenOf(e).some(containsAggregate);
 }
 
@@ -290,7 +300,7 @@ function bindNode(e: Expr, scope: Scope): Bound {
           throw queryError(e.pos, `No matching signature for operator + for argument type ${typeText(arg.type)}`);
         return arg;
       }
-      throw queryError(e.pos, `Operator ${e.op} is not supported yet`);
+      return callFunction(fn('$bitwise_not'), [arg], e.pos);
     }
     case 'binary': {
       const name = BINARY_FUNCTIONS[e.op];
@@ -313,8 +323,7 @@ function bindNode(e: Expr, scope: Scope): Bound {
       const x = bindExpr(e.expr, scope);
       let b: Bound;
       if (e.target.kind === 'list') b = callFunction(fn('$in'), [x, ...e.target.items.map((i) => bindExpr(i, scope))], e.opPos);
-      else if (e.target.kind === 'unnest')
-        b = callFunction(fn('ARRAY_INCLUDES'), [bindExpr(e.target.array, scope), x], e.opPos, 'IN UNNEST');
+      else if (e.target.kind === 'unnest') b = callFunction(fn('$in_unnest'), [x, bindExpr(e.target.array, scope)], e.opPos, 'IN UNNEST');
       else throw queryError(e.opPos, 'Subqueries are not supported in GoogleSQL for Bigtable');
       return e.not ? not(b, e.opPos) : b;
     }
@@ -462,6 +471,9 @@ function bindCase(e: Extract<Expr, { kind: 'case' }>, scope: Scope): Bound {
   };
 }
 
+const DATE_PART_LAST = new Set(['TIMESTAMP_DIFF', 'DATE_DIFF']);
+/** Functions whose second argument is a date part name: DATE_TRUNC(d, MONTH). */
+const DATE_PART_SECOND = new Set(['DATE_TRUNC', 'TIMESTAMP_TRUNC']);
 const INTERVAL_FUNCTIONS = new Set(['TIMESTAMP_ADD', 'TIMESTAMP_SUB', 'DATE_ADD', 'DATE_SUB']);
 
 function bindCall(e: CallExpr, scope: Scope): Bound {
@@ -469,7 +481,7 @@ function bindCall(e: CallExpr, scope: Scope): Bound {
   const safe = parts.length === 2 && parts[0] === 'SAFE';
   const name = safe ? parts[1]! : parts.join('.');
   if (e.namedArgs.length > 0) throw queryError(e.namedArgs[0]!.pos, `Named arguments are not supported by ${name}`);
-  const agg = e.star ? COUNT_STAR : parts.length === 1 ? aggregateFunction(name) : undefined;
+  const agg = e.star ? COUNT_STAR : safe ? undefined : aggregateFunction(name);
   if (agg !== undefined) {
     if (scope.agg === undefined) {
       throw queryError(e.pos, `Aggregate function ${name} not allowed in ${scope.noAggregates ?? 'this context'}`);
@@ -506,6 +518,11 @@ function bindCall(e: CallExpr, scope: Scope): Bound {
     const iv = e.args[1];
     if (iv.toPart !== null) throw queryError(iv.pos, 'INTERVAL ... TO ... is not supported');
     args = [bindExpr(e.args[0]!, scope), bindExpr(iv.value, scope), literal(STRING, iv.part.name)];
+  } else if (DATE_PART_SECOND.has(name) && e.args.length === 2 && e.args[1]!.kind === 'ident') {
+    args = [bindExpr(e.args[0]!, scope), literal(STRING, e.args[1].ident.name.toUpperCase())];
+  } else if (DATE_PART_LAST.has(name) && e.args.length === 3 && e.args[2]!.kind === 'ident') {
+    // TIMESTAMP_DIFF(a, b, HOUR): the date part is a name, not a column.
+    args = [bindExpr(e.args[0]!, scope), bindExpr(e.args[1]!, scope), literal(STRING, e.args[2].ident.name.toUpperCase())];
   } else args = e.args.map((a) => bindExpr(a, scope));
   const call = callFunction(f, args, e.pos, name);
   return safe ? { kind: 'safe', type: call.type, arg: call } : call;

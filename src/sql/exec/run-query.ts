@@ -21,7 +21,9 @@ export async function* runQuery(
   const limit = countValue(q.limit, env, 'LIMIT');
   const offset = countValue(q.offset, env, 'OFFSET') ?? 0;
   if (limit === 0) return;
-  let rows: AsyncIterable<SqlValue[]> = filtered(scanRows(db, q, env, stats, options.signal), q.where, env);
+  let rows: AsyncIterable<SqlValue[]> = scanRows(db, q, env, stats, options.signal);
+  if (q.unnests.length > 0) rows = unnested(rows, q, env);
+  rows = filtered(rows, q.where, env);
   if (q.aggregate !== undefined) rows = filtered(aggregate(rows, q, env), q.having, env);
   rows = project(rows, q, env);
   if (q.distinct) rows = distinct(rows, q.columns.length);
@@ -30,13 +32,14 @@ export async function* runQuery(
   let returned = 0;
   const skip = offset + (options.skipRows ?? 0);
   for await (const row of rows) {
-    if (limit !== undefined && index >= offset + limit) break;
     index++;
-    if (index <= skip) continue;
-    returned++;
-    stats.rowsReturned = returned;
-    yield row.length === q.columns.length ? row : row.slice(0, q.columns.length);
-    if (options.signal?.aborted === true) break;
+    if (index > skip) {
+      returned++;
+      stats.rowsReturned = returned;
+      yield row.length === q.columns.length ? row : row.slice(0, q.columns.length);
+    }
+    // Stop before pulling another row: the scan reads no further than the result needs.
+    if ((limit !== undefined && index >= offset + limit) || options.signal?.aborted === true) break;
   }
 }
 
@@ -46,6 +49,25 @@ function countValue(b: AnalyzedQuery['limit'], env: EvalEnv, clause: string): nu
   if (v === null) throw queryError(undefined, `${clause} must not be NULL`);
   if (typeof v !== 'bigint' || v < 0n) throw queryError(undefined, `${clause} must not be negative`);
   return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+}
+
+/** UNNEST joins: each row once per element of each array in turn (an empty or NULL array drops the row). */
+async function* unnested(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env: EvalEnv): AsyncGenerator<SqlValue[]> {
+  const expand = function* (row: SqlValue[], step: number): Generator<SqlValue[]> {
+    const u = q.unnests[step];
+    if (u === undefined) {
+      yield row;
+      return;
+    }
+    const array = evaluate(u.array, row, env);
+    if (array === null) return;
+    let i = 0n;
+    for (const element of array as readonly SqlValue[]) {
+      yield* expand(u.withOffset ? [...row, element, i] : [...row, element], step + 1);
+      i++;
+    }
+  };
+  for await (const row of rows) yield* expand(row, 0);
 }
 
 async function* filtered(rows: AsyncIterable<SqlValue[]>, where: AnalyzedQuery['where'], env: EvalEnv): AsyncGenerator<SqlValue[]> {

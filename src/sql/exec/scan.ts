@@ -2,9 +2,9 @@ import type { DatabaseCore } from '../../db/api.js';
 import type { Row } from '../../model/cell.js';
 import { toBytes } from '../../model/bytes.js';
 import type { AnalyzedQuery } from '../analyze/analyze.js';
-import { familiesRead, readRequest, ROW_MARKER } from '../plan/read-plan.js';
+import { cellWindow, familiesRead, readRequest, ROW_MARKER } from '../plan/read-plan.js';
 import { keyRanges } from '../plan/key-ranges.js';
-import { SqlMap, type SqlValue } from '../types.js';
+import { SqlMap, SqlStruct, SqlTimestamp, type SqlValue } from '../types.js';
 import { evalError } from '../values/errors.js';
 import type { EvalEnv } from '../bound/evaluate.js';
 
@@ -34,13 +34,14 @@ export async function* scanRows(
   const ranges = keyRanges(q.where, env);
   if (ranges.length === 0) return;
   const families = familiesRead(q);
-  const reader = db.readRows(q.table.name, readRequest(q, ranges, families));
+  const reader = db.readRows(q.table.name, readRequest(q, ranges, families, cellWindow(q, env)));
+  const history = q.temporal?.history === true;
   const slotOf = new Map(families.map((i) => [q.families[i]!.name, i + 1]));
   try {
     for await (const row of reader) {
       stats.rowsScanned = reader.stats.rowsSeen;
       if (signal?.aborted === true) return;
-      yield scanRow(row, q, families, slotOf);
+      yield scanRow(row, q, families, slotOf, history);
     }
   } finally {
     stats.rowsScanned = reader.stats.rowsSeen;
@@ -48,21 +49,36 @@ export async function* scanRows(
   }
 }
 
-function scanRow(row: Row, q: AnalyzedQuery, families: readonly number[], slotOf: ReadonlyMap<string, number>): SqlValue[] {
+function scanRow(
+  row: Row,
+  q: AnalyzedQuery,
+  families: readonly number[],
+  slotOf: ReadonlyMap<string, number>,
+  history: boolean,
+): SqlValue[] {
   const values: SqlValue[] = new Array<SqlValue>(q.families.length + 1).fill(null);
   values[0] = new Uint8Array(toBytes(row.key));
   const entries = new Map<number, [SqlValue, SqlValue][]>(families.map((i) => [i + 1, []]));
   let lastFamily = '';
   let lastQualifier: string | undefined;
+  let versions: SqlValue[] = [];
   for (const cell of row.cells) {
     if (cell.labels.includes(ROW_MARKER)) continue;
     const slot = slotOf.get(cell.family);
     if (slot === undefined) continue;
-    if (cell.family === lastFamily && cell.qualifier === lastQualifier) continue; // an older version
+    const value = q.families[slot - 1]!.decode === 'int64' ? int64Of(cell.value) : cell.value;
+    const sameColumn = cell.family === lastFamily && cell.qualifier === lastQualifier;
+    if (sameColumn) {
+      // An older version: kept only with history (cells come newest first).
+      if (history) versions.push(new SqlStruct([new SqlTimestamp(BigInt(cell.timestamp)), value]));
+      continue;
+    }
     lastFamily = cell.family;
     lastQualifier = cell.qualifier;
-    const decode = q.families[slot - 1]!.decode;
-    entries.get(slot)!.push([new Uint8Array(toBytes(cell.qualifier)), decode === 'int64' ? int64Of(cell.value) : cell.value]);
+    if (history) {
+      versions = [new SqlStruct([new SqlTimestamp(BigInt(cell.timestamp)), value])];
+      entries.get(slot)!.push([new Uint8Array(toBytes(cell.qualifier)), versions]);
+    } else entries.get(slot)!.push([new Uint8Array(toBytes(cell.qualifier)), value]);
   }
   for (const [slot, list] of entries) values[slot] = new SqlMap(list);
   return values;

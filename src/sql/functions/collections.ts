@@ -227,3 +227,42 @@ export const COLLECTION_FUNCTIONS: readonly ScalarFunction[] = [
   JSON_VALUE,
   JSON_QUERY,
 ];
+
+export const ARRAY_CONCAT = defineFunction({
+  name: 'ARRAY_CONCAT',
+  signatures: [{ params: ['ARRAY<T>'], repeated: true, result: (a) => a[0]! }],
+  eval: (arrays) => (arrays as (readonly SqlValue[])[]).flat(),
+});
+
+export const GENERATE_ARRAY = defineFunction({
+  name: 'GENERATE_ARRAY',
+  signatures: [
+    { params: [INT64, INT64, INT64], optionalFrom: 2, result: { kind: 'ARRAY', element: INT64 } },
+    {
+      params: [{ kind: 'FLOAT64' }, { kind: 'FLOAT64' }, { kind: 'FLOAT64' }],
+      optionalFrom: 2,
+      result: { kind: 'ARRAY', element: { kind: 'FLOAT64' } },
+    },
+  ],
+  eval: ([a, b, s]) => {
+    const out: SqlValue[] = [];
+    if (typeof a === 'bigint') {
+      const step = (s as bigint | undefined) ?? 1n;
+      if (step === 0n) throw evalError('GENERATE_ARRAY: step must not be 0');
+      for (let x = a; step > 0n ? x <= (b as bigint) : x >= (b as bigint); x += step) {
+        out.push(x);
+        if (out.length > 1_000_000) throw evalError('GENERATE_ARRAY: too many elements');
+      }
+      return out;
+    }
+    const step = (s as number | undefined) ?? 1;
+    if (step === 0 || Number.isNaN(step)) throw evalError('GENERATE_ARRAY: step must not be 0 or NaN');
+    for (let x = a as number; step > 0 ? x <= (b as number) : x >= (b as number); x += step) {
+      out.push(x);
+      if (out.length > 1_000_000) throw evalError('GENERATE_ARRAY: too many elements');
+    }
+    return out;
+  },
+});
+
+export const MORE_COLLECTION_FUNCTIONS: readonly ScalarFunction[] = [ARRAY_CONCAT, GENERATE_ARRAY];

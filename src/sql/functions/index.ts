@@ -1,11 +1,13 @@
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from './aggregates.js';
-import { COLLECTION_FUNCTIONS } from './collections.js';
+import { COLLECTION_FUNCTIONS, MORE_COLLECTION_FUNCTIONS } from './collections.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
-import { MATH_FUNCTIONS } from './math.js';
+import { MATH_FUNCTIONS, MORE_MATH_FUNCTIONS } from './math.js';
 import { OPERATORS } from './operators.js';
 import { FunctionRegistry } from './registry.js';
-import { STRING_FUNCTIONS } from './strings.js';
+import { MORE_STRING_FUNCTIONS, STRING_FUNCTIONS } from './strings.js';
+import { REGEX_FUNCTIONS } from './regex.js';
+import { HLL_AGGREGATES, HLL_COUNT_EXTRACT } from './hll.js';
 import { TEMPORAL_FUNCTIONS } from './temporal.js';
 
 /** The function library: every scalar function and operator by name, and the aggregates. */
@@ -17,9 +19,14 @@ export const SCALAR_FUNCTIONS = new FunctionRegistry().add(
   ...MATH_FUNCTIONS,
   ...TEMPORAL_FUNCTIONS,
   ...COLLECTION_FUNCTIONS,
+  ...MORE_STRING_FUNCTIONS,
+  ...MORE_MATH_FUNCTIONS,
+  ...MORE_COLLECTION_FUNCTIONS,
+  ...REGEX_FUNCTIONS,
+  HLL_COUNT_EXTRACT,
 );
 
-const aggregates = new Map(AGGREGATE_FUNCTIONS.map((a) => [a.name, a]));
+const aggregates = new Map([...AGGREGATE_FUNCTIONS, ...HLL_AGGREGATES].map((a) => [a.name, a]));
 
 export function aggregateFunction(name: string): AggregateFunction | undefined {
   return aggregates.get(name.toUpperCase());

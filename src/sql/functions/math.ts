@@ -1,7 +1,8 @@
 import { FLOAT64, INT64 } from '../types.js';
 import { checkedInt64 } from '../values/cast.js';
 import { compareValues } from '../values/compare.js';
-import { evalError } from '../values/errors.js';
+import { evalError, isEvalError } from '../values/errors.js';
+import { ADD, DIVIDE, MULTIPLY, NEGATE, SUBTRACT } from './operators.js';
 import { type ScalarFunction, type Signature, defineFunction } from './registry.js';
 
 /** Math functions: INT64 forms check overflow; division by zero is an error (SAFE_ forms give NULL). */
@@ -131,4 +132,47 @@ export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   IEEE_DIVIDE,
   GREATEST,
   LEAST,
+];
+
+/** SAFE_ADD, SAFE_DIVIDE, ...: the operator, with NULL instead of an overflow or division-by-zero error. */
+function safeVersion(name: string, op: ScalarFunction): ScalarFunction {
+  return {
+    ...op,
+    name,
+    signatureText: op.signatureText.replaceAll(op.name, name),
+    eval: (args, ctx) => {
+      try {
+        return op.eval(args, ctx);
+      } catch (e) {
+        if (isEvalError(e)) return null;
+        throw e;
+      }
+    },
+  };
+}
+export const SAFE_ADD = safeVersion('SAFE_ADD', ADD);
+export const SAFE_SUBTRACT = safeVersion('SAFE_SUBTRACT', SUBTRACT);
+export const SAFE_MULTIPLY = safeVersion('SAFE_MULTIPLY', MULTIPLY);
+export const SAFE_DIVIDE = safeVersion('SAFE_DIVIDE', DIVIDE);
+export const SAFE_NEGATE = safeVersion('SAFE_NEGATE', NEGATE);
+
+export const IS_NAN = defineFunction({
+  name: 'IS_NAN',
+  signatures: [{ params: [FLOAT64], result: { kind: 'BOOL' } }],
+  eval: ([x]) => Number.isNaN(x as number),
+});
+export const IS_INF = defineFunction({
+  name: 'IS_INF',
+  signatures: [{ params: [FLOAT64], result: { kind: 'BOOL' } }],
+  eval: ([x]) => x === Infinity || x === -Infinity,
+});
+
+export const MORE_MATH_FUNCTIONS: readonly ScalarFunction[] = [
+  SAFE_ADD,
+  SAFE_SUBTRACT,
+  SAFE_MULTIPLY,
+  SAFE_DIVIDE,
+  SAFE_NEGATE,
+  IS_NAN,
+  IS_INF,
 ];

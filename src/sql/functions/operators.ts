@@ -157,6 +157,14 @@ export const IN = defineFunction({
   },
 });
 
+/** `x IN UNNEST(array)`: as IN over the array's elements (an empty or NULL array gives FALSE). */
+export const IN_UNNEST = defineFunction({
+  name: '$in_unnest',
+  signatures: [{ params: ['T', 'ARRAY<T>'], result: BOOL }],
+  strict: false,
+  eval: ([x, array], ctx) => (array === null || array === undefined ? false : IN.eval([x!, ...(array as readonly SqlValue[])], ctx)),
+});
+
 /** `x BETWEEN lo AND hi` = lo <= x AND x <= hi (three-valued). */
 export const BETWEEN = defineFunction({
   name: '$between',
@@ -219,7 +227,35 @@ function escapeRegex(c: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }
 
+function bitwise(name: string, op: (a: bigint, b: bigint) => bigint): ScalarFunction {
+  return defineFunction({ name, signatures: [{ params: [INT64, INT64], result: INT64 }], eval: ([a, b]) => op(a as bigint, b as bigint) });
+}
+export const BIT_AND_OP = bitwise('$bitwise_and', (a, b) => a & b);
+export const BIT_OR_OP = bitwise('$bitwise_or', (a, b) => a | b);
+export const BIT_XOR_OP = bitwise('$bitwise_xor', (a, b) => a ^ b);
+/** Logical shifts on the 64 bits (`>>` fills with zeros: no sign extension); by 64 or more gives 0; a negative shift is an error. */
+function shift(name: string, left: boolean): ScalarFunction {
+  return bitwise(name, (a, b) => {
+    if (b < 0n) throw evalError(`Bit shift by a negative amount: ${b}`);
+    if (b >= 64n) return 0n;
+    return BigInt.asIntN(64, left ? a << b : BigInt.asUintN(64, a) >> b);
+  });
+}
+export const SHIFT_LEFT = shift('$bitwise_left_shift', true);
+export const SHIFT_RIGHT = shift('$bitwise_right_shift', false);
+export const BIT_NOT_OP = defineFunction({
+  name: '$bitwise_not',
+  signatures: [{ params: [INT64], result: INT64 }],
+  eval: ([a]) => ~(a as bigint),
+});
+
 export const OPERATORS: readonly ScalarFunction[] = [
+  BIT_AND_OP,
+  BIT_OR_OP,
+  BIT_XOR_OP,
+  SHIFT_LEFT,
+  SHIFT_RIGHT,
+  BIT_NOT_OP,
   ADD,
   SUBTRACT,
   MULTIPLY,
@@ -238,6 +274,7 @@ export const OPERATORS: readonly ScalarFunction[] = [
   IS_TRUE,
   IS_FALSE,
   IN,
+  IN_UNNEST,
   BETWEEN,
   CONCAT_OP,
   LIKE,

@@ -231,3 +231,113 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   REVERSE,
   REPEAT,
 ];
+
+export const SPLIT = defineFunction({
+  name: 'SPLIT',
+  signatures: [
+    { params: [STRING, STRING], optionalFrom: 1, result: { kind: 'ARRAY', element: STRING } },
+    { params: [BYTES, BYTES], result: { kind: 'ARRAY', element: BYTES } },
+  ],
+  eval: ([v, d]) => {
+    if (isBytes(v!)) {
+      const sep = text(d!);
+      if (sep === '') throw evalError('SPLIT of BYTES needs a non-empty delimiter');
+      return text(v)
+        .split(sep)
+        .map((p) => new Uint8Array(Buffer.from(p, 'latin1')));
+    }
+    const s = v as string;
+    const sep = d === undefined ? ',' : (d as string);
+    if (sep === '') return s === '' ? [''] : chars(s);
+    return s.split(sep);
+  },
+});
+
+function pad(name: string, left: boolean): ScalarFunction {
+  return defineFunction({
+    name,
+    signatures: both(
+      (t) => [t, INT64, t],
+      (t) => t,
+    ).map((s) => ({ ...s, optionalFrom: 2 })),
+    eval: ([v, n, p]) => {
+      const len = n as bigint;
+      if (len < 0n) throw evalError(`${name}: negative length`);
+      if (len > 1n << 20n) throw evalError(`${name}: result too large`);
+      const target = Number(len);
+      const bytes = isBytes(v!);
+      const unit = (x: SqlValue): string[] => (bytes ? Array.from(text(x)) : chars(x as string));
+      const base = unit(v!);
+      const filler = p === undefined ? [' '] : unit(p);
+      if (base.length >= target) return join(base.slice(0, target), bytes);
+      if (filler.length === 0) throw evalError(`${name}: empty pattern`);
+      const fill: string[] = [];
+      while (fill.length < target - base.length) fill.push(filler[fill.length % filler.length]!);
+      return join(left ? [...fill, ...base] : [...base, ...fill], bytes);
+    },
+  });
+}
+const join = (parts: string[], bytes: boolean): SqlValue =>
+  bytes ? new Uint8Array(Buffer.from(parts.join(''), 'latin1')) : parts.join('');
+export const LPAD = pad('LPAD', true);
+export const RPAD = pad('RPAD', false);
+
+function side(name: string, left: boolean): ScalarFunction {
+  return defineFunction({
+    name,
+    signatures: both(
+      (t) => [t, INT64],
+      (t) => t,
+    ),
+    eval: ([v, n]) => {
+      if ((n as bigint) < 0n) throw evalError(`${name}: negative length`);
+      const u = units(v!);
+      const k = Math.min(u.n, Number(n as bigint));
+      return left ? u.slice(0, k) : u.slice(u.n - k);
+    },
+  });
+}
+export const LEFT = side('LEFT', true);
+export const RIGHT = side('RIGHT', false);
+
+export const INITCAP = defineFunction({
+  name: 'INITCAP',
+  signatures: [{ params: [STRING], result: STRING }],
+  eval: ([v]) => (v as string).toLowerCase().replace(/(^|[^\p{L}\p{N}])(\p{L})/gu, (_m, a: string, b: string) => a + b.toUpperCase()),
+});
+
+export const TO_CODE_POINTS = defineFunction({
+  name: 'TO_CODE_POINTS',
+  signatures: both(
+    (t) => [t],
+    () => ({ kind: 'ARRAY', element: INT64 }),
+  ),
+  eval: ([v]) => (isBytes(v!) ? Array.from(v, (b) => BigInt(b)) : chars(v as string).map((c) => BigInt(c.codePointAt(0)!))),
+});
+
+export const CODE_POINTS_TO_STRING = defineFunction({
+  name: 'CODE_POINTS_TO_STRING',
+  signatures: [{ params: [{ kind: 'ARRAY', element: INT64 }], result: STRING }],
+  eval: ([a]) => {
+    const list = a as readonly SqlValue[];
+    if (list.some((x) => x === null)) return null;
+    return list
+      .map((x) => {
+        const n = Number(x as bigint);
+        if (n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) throw evalError(`Invalid code point ${n}`);
+        return String.fromCodePoint(n);
+      })
+      .join('');
+  },
+});
+
+export const MORE_STRING_FUNCTIONS: readonly ScalarFunction[] = [
+  SPLIT,
+  LPAD,
+  RPAD,
+  LEFT,
+  RIGHT,
+  INITCAP,
+  TO_CODE_POINTS,
+  CODE_POINTS_TO_STRING,
+];

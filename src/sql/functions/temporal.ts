@@ -2,6 +2,7 @@ import { DATE, INT64, STRING, SqlDate, SqlTimestamp, TIMESTAMP } from '../types.
 import { checkedInt64 } from '../values/cast.js';
 import { evalError } from '../values/errors.js';
 import {
+  checkedDate,
   checkedTimestamp,
   civilOf,
   dateFromParts,
@@ -193,7 +194,118 @@ export const TIMESTAMP_DIFF = defineFunction({
   },
 });
 
+/** Adds months to a civil date, clamping the day to the month's last (GoogleSQL's DATE_ADD with MONTH/QUARTER/YEAR). */
+function addMonths(d: SqlDate, months: number): SqlDate {
+  const dt = new Date(d.days * 86400000);
+  const y = dt.getUTCFullYear();
+  const m = dt.getUTCMonth() + months;
+  const first = new Date(0);
+  first.setUTCFullYear(y, m, 1);
+  const last = new Date(0);
+  last.setUTCFullYear(first.getUTCFullYear(), first.getUTCMonth() + 1, 0);
+  const day = Math.min(dt.getUTCDate(), last.getUTCDate());
+  return dateFromParts(first.getUTCFullYear(), first.getUTCMonth() + 1, day);
+}
+
+function shiftDate(name: string, sign: 1 | -1): ScalarFunction {
+  return defineFunction({
+    name,
+    signatures: [{ params: [DATE, INT64, STRING], result: DATE }],
+    eval: ([d, n, unit]) => {
+      const k = Number(n as bigint) * sign;
+      const date = d as SqlDate;
+      switch ((unit as string).toUpperCase()) {
+        case 'DAY':
+          return checkedDate(date.days + k);
+        case 'WEEK':
+          return checkedDate(date.days + 7 * k);
+        case 'MONTH':
+          return addMonths(date, k);
+        case 'QUARTER':
+          return addMonths(date, 3 * k);
+        case 'YEAR':
+          return addMonths(date, 12 * k);
+        default:
+          throw evalError(`${name}: unsupported date part ${unit as string}`);
+      }
+    },
+  });
+}
+/** `DATE_ADD(d, INTERVAL n UNIT)` as `DATE_ADD(d, n, 'UNIT')`. */
+export const DATE_ADD = shiftDate('DATE_ADD', 1);
+export const DATE_SUB = shiftDate('DATE_SUB', -1);
+
+export const DATE_DIFF = defineFunction({
+  name: 'DATE_DIFF',
+  signatures: [{ params: [DATE, DATE, STRING], result: INT64 }],
+  eval: ([a, b, unit]) => {
+    const x = a as SqlDate;
+    const y = b as SqlDate;
+    const cx = civilOf(timestampOfDate(x));
+    const cy = civilOf(timestampOfDate(y));
+    switch ((unit as string).toUpperCase()) {
+      case 'DAY':
+        return BigInt(x.days - y.days);
+      case 'WEEK':
+        // Weeks start on Sunday: the number of Sunday boundaries crossed.
+        return BigInt(Math.floor((x.days + 4) / 7) - Math.floor((y.days + 4) / 7));
+      case 'MONTH':
+        return BigInt((cx.year - cy.year) * 12 + cx.month - cy.month);
+      case 'QUARTER':
+        return BigInt((cx.year - cy.year) * 4 + Math.floor((cx.month - 1) / 3) - Math.floor((cy.month - 1) / 3));
+      case 'YEAR':
+        return BigInt(cx.year - cy.year);
+      default:
+        throw evalError(`DATE_DIFF: unsupported date part ${unit as string}`);
+    }
+  },
+});
+
+function truncateDate(d: SqlDate, part: string, fn: string): SqlDate {
+  const c = civilOf(timestampOfDate(d));
+  switch (part) {
+    case 'DAY':
+      return d;
+    case 'WEEK':
+      return new SqlDate(d.days - (c.dayOfWeek - 1));
+    case 'MONTH':
+      return dateFromParts(c.year, c.month, 1);
+    case 'QUARTER':
+      return dateFromParts(c.year, Math.floor((c.month - 1) / 3) * 3 + 1, 1);
+    case 'YEAR':
+      return dateFromParts(c.year, 1, 1);
+    default:
+      throw evalError(`${fn}: unsupported date part ${part}`);
+  }
+}
+
+export const DATE_TRUNC = defineFunction({
+  name: 'DATE_TRUNC',
+  signatures: [{ params: [DATE, STRING], result: DATE }],
+  eval: ([d, part]) => truncateDate(d as SqlDate, (part as string).toUpperCase(), 'DATE_TRUNC'),
+});
+
+export const TIMESTAMP_TRUNC = defineFunction({
+  name: 'TIMESTAMP_TRUNC',
+  signatures: [{ params: [TIMESTAMP, STRING], result: TIMESTAMP }],
+  eval: ([t, part]) => {
+    const ts = t as SqlTimestamp;
+    const p = (part as string).toUpperCase();
+    const per = UNIT_MICROS[p];
+    if (per !== undefined) {
+      const r = ts.micros % per;
+      return new SqlTimestamp(ts.micros - (r < 0n ? r + per : r));
+    }
+    return timestampOfDate(truncateDate(dateOfTimestamp(ts), p, 'TIMESTAMP_TRUNC'));
+  },
+});
+
 export const TEMPORAL_FUNCTIONS: readonly ScalarFunction[] = [
+  DATE_ADD,
+  DATE_SUB,
+  DATE_DIFF,
+  DATE_TRUNC,
+  TIMESTAMP_TRUNC,
   TIMESTAMP_SECONDS,
   TIMESTAMP_MILLIS,
   TIMESTAMP_MICROS,

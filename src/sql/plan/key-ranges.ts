@@ -6,7 +6,7 @@ import type { SqlValue } from '../types.js';
 
 /**
  * Row ranges from a WHERE clause: predicates on `_key` (scan slot 0) against constants or parameters — `=`, `<`,
- * `<=`, `>`, `>=`, BETWEEN, IN, STARTS_WITH(_key, p), `_key LIKE 'p%'` — and AND (intersection) / OR (union) of
+ * `<=`, `>`, `>=`, BETWEEN, IN, IN UNNEST(array), STARTS_WITH(_key, p), `_key LIKE 'p%'` — and AND (intersection) / OR (union) of
  * them. Anything else gives the whole table. The ranges are a superset of the matching rows: the executor
  * still evaluates the whole WHERE on every row read. Computed at execution, when parameters have values.
  */
@@ -86,6 +86,18 @@ function rangesOf(b: Bound, env: EvalEnv): KeyRange[] {
       const k = keyOf(c.value);
       if (k === undefined) return [FULL_RANGE];
       out.push({ start: k, end: keySuccessor(k) });
+    }
+    return out;
+  }
+  if (name === '$in_unnest' && isKey(args[0]!)) {
+    // `_key IN UNNEST(@keys)`.
+    const c = constantValue(args[1]!, env);
+    if (c === undefined) return [FULL_RANGE];
+    if (c.value === null) return [];
+    const out: KeyRange[] = [];
+    for (const v of c.value as readonly SqlValue[]) {
+      const k = keyOf(v);
+      if (k !== undefined) out.push({ start: k, end: keySuccessor(k) });
     }
     return out;
   }

@@ -6,6 +6,7 @@ import type { InstanceName, TableName } from '../../model/names.js';
  * The evaluator tests' data: an in-memory database with instance projects/p/instances/i and
  *  - `t` (families cf, stats): rows r1..r5, p1, p2, q1 (see the cells below), several versions of r1's cf:a;
  *  - `counters` (an int64 sum aggregate family `n` and a bytes family `tag`);
+ *  - `visits` (an HLL aggregate family `users`: day1 saw ann, bob, cy; day2 bob, cy, dee);
  *  - `empty` (family cf, no rows).
  */
 export const SQL_INSTANCE: InstanceName = { project: 'p', instance: 'i' };
@@ -59,6 +60,24 @@ export async function sqlFixture(): Promise<Fixture> {
     { key: 'a', mutations: [add('clicks', 3n), add('clicks', 4n), set('tag', 'k', 'red')] },
     { key: 'b', mutations: [add('clicks', 5n), set('tag', 'k', 'blue')] },
     { key: 'c', mutations: [set('tag', 'k', 'red')] },
+  ]);
+
+  const visits: TableName = { ...SQL_INSTANCE, table: 'visits' };
+  await fx.db.createTable(visits, {
+    families: [family('users', undefined, { kind: 'aggregate', aggregator: 'hll', input: 'bytes' })],
+    initialSplits: [],
+    deletionProtection: false,
+  });
+  const visit = (user: string): Mutation => ({
+    kind: 'addToCell',
+    family: 'users',
+    qualifier: 'u',
+    timestamp: 0,
+    input: { kind: 'bytes', value: utf8(user) },
+  });
+  await fx.db.mutateRows(visits, [
+    { key: 'day1', mutations: ['ann', 'bob', 'cy'].map(visit) },
+    { key: 'day2', mutations: ['bob', 'cy', 'dee'].map(visit) },
   ]);
 
   await fx.db.createTable({ ...SQL_INSTANCE, table: 'empty' }, { families: [family('cf')], initialSplits: [], deletionProtection: false });

@@ -135,10 +135,13 @@ export function strftime(format: string, ts: SqlTimestamp): string {
       continue;
     }
     let spec = format[++i]!;
+    // %E<n>S: seconds with n fractional digits; %E*S: with as many as the value needs.
     let fracDigits = 0;
-    if (/\d/.test(spec) && format[i + 1] === 'S') {
-      fracDigits = Number(spec);
-      spec = format[++i]!;
+    const ext = /^E(\d|\*)S/.exec(format.slice(i));
+    if (ext !== null) {
+      fracDigits = ext[1] === '*' ? (c.micros === 0 ? 0 : pad(c.micros, 6).replace(/0+$/, '').length) : Number(ext[1]);
+      i += 2;
+      spec = 'S';
     }
     switch (spec) {
       case 'Y':
