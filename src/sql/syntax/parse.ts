@@ -44,7 +44,7 @@ const UNSUPPORTED = "Bigtable's GoogleSQL supports only SELECT";
  */
 export function parse(query: string): Statement {
   if (query.length > MAX_QUERY_LENGTH) {
-    throw errorAt({ offset: 0, line: 1, column: 1 }, `the query is too long (${query.length} characters; at most ${MAX_QUERY_LENGTH})`);
+    throw errorAt({ line: 1, column: 1 }, `the query is too long (${query.length} characters; at most ${MAX_QUERY_LENGTH})`);
   }
   const src = new SourceText(query);
   try {
@@ -53,7 +53,7 @@ export function parse(query: string): Statement {
     return statement;
   } catch (e) {
     if (isTabletopError(e)) throw e;
-    if (e instanceof RangeError) throw errorAt({ offset: 0, line: 1, column: 1 }, 'the query is nested too deeply');
+    if (e instanceof RangeError) throw errorAt({ line: 1, column: 1 }, 'the query is nested too deeply');
     throw e;
   }
 }

@@ -51,6 +51,6 @@ const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
 /** The one form of the SQL engine's positioned errors: `line L, column C: message` (InvalidArgument). */
-export function errorAt(pos: Pos, message: string): TabletopError {
+export function errorAt(pos: { readonly line: number; readonly column: number }, message: string): TabletopError {
   return invalidArgument(`line ${pos.line}, column ${pos.column}: ${message}`);
 }

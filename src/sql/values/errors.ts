@@ -1,4 +1,5 @@
 import { TabletopError, invalidArgument } from '../../model/errors.js';
+import { errorAt } from '../syntax/source-text.js';
 
 /**
  * A query's runtime failure (overflow, division by zero, a bad cast): OUT_OF_RANGE, as GoogleSQL's evaluator
@@ -15,5 +16,5 @@ export function isEvalError(e: unknown): boolean {
 
 /** An analysis failure at a position of the query: INVALID_ARGUMENT `line L, column C: ...`. */
 export function queryError(pos: { readonly line: number; readonly column: number } | undefined, message: string): TabletopError {
-  return invalidArgument(pos === undefined ? message : `line ${pos.line}, column ${pos.column}: ${message}`);
+  return pos === undefined ? invalidArgument(message) : errorAt(pos, message);
 }
