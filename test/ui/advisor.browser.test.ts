@@ -113,7 +113,11 @@ describe('the Advisor page after a timestamp-leading-key workload', () => {
   it('shows a transform the server rejects with its message under the input', async () => {
     await page.goto(`${base}/#/p/${PROJECT}/i/${INSTANCE}/t/${tableId}/simulate?transform=salt%3A4`);
     await page.locator('#verdict').waitFor({ timeout: 15_000 });
-    const rejected = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/simulate'));
+    // The response to this transform (not a late answer for the page's first one).
+    const rejected = page.waitForResponse((r) => {
+      const url = new URL(r.url());
+      return url.pathname.endsWith('/simulate') && url.searchParams.get('transform') === 'shuffle:2';
+    });
     await page.locator('#transform').fill('shuffle:2');
     await page.locator('#what-if button[type="submit"]').click();
     const response = await rejected;
