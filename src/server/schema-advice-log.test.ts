@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { INSTANCE, createTable, family, set, type Fixture } from '../db/testing/db-fixture.js';
 import type { AdviceJson, AdvisorInput, Finding } from '../insight/advisor/types.js';
 import { openRecordedDb } from '../insight/testing/recorded-db.js';
 import type { TableName } from '../model/names.js';
 import { memoryLogger } from '../testing/memory-logger.js';
-import { SchemaAdviceLog } from './schema-advice-log.js';
+import { MAX_DEFER_PERIODS, SchemaAdviceLog } from './schema-advice-log.js';
 
 const write = (f: Fixture, name: TableName, key: string) => f.db.mutateRow(name, key, [set('cf', 'q', 1000, 'v')]);
 
@@ -108,5 +108,49 @@ describe('the schema advisor pass of the server', () => {
     ]);
     await insight.close();
     await f.db.close();
+  });
+
+  it('waits for an idle moment to run a due pass, at most MAX_DEFER_PERIODS periods', async () => {
+    const { f, insight } = await openRecordedDb();
+    const name = await createTable(f, [family('cf')]);
+    await write(f, name, 'row1');
+    const seen: AdvisorInput[] = [];
+    let busy = true;
+    const checks: boolean[] = [];
+    const log = new SchemaAdviceLog({
+      db: f.db,
+      history: insight,
+      logger: memoryLogger(),
+      advise: testRules(seen),
+      busy: () => (checks.push(busy), busy),
+    });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
+    try {
+      const period = 60_000;
+      log.start(period);
+      // Busy: the first pass (due at once) waits, checked every 5 s, ...
+      await vi.advanceTimersByTimeAsync(5 * period);
+      expect(seen).toHaveLength(0);
+      expect(checks).toHaveLength(60);
+      // ... until the server is idle.
+      busy = false;
+      await vi.advanceTimersByTimeAsync(5000);
+      await log.stop();
+      expect(seen).toHaveLength(1);
+      // Busy all the time: a pass every MAX_DEFER_PERIODS periods, no more often.
+      busy = true;
+      await write(f, name, 'row2'); // (a pass reads only the tables that changed)
+      log.start(period);
+      await vi.advanceTimersByTimeAsync(MAX_DEFER_PERIODS * period - 5000);
+      expect(seen).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(5000);
+      await log.stop();
+      expect(seen).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+      await log.stop();
+      await insight.close();
+      await f.db.close();
+    }
   });
 });

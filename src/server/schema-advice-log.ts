@@ -16,7 +16,19 @@ export interface SchemaAdviceLogOptions {
   /** The rules (default advise(); tests of the pass give their own). */
   readonly advise?: (input: AdvisorInput) => AdviceJson;
   readonly quietMillis?: number;
+  /**
+   * Whether the server is busy serving now (default: the main thread's event-loop utilization since the previous
+   * check is over BUSY_UTILIZATION). A due pass waits for a check that finds it idle, up to MAX_DEFER_PERIODS periods.
+   */
+  readonly busy?: () => boolean;
 }
+
+/** Event-loop utilization over which the server counts as busy: the pass waits. */
+export const BUSY_UTILIZATION = 0.25;
+/** A due pass waits for an idle moment at most this many periods; then it runs anyway. */
+export const MAX_DEFER_PERIODS = 10;
+/** How often a due pass checks whether the server is idle (ms). */
+const IDLE_CHECK_MILLIS = 5000;
 
 /**
  * The schema advisor's pass in the server: every period (runOnce), per
@@ -28,6 +40,12 @@ export interface SchemaAdviceLogOptions {
  * single-row-hotspot line: a sentence, and the fields event
  * 'schema-advice', table, rule, message. Failures are logged, never thrown.
  * Runs only with recording on (it reads the recording's traffic and clock).
+ *
+ * A pass over busy tables costs a few hundred milliseconds of the serving
+ * thread (row profiles, a window of the recording, every rule), so it is
+ * background work that yields to traffic: a due pass waits for a moment when
+ * the event loop is mostly idle (checked every 5 s), at most
+ * MAX_DEFER_PERIODS periods, and only then runs under load.
  */
 export class SchemaAdviceLog {
   private readonly advise: (input: AdvisorInput) => AdviceJson;
@@ -45,9 +63,22 @@ export class SchemaAdviceLog {
     this.quietMillis = opts.quietMillis ?? SCHEMA_ADVICE_QUIET_MILLIS;
   }
 
-  /** Runs a pass every `everyMillis` (unref'd timer). */
+  /** Runs a pass every `everyMillis` (unref'd timer), deferred while the server is busy (see the class). */
   start(everyMillis: number): void {
-    this.timer = setInterval(() => void this.runOnce(), everyMillis);
+    const busy = this.opts.busy ?? eventLoopBusy();
+    let dueSince = performance.now();
+    let lastPass = dueSince - everyMillis; // the first pass is due at once, once idle
+    this.timer = setInterval(
+      () => {
+        const now = performance.now();
+        const isBusy = busy(); // read on every check, so that the utilization is over the last interval
+        if (now - lastPass < everyMillis || this.running !== undefined) return;
+        if (isBusy && now - dueSince < MAX_DEFER_PERIODS * everyMillis) return;
+        lastPass = now;
+        void this.runOnce().finally(() => (dueSince = lastPass + everyMillis));
+      },
+      Math.min(everyMillis, IDLE_CHECK_MILLIS),
+    );
     this.timer.unref();
   }
 
@@ -121,4 +152,15 @@ export class SchemaAdviceLog {
       { event: 'schema-advice', table: name, rule: f.rule, message: f.message },
     );
   }
+}
+
+/** Busy when the event loop was in use more than BUSY_UTILIZATION of the time since the previous call. */
+function eventLoopBusy(): () => boolean {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    return utilization > BUSY_UTILIZATION;
+  };
 }
