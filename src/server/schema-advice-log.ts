@@ -66,8 +66,9 @@ export class SchemaAdviceLog {
   /** Runs a pass every `everyMillis` (unref'd timer), deferred while the server is busy (see the class). */
   start(everyMillis: number): void {
     const busy = this.opts.busy ?? eventLoopBusy();
-    let dueSince = performance.now();
-    let lastPass = dueSince - everyMillis; // the first pass is due at once, once idle
+    // The first pass is due one period after start (a server just started is about to be loaded).
+    let lastPass = performance.now();
+    let dueSince = lastPass + everyMillis;
     this.timer = setInterval(
       () => {
         const now = performance.now();
