@@ -6,8 +6,11 @@ import { runQuery } from './exec/run-query.js';
 import type { QueryDb, ScanStats } from './exec/scan.js';
 import { parse } from './syntax/parse.js';
 import { SqlTimestamp, type SqlType, type SqlValue } from './types.js';
+import type { ViewCatalog } from './views.js';
 
 export type { SqlEngine, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
+export type { ViewCatalog, LogicalViewDefinition, MaterializedSource } from './views.js';
+export { NO_VIEWS } from './views.js';
 
 /**
  * The GoogleSQL engine over a database: `prepare` parses and analyzes a query against the instance's tables and
@@ -31,6 +34,8 @@ interface Token {
 export interface SqlEngineOptions {
   /** Microseconds since the epoch, for CURRENT_TIMESTAMP (defaults to the system clock). */
   readonly nowMicros?: () => bigint;
+  /** The instance's logical and materialized views (default: none; FROM then finds tables only). */
+  readonly views?: ViewCatalog;
 }
 
 export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): SqlEngine {
