@@ -4,7 +4,7 @@ import { WORKLOADS, selectWorkloads } from './catalog.js';
 import { TRANSPORT_KINDS } from './loadgen/transport.js';
 import type { RunKind } from './report/history.js';
 import type { TransportKind } from './loadgen/transport.js';
-import { TARGET_KINDS } from './servers/targets.js';
+import { DEFAULT_TARGETS, TARGET_KINDS } from './servers/targets.js';
 import type { TabletopMode, TargetKind } from './servers/targets.js';
 import { GROUP_ROWS, MAX_ROWS } from './workloads/dataset.js';
 import type { Settings, Workload } from './workloads/workload.js';
@@ -29,7 +29,9 @@ Options:
   --large-gib G           GiB of 1 KiB rows in the large bulk load (load-large: RSS as data outgrows memory; default 2; quick 0.1)
   --only A,B              workloads or groups to run (see below)
   --targets A,B           tabletop, tabletop-off (the same build, serve --insight off: what
-                          recording costs) and/or emulator (default all three)
+                          recording costs), tabletop-again (tabletop once more: an A/A control
+                          that shows this run's noise) and/or emulator (default tabletop,
+                          tabletop-off, emulator)
   --tabletop-mode M       durable (default: fsynced writes in a temporary --data-dir) or memory
   --label NAME            names the result files (default "quick" or "full")
   --loadgen-procs N       load-generator processes (default: cores - 1, at least 1)
@@ -147,14 +149,14 @@ function list(v: string | undefined): string[] | undefined {
 }
 
 function targets(v: string | undefined): TargetKind[] {
-  const names = list(v) ?? [...TARGET_KINDS];
+  const names = list(v) ?? [...DEFAULT_TARGETS];
   const out: TargetKind[] = [];
   for (const n of names) {
     const kind = TARGET_KINDS.find((k) => k === n);
     if (kind === undefined) throw new Error(`--targets: unknown target "${n}" (use ${TARGET_KINDS.join(', ')}, comma-separated)`);
     if (!out.includes(kind)) out.push(kind);
   }
-  // Always tabletop first, then tabletop-off, then the emulator: runs alternate in this order.
+  // Always tabletop first, then tabletop-off, tabletop-again, then the emulator: runs alternate in this order.
   return TARGET_KINDS.filter((k) => out.includes(k));
 }
 

@@ -180,7 +180,7 @@ export class Runner {
     const { startupRuns, warmupSeconds } = this.options.settings;
     const failed = new Set<TargetKind>();
     // The probe starts tabletop as a user does (recording on): tabletop-off has no start-up runs of its own.
-    const targets = this.options.targets.filter((k) => k !== 'tabletop-off');
+    const targets = this.options.targets.filter((k) => k !== 'tabletop-off' && k !== 'tabletop-again');
     if (warmupSeconds > 0) {
       for (const kind of targets) {
         const label = `  ${kind} warm-up`;

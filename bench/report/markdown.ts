@@ -31,7 +31,7 @@ export function markdownReport(input: ReportInput): string {
   out.push(`Command: \`${input.command}\``, '');
   const startups = options.workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
   out.push(
-    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}.`,
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}.`,
     '',
   );
   if (results.warnings.length > 0) {
@@ -113,10 +113,14 @@ export const RECORDING_COST_LIMITS = { throughput: 0.95, serverCpu: 1.05 } as co
  * operation, with the ratios past the limits marked.
  */
 export function recordingCostSection(workloads: readonly Workload[], records: readonly RunRecord[]): string[] {
+  const control = records.some((r) => r.target === 'tabletop-again');
   const out = [
     '## Recording cost',
     '',
-    `tabletop (recording on) ÷ tabletop-off (the same build, \`serve --insight off\`), medians of the same run. The limits: throughput at least ${RECORDING_COST_LIMITS.throughput}×, server CPU per operation at most ${RECORDING_COST_LIMITS.serverCpu}×; **bold** is past one.`,
+    `tabletop (recording on) ÷ tabletop-off (the same build, \`serve --insight off\`), medians of the same run. The limits: throughput at least ${RECORDING_COST_LIMITS.throughput}×, server CPU per operation at most ${RECORDING_COST_LIMITS.serverCpu}×; **bold** is past one.` +
+      (control
+        ? ' "A/A" is tabletop ÷ tabletop-again, two identical servers in the same run: how far apart noise alone puts them; a cost within that distance of 1× is not measurable in this run.'
+        : ''),
     '',
   ];
   const rows: string[][] = [];
@@ -124,27 +128,44 @@ export function recordingCostSection(workloads: readonly Workload[], records: re
     const r = recordingCost(w, records);
     if (r === undefined) continue;
     const mark = (v: number | undefined, bad: boolean): string => (v === undefined ? '–' : bad ? `**${ratioText(v)}**` : ratioText(v));
+    const aa = control ? recordingCost(w, records, 'tabletop-again') : undefined;
+    const plain = (v: number | undefined): string => (v === undefined ? '–' : ratioText(v));
     rows.push([
       w.name,
       mark(r.throughput, r.throughput !== undefined && r.throughput < RECORDING_COST_LIMITS.throughput),
+      ...(control ? [plain(aa?.throughput)] : []),
       mark(r.serverCpu, r.serverCpu !== undefined && r.serverCpu > RECORDING_COST_LIMITS.serverCpu),
+      ...(control ? [plain(aa?.serverCpu)] : []),
     ]);
   }
-  out.push(...table(['workload', 'throughput on ÷ off (higher is better)', 'server CPU/op on ÷ off (lower is better)'], rows));
+  const head = control
+    ? [
+        'workload',
+        'throughput on ÷ off (higher is better)',
+        'throughput A/A',
+        'server CPU/op on ÷ off (lower is better)',
+        'server CPU/op A/A',
+      ]
+    : ['workload', 'throughput on ÷ off (higher is better)', 'server CPU/op on ÷ off (lower is better)'];
+  out.push(...table(head, rows));
   return out;
 }
 
-/** tabletop ÷ tabletop-off for a workload's throughput and server CPU per operation; undefined when neither was measured. */
+/**
+ * tabletop ÷ tabletop-off (or ÷ `baseline`) for a workload's throughput and server CPU per operation; undefined when
+ * neither was measured.
+ */
 export function recordingCost(
   w: Workload,
   records: readonly RunRecord[],
+  baseline: TargetKind = 'tabletop-off',
 ): { readonly throughput: number | undefined; readonly serverCpu: number | undefined } | undefined {
   if (w.kind === 'startup') return undefined;
   const of = (key: FigureKey): number | undefined => {
     const f = figures(w).find((x) => x.key === key);
     return f === undefined
       ? undefined
-      : ratio(figureSpread(records, w, 'tabletop', f)?.median, figureSpread(records, w, 'tabletop-off', f)?.median);
+      : ratio(figureSpread(records, w, 'tabletop', f)?.median, figureSpread(records, w, baseline, f)?.median);
   };
   const throughput = of('throughput');
   const serverCpu = of('serverCpu');
@@ -265,7 +286,7 @@ function methodSection(cores: number, startup: boolean): string[] {
     '## How these figures are made',
     '',
     '- Both servers are started by the harness on loopback. Bulk loads run on a freshly started, empty server each run; every other workload runs on one long-lived server per target that holds the data set (rows of 10-byte keys and 1 KiB random values, loaded once, not measured) after one unrecorded warm-up run.',
-    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range).',
+    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range); tabletop-again, when asked for, is tabletop started once more (an A/A control).',
     '- Server CPU is utime + stime of the server process from /proc/<pid>/stat, read before and after the measured part of each run, divided by the operations (or rows) completed. For bulk loads, "after" is once the server is idle again (under 2% of a core for a second), so that the flushes and compactions a load leaves behind count too; throughput and latency stop at the last acknowledgement. "Cores busy" is that CPU time over the wall time of the measured part.',
     '- RSS is VmRSS from /proc/<pid>/status right after the bulk load; "per GiB loaded" divides by the logical bytes loaded (key + qualifier + value of every row). "Growth" subtracts the RSS of the idle server before the load.',
     "- Client CPU is this process's CPU time (Node-client workloads) or the load-generator processes' (load-generator workloads), per operation.",

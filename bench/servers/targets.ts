@@ -8,9 +8,16 @@ import type { ServerProcess } from './server-process.js';
 
 /** The servers the harness benchmarks, started and stopped by the harness itself. */
 
-/** `tabletop-off` is the same build with recording off (`serve --insight off`): what recording costs. */
-export type TargetKind = 'tabletop' | 'tabletop-off' | 'emulator';
-export const TARGET_KINDS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'emulator'];
+/**
+ * `tabletop-off` is the same build with recording off (`serve --insight off`): what recording costs.
+ * `tabletop-again` is tabletop once more, started the same way (an A/A control): tabletop ÷ tabletop-again is what
+ * the machine's noise alone makes of two identical servers in the same run, the yardstick for tabletop ÷ tabletop-off.
+ */
+export type TargetKind = 'tabletop' | 'tabletop-off' | 'tabletop-again' | 'emulator';
+/** In the order runs alternate. */
+export const TARGET_KINDS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'tabletop-again', 'emulator'];
+/** What a run without --targets measures (the control only when asked for). */
+export const DEFAULT_TARGETS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'emulator'];
 
 /** Whether a target is a tabletop server (with or without recording). */
 export function isTabletop(kind: TargetKind): boolean {
