@@ -3,6 +3,7 @@ import { advise } from '../insight/advisor/advise.js';
 import type { AdviceJson, AdvisorInput } from '../insight/advisor/types.js';
 import type { HistorySource } from '../insight/history-source.js';
 import type { InstanceInfo } from '../db/api.js';
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { type InstanceName, type TableName, tableNameString } from '../model/names.js';
 import type { Logger } from './logger.js';
 
@@ -157,10 +158,10 @@ export class SchemaAdviceLog {
 
 /** Busy when the event loop was in use more than BUSY_UTILIZATION of the time since the previous call. */
 function eventLoopBusy(): () => boolean {
-  let last = performance.eventLoopUtilization();
+  let last = nodePerformance.eventLoopUtilization();
   return () => {
-    const now = performance.eventLoopUtilization();
-    const { utilization } = performance.eventLoopUtilization(now, last);
+    const now = nodePerformance.eventLoopUtilization();
+    const { utilization } = nodePerformance.eventLoopUtilization(now, last);
     last = now;
     return utilization > BUSY_UTILIZATION;
   };
