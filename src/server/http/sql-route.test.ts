@@ -103,7 +103,8 @@ describe('POST /api/v1/projects/{p}/instances/{i}/sql', () => {
       { a: '5', 1: 'NaN' },
       [[{ base64: 'cQ==', printable: 'q' }, '-9223372036854775808']],
     ]);
-    expect(body.stats).toEqual({ rowsScanned: 2, rowsReturned: 2 });
+    expect(body.stats).toEqual({ rowsScanned: 2, rowsReturned: 2, elapsedMillis: expect.any(Number) });
+    expect(body.stats.elapsedMillis).toBeGreaterThanOrEqual(0);
     expect(body.truncated).toBe(false);
   });
 
