@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlResponseJson } from '../../src/server/http/sql-route.js';
+import { SQL_MAX_ROWS, type SqlResponseJson } from '../../src/server/http/sql-route.js';
 import { type RunningServer, startServer } from '../../src/index.js';
 import { parseRoute } from '../../src/ui/routes.js';
 import { INSTANCE, PROJECT, nodeClient } from '../harness/node-client.js';
@@ -21,6 +21,7 @@ import { launchChromium, newPage, screenshot } from './browser.js';
 const CUSTOMERS = 250;
 const ORDERS = 4;
 const FAMILIES = ['info', 'items'];
+const EVENTS = SQL_MAX_ROWS + 2_000;
 
 let server: RunningServer;
 let browser: Browser;
@@ -51,6 +52,13 @@ beforeAll(async () => {
       }
     }
     await table.insert(rows);
+  }
+  // More rows than the API returns (SQL_MAX_ROWS): the page must say it has the first ones only.
+  const [events] = await bigtable.instance(INSTANCE).createTable('events', { families: ['e'] });
+  for (let i = 0; i < EVENTS; i += 2_000) {
+    await events.insert(
+      Array.from({ length: 2_000 }, (_, j) => ({ key: `ev${String(i + j).padStart(6, '0')}`, data: { e: { n: String(i + j) } } })),
+    );
   }
   browser = await launchChromium();
   page = await newPage(browser, { width: 1200, height: 800 });
@@ -229,5 +237,19 @@ describe('the SQL page', () => {
     expect(await page.locator('#sql-rows tbody tr').count()).toBe(1000);
     expect(await page.locator('#sql-more').count()).toBe(0);
     expect(await page.locator('#sql-rows tbody tr').last().locator('td').nth(1).innerText()).toBe(key(CUSTOMERS - 1, ORDERS - 1));
+  });
+
+  it('says when the answer is cut at the rows the API returns, and still draws only the first page', async () => {
+    await openSqlPage();
+    await page.locator('#sql-query').fill('SELECT _key, e FROM events');
+    const answered = nextAnswer();
+    await page.locator('#sql-run').click();
+    const { body } = await answered;
+    expect(body.truncated).toBe(true);
+    expect(body.rows).toHaveLength(SQL_MAX_ROWS);
+    await page.locator('#sql-truncated').waitFor();
+    expect(await page.locator('#sql-row-count').textContent()).toBe(`${SQL_MAX_ROWS.toLocaleString('en-US')} rows`);
+    expect(await page.locator('#sql-rows tbody tr').count()).toBe(100);
+    expect(await page.locator('#sql-more').textContent()).toBe('Show 500 more');
   });
 });
