@@ -39,6 +39,8 @@ export async function sqlRoute(
   instance: InstanceName,
   body: SqlRequestJson,
   maxRows = SQL_MAX_ROWS,
+  /** Aborts when the client has gone (the query stops reading). */
+  signal?: AbortSignal,
 ): Promise<SqlResponseJson> {
   const began = performance.now();
   if (typeof body.query !== 'string' || body.query.trim() === '') throw invalidArgument('Give the query as "query" (a string)');
@@ -46,6 +48,7 @@ export async function sqlRoute(
   const name = instanceNameString(instance);
   const prepared = await engine.prepare(name, body.query, types);
   const abort = new AbortController();
+  signal?.addEventListener('abort', () => abort.abort(), { once: true });
   const run = engine.execute(name, prepared.token, { params: values, signal: abort.signal });
   const rows: unknown[][] = [];
   let truncated = false;
