@@ -202,6 +202,21 @@ describe('the SQL page', () => {
     expect(sent).toBe(1);
   });
 
+  it('takes an ARRAY<BYTES> parameter as a JSON array: a multi-get reads only its rows', async () => {
+    await openSqlPage();
+    await page.locator('#sql-query').fill('SELECT _key FROM orders WHERE _key IN UNNEST(@keys)');
+    await page.locator('.param-suggest[data-name="keys"]').click();
+    const row = page.locator('.param-row[data-name="keys"]');
+    await row.locator('.param-type').selectOption('ARRAY<BYTES>');
+    await row.locator('.param-value').fill(JSON.stringify([key(5, 0), key(1, 2)]));
+    const answered = nextAnswer();
+    await page.locator('#sql-run').click();
+    const { body } = await answered;
+    expect(body.stats.rowsScanned).toBe(2);
+    await page.locator('#sql-rows').waitFor();
+    expect(await renderedCells()).toEqual([[key(1, 2)], [key(5, 0)]]);
+  });
+
   it("offers examples from the instance's tables; a key-prefix example takes its prefix from the first key", async () => {
     await openSqlPage();
     await page.locator('button.example[data-table="orders"][data-label="first rows"]').click();

@@ -20,6 +20,7 @@ describe('the query box parameter rows', () => {
         row(3, { name: 'k', type: 'BYTES', value: 'AAE=', bytesForm: 'base64' }),
         row(4, { name: 't', type: 'BYTES', value: 'AAE=' }),
         row(5, { name: 'gone', type: 'TIMESTAMP', value: 'not read', isNull: true }),
+        row(6, { name: 'keys', type: 'ARRAY<BYTES>', value: '["AAE=", null]', bytesForm: 'base64' }),
       ]),
     ).toEqual({
       params: {
@@ -28,6 +29,7 @@ describe('the query box parameter rows', () => {
         k: { type: 'BYTES', value: { base64: 'AAE=' } },
         t: { type: 'BYTES', value: { base64: 'QUFFPQ==' } },
         gone: { type: 'TIMESTAMP', value: null },
+        keys: { type: 'ARRAY<BYTES>', value: [{ base64: 'AAE=' }, null] },
       },
       errors: new Map(),
     });

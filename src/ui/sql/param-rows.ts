@@ -5,20 +5,38 @@ import { SqlParamError, type SqlParamJson, paramFromText, paramName } from '../.
  * the JSON API's request they make, each checked as `tabletop sql --param` checks its flags (the same module).
  */
 
-export const PARAM_TYPES = ['STRING', 'INT64', 'FLOAT64', 'BOOL', 'BYTES', 'TIMESTAMP', 'DATE'] as const;
+export const PARAM_TYPES = [
+  'STRING',
+  'INT64',
+  'FLOAT64',
+  'BOOL',
+  'BYTES',
+  'TIMESTAMP',
+  'DATE',
+  // For `_key IN UNNEST(@keys)` and the like: a JSON array of the element's text forms.
+  'ARRAY<BYTES>',
+  'ARRAY<STRING>',
+  'ARRAY<INT64>',
+] as const;
 
 export interface ParamRow {
   readonly id: number;
   readonly name: string;
   readonly type: string;
   readonly value: string;
-  /** How a BYTES value is written. */
+  /** How a BYTES value (or each of an ARRAY<BYTES>'s) is written. */
   readonly bytesForm: 'text' | 'base64';
   readonly isNull: boolean;
 }
 
-/** What to write in a value of a type, as the input's placeholder. */
-export const PARAM_PLACEHOLDERS: Readonly<Record<string, string>> = {
+/** What to write in a row's value, as the input's placeholder. */
+export function placeholderOf(row: ParamRow): string | undefined {
+  if (row.bytesForm === 'base64' && row.type === 'BYTES') return 'AAEC/w==';
+  if (row.bytesForm === 'base64' && row.type === 'ARRAY<BYTES>') return '["AAE=", "AAI="]';
+  return PLACEHOLDERS[row.type];
+}
+
+const PLACEHOLDERS: Readonly<Record<string, string>> = {
   STRING: 'text',
   INT64: '42',
   FLOAT64: '1.5',
@@ -26,6 +44,9 @@ export const PARAM_PLACEHOLDERS: Readonly<Record<string, string>> = {
   BYTES: 'text',
   TIMESTAMP: '2024-06-01T12:00:00Z',
   DATE: '2024-06-01',
+  'ARRAY<BYTES>': '["user#1", "user#2"]',
+  'ARRAY<STRING>': '["a", "b"]',
+  'ARRAY<INT64>': '[1, 2, 3]',
 };
 
 /** The request's params, or the rows' problems by row id. */
@@ -39,7 +60,7 @@ export function paramsOf(rows: readonly ParamRow[]): { params: Record<string, Sq
       if (Object.hasOwn(params, name)) throw new SqlParamError(`@${name} is given twice`);
       params[name] = row.isNull
         ? { type: row.type, value: null }
-        : paramFromText(row.type, row.value, row.type === 'BYTES' ? row.bytesForm : 'text');
+        : paramFromText(row.type, row.value, row.type.includes('BYTES') ? row.bytesForm : 'text');
     } catch (e) {
       if (!(e instanceof SqlParamError)) throw e;
       errors.set(row.id, e.message);

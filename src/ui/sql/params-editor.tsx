@@ -1,4 +1,4 @@
-import { PARAM_PLACEHOLDERS, PARAM_TYPES, type ParamRow } from './param-rows.js';
+import { PARAM_TYPES, type ParamRow, placeholderOf } from './param-rows.js';
 
 /**
  * The query's parameters: a row each (@name, type, value; BYTES written as text or base64; or NULL), the
@@ -38,7 +38,7 @@ export function ParamsEditor(props: {
               </option>
             ))}
           </select>
-          {r.type === 'BYTES' && (
+          {r.type.includes('BYTES') && (
             <select
               class="param-bytes-form"
               aria-label="written as"
@@ -54,7 +54,7 @@ export function ParamsEditor(props: {
             aria-label="value"
             value={r.value}
             disabled={r.isNull}
-            placeholder={r.type === 'BYTES' && r.bytesForm === 'base64' ? 'AAEC/w==' : PARAM_PLACEHOLDERS[r.type]}
+            placeholder={placeholderOf(r)}
             spellcheck={false}
             onInput={(e) => update(r.id, { value: value(e) })}
           />
