@@ -15,7 +15,8 @@ import { launchChromium, newPage, screenshot } from './browser.js';
  * customer's rows as the API answered them (read off the wire), NULL set
  * apart, maps as key → value lines, binary as hex; an error at its position;
  * the examples; and a large answer drawn a page at a time. Screenshot:
- * test-output/sql.png, 1200 px wide (the README's docs/sql.png is a copy).
+ * test-output/sql.png, 1200 px wide (the README's docs/sql.png is a copy),
+ * and sql-error.png.
  */
 
 const CUSTOMERS = 250;
@@ -179,6 +180,7 @@ describe('the SQL page', () => {
       .evaluate((t: HTMLTextAreaElement) => [t.selectionStart, t.selectionEnd, document.activeElement === t]);
     expect(selection).toEqual([query.indexOf('nope'), query.indexOf('nope') + 4, true]);
     expect(await page.locator('#sql-rows').count()).toBe(0);
+    await screenshot(page, 'sql-error.png');
   });
 
   it('a bad parameter is marked on its row and nothing is sent', async () => {
