@@ -134,12 +134,29 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
 
   configure(program.command('sql'))
     .description('Run a GoogleSQL query on a running server (its HTTP API) and print the result as a table.')
-    .usage('"<query>" [--json] [--project <project> --instance <instance>] [--server <host:port>]')
+    .usage('"<query>" [--param <name=TYPE:value>]... [--json] [--project <project> --instance <instance>] [--server <host:port>]')
     .argument('<query>', 'the query, e.g. "SELECT _key, cf[\'q\'] AS q FROM t LIMIT 10"')
+    .option(
+      '--param <name=TYPE:value>',
+      'a value for @name in the query (repeatable); TYPE one of INT64, FLOAT64, FLOAT32, BOOL, STRING, BYTES, TIMESTAMP, DATE, or ARRAY<TYPE>',
+      (flag: string, given: string[] = []) => [...given, flag],
+    )
     .option('--json', 'print the JSON of the HTTP API (POST .../sql) instead of a table')
     .option('--server <host:port>', "address of the server's HTTP port", 'localhost:8087')
     .option('--project <project>', "the instance's project (default: the server's only instance)")
     .option('--instance <instance>', "the instance (default: the server's only instance, or the only one of --project)")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Parameters, e.g.:',
+        '  --param id=STRING:user1  --param n=INT64:3  --param ok=BOOL:true  --param x=FLOAT64:1.5',
+        '  --param k=BYTES:user#1 (its UTF-8)  --param k=BYTES:base64:AAEC  --param k=BYTES:hex:00ff',
+        '  --param at=TIMESTAMP:2024-06-01T12:00:00Z (no zone: UTC)  --param d=DATE:2024-06-01',
+        '  --param ids=\'ARRAY<STRING>:["a","b"]\' (a JSON array)',
+        'For instance: tabletop sql "SELECT _key, cf FROM t WHERE STARTS_WITH(_key, @p) LIMIT @n" --param p=BYTES:user# --param n=INT64:10',
+      ].join('\n'),
+    )
     .action(async (query: string, opts: SqlOptions) => {
       exit(await sqlCommand(query, opts, io));
     });

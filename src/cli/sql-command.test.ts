@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unaryCall } from '../server/testing/raw-client.js';
 import { type TestServer, startTestServer } from '../server/testing/test-server.js';
+import { runCli } from './cli.js';
 import { cellText, renderResult, sqlCommand } from './sql-command.js';
 import { testIo } from './testing/test-io.js';
 
@@ -57,6 +58,59 @@ describe('tabletop sql', () => {
     const none = testIo();
     expect(await sqlCommand('SELECT 1', { server, project: 'nope' }, none.cli)).toBe(2);
     expect(none.err.join('\n')).toContain('no such instance');
+  });
+
+  it('--param (repeatable, through the command line) gives typed @parameters', async () => {
+    const io = testIo();
+    const query = "SELECT _key, cf['q'] AS q, @n + 1 AS n, @at AS ts FROM t WHERE STARTS_WITH(_key, @prefix) OR _key = @raw";
+    const args = ['sql', query, '--server', server, '--json'];
+    const params = [
+      '--param',
+      'prefix=BYTES:a',
+      '--param',
+      'raw=BYTES:base64:Yg==',
+      '--param',
+      'n=INT64:41',
+      '--param',
+      'at=TIMESTAMP:2024-06-01 12:00:00',
+    ];
+    expect(await runCli([...args, ...params], io.cli), io.err.join('\n')).toBe(0);
+    const answer = JSON.parse(io.out.join('\n')) as { rows: unknown[][] };
+    expect(answer.rows).toEqual([
+      [{ base64: 'YQ==', printable: 'a' }, { base64: 'YXBwbGU=', printable: 'apple' }, '42', '2024-06-01T12:00:00.000000Z'],
+      [{ base64: 'Yg==', printable: 'b' }, { base64: 'YgD/', printable: 'b\\x00\\xff' }, '42', '2024-06-01T12:00:00.000000Z'],
+    ]);
+    const table = testIo();
+    expect(await runCli(['sql', 'SELECT @ids AS ids', '--server', server, '--param', 'ids=ARRAY<INT64>:[1,"2",null]'], table.cli)).toBe(0);
+    expect(table.out.join('\n')).toContain('| ["1","2",null] |');
+  });
+
+  it('a bad --param is a command-line error naming it, before anything is sent', async () => {
+    for (const [flags, message] of [
+      [
+        ['n=INT64:x'],
+        'tabletop sql: --param n=INT64:x: "x" is not an INT64 (a whole number from -9223372036854775808 to 9223372036854775807)',
+      ],
+      [
+        ['n'],
+        'tabletop sql: --param n: write it name=TYPE:value, e.g. --param id=STRING:user1, --param n=INT64:3, --param k=BYTES:base64:AAEC',
+      ],
+      [['k=BYTES:base64:*'], 'tabletop sql: --param k=BYTES:base64:*: "*" is not base64 (e.g. AAEC/w==)'],
+      [['n=INT64:1', '@n=INT64:2'], 'tabletop sql: --param @n=INT64:2: @n is given twice'],
+      [
+        ['n=NUMERIC:1'],
+        'tabletop sql: --param n=NUMERIC:1: "NUMERIC" is not a parameter type: one of INT64, FLOAT64, FLOAT32, BOOL, STRING, BYTES, TIMESTAMP, DATE, or ARRAY<...> of one',
+      ],
+    ] as const) {
+      const io = testIo();
+      // An address nothing listens on: the check comes first.
+      expect(await sqlCommand('SELECT @n', { server: 'localhost:1', param: flags }, io.cli)).toBe(2);
+      expect(io.err).toEqual([message]);
+    }
+    // A parameter the query does not declare the type of as given is the server's error (exit 1).
+    const io = testIo();
+    expect(await sqlCommand('SELECT @n + 1', { server, param: ['n=STRING:x'] }, io.cli)).toBe(1);
+    expect(io.err.join('\n')).toMatch(/^tabletop sql: line 1, column \d+: /);
   });
 
   it('cells: long values are cut, structures compact with bytes printable', () => {

@@ -1,11 +1,14 @@
 import type { CliIo } from './cli-io.js';
 import { HttpApiError, chooseInstance, postApi, segment } from './http-api.js';
+import { SqlParamError, type SqlParamJson, parseParamFlag } from './sql-params.js';
 
 export interface SqlOptions {
   readonly json?: boolean | undefined;
   readonly server?: string | undefined;
   readonly project?: string | undefined;
   readonly instance?: string | undefined;
+  /** `name=TYPE:value` each (sql-params.ts). */
+  readonly param?: readonly string[] | undefined;
 }
 
 /** What `POST .../sql` answers (src/server/http/sql-route.ts). */
@@ -13,7 +16,7 @@ interface SqlAnswer {
   readonly columns: { name: string; type: string }[];
   readonly rows: unknown[][];
   readonly truncated: boolean;
-  readonly stats: { rowsScanned: number; rowsReturned: number };
+  readonly stats: { rowsScanned: number; rowsReturned: number; elapsedMillis?: number };
 }
 
 /**
@@ -21,6 +24,8 @@ interface SqlAnswer {
  * (`POST .../instances/{i}/sql` of its HTTP API) and prints the result as a
  * terminal table (`--json`: the API's JSON). The instance: --project and
  * --instance, or the server's only instance that matches what is given.
+ * `--param name=TYPE:value` (repeatable) gives `@name` (sql-params.ts has the
+ * forms); a bad one is a command-line error, named before anything is sent.
  * Exit code 0 done; 1 the query failed or the server cannot be reached; 2 a
  * bad command line.
  */
@@ -30,6 +35,8 @@ export async function sqlCommand(query: string, opts: SqlOptions, io: CliIo): Pr
     return code;
   };
   if (query.trim() === '') return fail('give the query, e.g. tabletop sql "SELECT _key FROM t LIMIT 10"', 2);
+  const params = paramsOf(opts.param ?? []);
+  if (typeof params === 'string') return fail(params, 2);
   const server = opts.server ?? 'localhost:8087';
   try {
     const chosen = await chooseInstance(server, opts.project, opts.instance);
@@ -37,9 +44,7 @@ export async function sqlCommand(query: string, opts: SqlOptions, io: CliIo): Pr
     const answer = await postApi<SqlAnswer>(
       server,
       `/api/v1/projects/${segment(chosen.project)}/instances/${segment(chosen.instance)}/sql`,
-      {
-        query,
-      },
+      params.size === 0 ? { query } : { query, params: Object.fromEntries(params) },
     );
     io.stdout(opts.json === true ? JSON.stringify(answer, null, 2) : renderResult(answer));
     return 0;
@@ -47,6 +52,22 @@ export async function sqlCommand(query: string, opts: SqlOptions, io: CliIo): Pr
     if (e instanceof HttpApiError) return fail(e.message, 1);
     throw e;
   }
+}
+
+/** The parameters of `--param` flags by name, or why one cannot be sent. */
+function paramsOf(flags: readonly string[]): Map<string, SqlParamJson> | string {
+  const params = new Map<string, SqlParamJson>();
+  for (const flag of flags) {
+    try {
+      const { name, param } = parseParamFlag(flag);
+      if (params.has(name)) return `--param ${flag}: @${name} is given twice`;
+      params.set(name, param);
+    } catch (e) {
+      if (e instanceof SqlParamError) return `--param ${flag}: ${e.message}`;
+      throw e;
+    }
+  }
+  return params;
 }
 
 const MAX_CELL = 60;

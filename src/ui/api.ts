@@ -1,11 +1,12 @@
 /**
  * The HTTP server's JSON API, as the pages read it. The heatmap and
  * diagnostics shapes are the server's own (src/insight/api-types.ts, types
- * only); the rest mirror src/server/http/json-api.ts, with the fields the UI
+ * only), and so is the SQL answer (src/server/http/sql-route.ts); the rest mirror src/server/http/json-api.ts, with the fields the UI
  * shows, optional where a server may not send them yet.
  */
 import type { AdviceJson, Finding, SimulationJson, SimulationSide } from '../insight/advisor/types.js';
 import type { DiagnosticsJson, HeatmapJson } from '../insight/api-types.js';
+import type { SqlResponseJson } from '../server/http/sql-route.js';
 import type { HeatmapView, TableRef, WhatIf } from './routes.js';
 import { viewWindow } from './routes.js';
 
@@ -114,7 +115,16 @@ export class ApiError extends Error {
 }
 
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(path, { signal: signal ?? null, headers: { accept: 'application/json' } });
+  return readJson<T>(path, await fetch(path, { signal: signal ?? null, headers: { accept: 'application/json' } }));
+}
+
+/** POST `body` as JSON to an API path; the answer as getJson reads it. */
+export async function postJson<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+  const init = { method: 'POST', body: JSON.stringify(body), signal: signal ?? null };
+  return readJson<T>(path, await fetch(path, { ...init, headers: { accept: 'application/json', 'content-type': 'application/json' } }));
+}
+
+async function readJson<T>(path: string, res: Response): Promise<T> {
   const text = await res.text();
   let body: unknown;
   try {
@@ -164,6 +174,11 @@ export function advicePath(project: string, instance: string, table?: string): s
   return table === undefined ? base : `${base}?${new URLSearchParams({ table }).toString()}`;
 }
 
+/** GoogleSQL queries on an instance (POST { query, params }). */
+export function sqlPath(project: string, instance: string): string {
+  return `${instancePath(project, instance)}/sql`;
+}
+
 /** A what-if simulation of a key transform on a table. */
 export function simulatePath(t: TableRef, what: WhatIf): string {
   const q = new URLSearchParams({ transform: what.transform });
@@ -171,4 +186,4 @@ export function simulatePath(t: TableRef, what: WhatIf): string {
   return `${tablePath(t)}/simulate?${q.toString()}`;
 }
 
-export type { AdviceJson, DiagnosticsJson, Finding, HeatmapJson, SimulationJson, SimulationSide };
+export type { AdviceJson, DiagnosticsJson, Finding, HeatmapJson, SimulationJson, SimulationSide, SqlResponseJson };

@@ -5,6 +5,7 @@ import { HeatmapPage } from './pages/heatmap.js';
 import { InstancePage } from './pages/instance.js';
 import { ProjectsPage } from './pages/projects.js';
 import { SimulatePage } from './pages/simulate.js';
+import { SqlPage } from './pages/sql.js';
 import { TablePage } from './pages/table.js';
 import { formatRoute, parseRoute, type Route } from './routes.js';
 import './style.css';
@@ -22,7 +23,9 @@ function useRoute(): Route {
 function Crumbs(props: { readonly route: Route }) {
   const r = props.route;
   const parts: { label: string; href: string }[] = [{ label: 'tabletop', href: '#/' }];
-  if (r.page === 'instance' || r.page === 'table' || r.page === 'heatmap' || r.page === 'advice' || r.page === 'simulate') {
+  const inInstance =
+    r.page === 'instance' || r.page === 'table' || r.page === 'heatmap' || r.page === 'advice' || r.page === 'simulate' || r.page === 'sql';
+  if (inInstance) {
     parts.push({
       label: `${r.project} / ${r.instance}`,
       href: formatRoute({ page: 'instance', project: r.project, instance: r.instance }),
@@ -34,6 +37,7 @@ function Crumbs(props: { readonly route: Route }) {
   if (r.page === 'heatmap') parts.push({ label: 'heatmap', href: location.hash });
   if (r.page === 'advice') parts.push({ label: r.table === undefined ? 'advice' : `advice: ${r.table}`, href: location.hash });
   if (r.page === 'simulate') parts.push({ label: 'what if', href: location.hash });
+  if (r.page === 'sql') parts.push({ label: 'SQL', href: location.hash });
   return (
     <nav class="crumbs">
       {parts.map((p, i) => (
@@ -41,6 +45,17 @@ function Crumbs(props: { readonly route: Route }) {
           {p.label}
         </a>
       ))}
+      {inInstance && r.page !== 'sql' && (
+        <span class="nav-links">
+          <a
+            id="nav-sql"
+            href={formatRoute({ page: 'sql', project: r.project, instance: r.instance })}
+            title="GoogleSQL queries on this instance"
+          >
+            SQL
+          </a>
+        </span>
+      )}
     </nav>
   );
 }
@@ -65,6 +80,7 @@ function App() {
         {route.page === 'simulate' && (
           <SimulatePage project={route.project} instance={route.instance} table={route.table} what={route.what} />
         )}
+        {route.page === 'sql' && <SqlPage project={route.project} instance={route.instance} query={route.query} />}
         {route.page === 'unknown' && (
           <p class="error">
             No such page: {route.hash}. <a href="#/">Start here.</a>

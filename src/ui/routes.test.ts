@@ -11,6 +11,8 @@ describe('hash routes', () => {
     { page: 'advice', project: '{{projectId}}', instance: 'i', table: 'a/b c' },
     { page: 'simulate', project: 'p', instance: 'i', table: 't', what: { transform: 'salt:8@2,promote:2', nodes: 3 } },
     { page: 'simulate', project: 'p', instance: 'i', table: 't', what: { transform: 'delimiter=#,reverse:1', nodes: undefined } },
+    { page: 'sql', project: 'p', instance: 'i', query: undefined },
+    { page: 'sql', project: '{{projectId}}', instance: 'i', query: "SELECT * FROM `a-b`\nWHERE _key = 'x#1' AND v > @n -- 100%&?" },
     {
       page: 'heatmap',
       project: 'p',
@@ -52,6 +54,8 @@ describe('hash routes', () => {
       what: { transform: '', nodes: undefined },
     });
     expect(parseRoute('#/p/p/i/i/advice/x')).toMatchObject({ page: 'unknown' });
+    expect(parseRoute('#/p/p/i/i/sql?query=')).toEqual({ page: 'sql', project: 'p', instance: 'i', query: undefined });
+    expect(parseRoute('#/p/p/i/i/sql/x')).toMatchObject({ page: 'unknown' });
   });
 
   it('a view without `to` is live and ends now; without `from` it reaches back its window', () => {

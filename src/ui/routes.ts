@@ -7,6 +7,7 @@
  *   #/p/{project}/i/{instance}/t/{table}/heatmap?metric=&window=&from=&to=&start=&end=
  *   #/p/{project}/i/{instance}/advice[?table=]            the schema advisor's findings (one table or all)
  *   #/p/{project}/i/{instance}/t/{table}/simulate?transform=&nodes=   what-if: a key transform's load before/after
+ *   #/p/{project}/i/{instance}/sql[?query=]               the GoogleSQL query box (the query to start with)
  * Names are URL-encoded (the Node client's default project is "{{projectId}}").
  * A heatmap view without `to` is live: it ends now and refreshes.
  */
@@ -37,6 +38,7 @@ export type Route =
   | ({ readonly page: 'heatmap'; readonly view: HeatmapView } & TableRef)
   | { readonly page: 'advice'; readonly project: string; readonly instance: string; readonly table?: string | undefined }
   | ({ readonly page: 'simulate'; readonly what: WhatIf } & TableRef)
+  | { readonly page: 'sql'; readonly project: string; readonly instance: string; readonly query?: string | undefined }
   | { readonly page: 'unknown'; readonly hash: string };
 
 /** A what-if's question: the transform (TRANSFORM grammar, src/insight/advisor/types.ts) and the nodes to spread over. */
@@ -80,6 +82,10 @@ export function parseRoute(hash: string): Route {
   if (t === 'advice' && seg.length === 5) {
     const only = new URLSearchParams(query).get('table');
     return { page: 'advice', project, instance, table: only === null || only === '' ? undefined : only };
+  }
+  if (t === 'sql' && seg.length === 5) {
+    const q = new URLSearchParams(query).get('query');
+    return { page: 'sql', project, instance, query: q === null || q === '' ? undefined : q };
   }
   if (t !== 't' || table === undefined) return { page: 'unknown', hash };
   if (page === undefined && seg.length === 6) return { page: 'table', project, instance, table };
@@ -132,6 +138,10 @@ export function formatRoute(route: Route): string {
     case 'advice': {
       const base = `#/p/${e(route.project)}/i/${e(route.instance)}/advice`;
       return route.table === undefined ? base : `${base}?${new URLSearchParams({ table: route.table }).toString()}`;
+    }
+    case 'sql': {
+      const base = `#/p/${e(route.project)}/i/${e(route.instance)}/sql`;
+      return route.query === undefined ? base : `${base}?${new URLSearchParams({ query: route.query }).toString()}`;
     }
     case 'simulate': {
       const q = new URLSearchParams({ transform: route.what.transform });

@@ -22,8 +22,9 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true });
 }
 
-export async function newPage(browser: Browser): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+/** A page that logs its errors; the README's screenshots are 1200 × 800. */
+export async function newPage(browser: Browser, viewport = { width: 1400, height: 900 }): Promise<Page> {
+  const page = await browser.newPage({ viewport, deviceScaleFactor: 1 });
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
   return page;
 }

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics.js';
 import { indexPage } from './index-page.js';
 import type { InsightApi } from './insight-routes.js';
 import { routeApi } from './json-api.js';
-import { type SqlRequestJson, sqlRoute } from './sql-route.js';
+import { SQL_MAX_ROWS, type SqlRequestJson, sqlRoute } from './sql-route.js';
 import type { SqlEngine } from '../../sql/engine.js';
 import { type PrometheusExposition, prometheusExposition } from './prometheus.js';
 import type { ServedDatabase } from './served-database.js';
@@ -115,7 +115,10 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
   if (req.method === 'POST' && sqlPath !== null) {
     if (opts.sql === undefined) throw new TabletopError('Unimplemented', 'SQL queries are not served by this server');
     const instance = { project: decodeSegment(sqlPath[1]!), instance: decodeSegment(sqlPath[2]!) };
-    const body = await sqlRoute(opts.sql, instance, await readJsonBody(req));
+    // A client that goes away (the query box's Cancel, a closed tab) stops its query.
+    const gone = new AbortController();
+    res.on('close', () => res.writableFinished || gone.abort());
+    const body = await sqlRoute(opts.sql, instance, await readJsonBody(req), SQL_MAX_ROWS, gone.signal);
     return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body) + '\n');
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {

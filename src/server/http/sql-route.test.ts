@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { invalidArgument } from '../../model/errors.js';
 import type { ExecuteOptions, PreparedQuery, SqlEngine } from '../../sql/engine.js';
 import { SqlDate, SqlMap, SqlStruct, SqlTimestamp, type SqlType, type SqlValue } from '../../sql/types.js';
@@ -29,7 +29,10 @@ class EchoEngine implements SqlEngine {
     );
     return Promise.resolve({ columns, paramTypes, token: Buffer.from(query) });
   }
+  /** Set when a FOREVER query (a row, then nothing until its signal aborts) has stopped. */
+  stopped = false;
   execute(_instance: string, token: Uint8Array, options: ExecuteOptions) {
+    if (Buffer.from(token).toString() === 'FOREVER') return this.forever(options.signal);
     const n = Number(Buffer.from(token).toString().replace(/\D/g, '') || '1');
     const params = [...options.params.values()];
     return {
@@ -46,6 +49,17 @@ class EchoEngine implements SqlEngine {
         }
       })(),
       stats: () => ({ rowsScanned: n, rowsReturned: n }),
+    };
+  }
+  private forever(signal: AbortSignal | undefined) {
+    const engine = this;
+    return {
+      rows: (async function* (): AsyncGenerator<SqlValue[]> {
+        yield [new Uint8Array(), null, null, null, null];
+        await new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true }));
+        engine.stopped = true;
+      })(),
+      stats: () => ({ rowsScanned: 1, rowsReturned: 1 }),
     };
   }
 }
@@ -103,7 +117,8 @@ describe('POST /api/v1/projects/{p}/instances/{i}/sql', () => {
       { a: '5', 1: 'NaN' },
       [[{ base64: 'cQ==', printable: 'q' }, '-9223372036854775808']],
     ]);
-    expect(body.stats).toEqual({ rowsScanned: 2, rowsReturned: 2 });
+    expect(body.stats).toEqual({ rowsScanned: 2, rowsReturned: 2, elapsedMillis: expect.any(Number) });
+    expect(body.stats.elapsedMillis).toBeGreaterThanOrEqual(0);
     expect(body.truncated).toBe(false);
   });
 
@@ -117,5 +132,21 @@ describe('POST /api/v1/projects/{p}/instances/{i}/sql', () => {
     expect((await post({ noquery: 1 })).status).toBe(400);
     expect((await post({ query: 'SELECT 1' }, undefined, 'text/plain')).status).toBe(400);
     expect((await post({ query: 'SELECT 1' }, '/api/v1/projects/p/instances/i/tables')).status).toBe(405);
+  });
+
+  it('a client that goes away stops its query', async () => {
+    const gone = new AbortController();
+    const answer = fetch(new URL('/api/v1/projects/p/instances/i/sql', ts.server.httpUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'FOREVER' }),
+      signal: gone.signal,
+    }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(engine.instances.length).toBeGreaterThan(0));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(engine.stopped).toBe(false);
+    gone.abort();
+    expect(await answer).toBeInstanceOf(Error);
+    await vi.waitFor(() => expect(engine.stopped).toBe(true));
   });
 });

@@ -8,14 +8,16 @@ import { SqlDate, SqlJson, SqlMap, SqlStruct, SqlTimestamp, type SqlType, type S
  * `POST /api/v1/projects/{p}/instances/{i}/sql` (the JSON API; `tabletop sql`
  * and the web UI's query box):
  *   request  { query, params?: { name: { type: "INT64" | "ARRAY<STRING>" | ..., value } } }
- *   response { columns: [{ name, type }], rows: [[value, ...]], truncated, stats: { rowsScanned, rowsReturned } }
+ *   response { columns: [{ name, type }], rows: [[value, ...]], truncated, stats: { rowsScanned, rowsReturned, elapsedMillis } }
  * Values in JSON: INT64 as a decimal string (exact), FLOAT as a number (NaN
  * and ±Infinity as strings), BYTES as { base64, printable }, TIMESTAMP as
  * RFC 3339 with microseconds, DATE as YYYY-MM-DD, ARRAY as an array, STRUCT
  * as an object by field name (a nameless field by its position), MAP as an
  * array of [key, value], JSON as its text, NULL as null.
  * Parameters take the same forms, and BYTES also a plain string (its UTF-8).
- * At most `maxRows` rows are returned (then `truncated` is true).
+ * At most `maxRows` rows are returned (then `truncated` is true). `elapsedMillis`:
+ * the server's time from the request's parsing to the last row (prepare, run,
+ * conversion), to 0.1 ms.
  */
 
 export interface SqlRequestJson {
@@ -27,7 +29,7 @@ export interface SqlResponseJson {
   readonly columns: { name: string; type: string }[];
   readonly rows: unknown[][];
   readonly truncated: boolean;
-  readonly stats: { rowsScanned: number; rowsReturned: number };
+  readonly stats: { rowsScanned: number; rowsReturned: number; elapsedMillis: number };
 }
 
 export const SQL_MAX_ROWS = 10_000;
@@ -37,12 +39,16 @@ export async function sqlRoute(
   instance: InstanceName,
   body: SqlRequestJson,
   maxRows = SQL_MAX_ROWS,
+  /** Aborts when the client has gone (the query stops reading). */
+  signal?: AbortSignal,
 ): Promise<SqlResponseJson> {
+  const began = performance.now();
   if (typeof body.query !== 'string' || body.query.trim() === '') throw invalidArgument('Give the query as "query" (a string)');
   const { types, values } = paramsFromJson(body.params);
   const name = instanceNameString(instance);
   const prepared = await engine.prepare(name, body.query, types);
   const abort = new AbortController();
+  signal?.addEventListener('abort', () => abort.abort(), { once: true });
   const run = engine.execute(name, prepared.token, { params: values, signal: abort.signal });
   const rows: unknown[][] = [];
   let truncated = false;
@@ -59,7 +65,11 @@ export async function sqlRoute(
     columns: prepared.columns.map((c) => ({ name: c.name, type: typeText(c.type) })),
     rows,
     truncated,
-    stats: { rowsScanned: stats.rowsScanned, rowsReturned: truncated ? rows.length : stats.rowsReturned },
+    stats: {
+      rowsScanned: stats.rowsScanned,
+      rowsReturned: truncated ? rows.length : stats.rowsReturned,
+      elapsedMillis: Math.round((performance.now() - began) * 10) / 10,
+    },
   };
 }
 

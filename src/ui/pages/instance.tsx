@@ -4,6 +4,7 @@ import { Section } from '../components/status.js';
 import { useJson } from '../components/use-json.js';
 import { formatBytes, formatNumber } from '../format.js';
 import { DEFAULT_VIEW, formatRoute } from '../routes.js';
+import { quoteIdent } from '../sql/examples.js';
 import { HotTablets } from './hot-tablets.js';
 
 /** An instance: its tables (size, rows, tablets), clusters and nodes, hot tablets. */
@@ -20,6 +21,9 @@ export function InstancePage(props: { readonly project: string; readonly instanc
         Instance {props.instance} <span class="muted">in {props.project}</span>
         <a class="action" id="advisor-link" href={formatRoute({ page: 'advice', ...ref })}>
           Schema advisor →
+        </a>
+        <a class="action" id="sql-link" href={formatRoute({ page: 'sql', ...ref })}>
+          SQL →
         </a>
       </h1>
       <Section state={instance}>
@@ -66,6 +70,13 @@ export function InstancePage(props: { readonly project: string; readonly instanc
                       <a href={formatRoute({ page: 'heatmap', ...ref, table: t.tableId, view: DEFAULT_VIEW })}>heatmap</a>
                       {' · '}
                       <a href={formatRoute({ page: 'advice', ...ref, table: t.tableId })}>advice</a>
+                      {' · '}
+                      <a
+                        class="sql-table-link"
+                        href={formatRoute({ page: 'sql', ...ref, query: `SELECT * FROM ${quoteIdent(t.tableId)} LIMIT 10` })}
+                      >
+                        query
+                      </a>
                     </td>
                   </tr>
                 ))}

@@ -6,6 +6,7 @@ import { useJson } from '../components/use-json.js';
 import { formatBytes, formatNumber } from '../format.js';
 import { keyText } from '../keys.js';
 import { DEFAULT_VIEW, formatRoute, type TableRef } from '../routes.js';
+import { quoteIdent } from '../sql/examples.js';
 import { HotTablets } from './hot-tablets.js';
 import { Estimate, LoadBar } from './instance.js';
 
@@ -30,6 +31,18 @@ export function TablePage(props: TableRef) {
           Schema advice →
         </a>
         <AdviceBadge findings={advice.data?.findings} />
+        <a
+          class="action"
+          id="sql-link"
+          href={formatRoute({
+            page: 'sql',
+            project: props.project,
+            instance: props.instance,
+            query: `SELECT * FROM ${quoteIdent(props.table)} LIMIT 10`,
+          })}
+        >
+          Query with SQL →
+        </a>
       </h1>
       <Section title="Column families" state={table}>
         {(t) => (
