@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { type Bigtable, SqlTypes } from '@google-cloud/bigtable';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTableId } from '../harness/names.js';
+import { adminCall } from '../harness/raw.js';
 import { INSTANCE, PROJECT } from '../harness/node-client.js';
 import { useTarget } from '../harness/suite.js';
 
@@ -12,7 +13,7 @@ import { useTarget } from '../harness/suite.js';
  * expires when the view changes, and the client prepares it again. (cbt 1.23 has no logical view commands.)
  */
 
-const ADMIN = 'BigtableInstanceAdminClient';
+const ADMIN = 'BigtableInstanceAdminClient' as const;
 const PARENT = `projects/${PROJECT}/instances/${INSTANCE}`;
 
 interface LogicalView {
@@ -22,18 +23,9 @@ interface LogicalView {
   deletionProtection: boolean;
 }
 
-/** A call of the generated admin client: its first answer (for a long-running call, the finished operation's result). */
-async function admin<T>(client: Bigtable, method: string, reqOpts: object, gaxOpts?: object): Promise<T[]> {
-  const answer = await new Promise<unknown[]>((resolve, reject) =>
-    client.request(
-      { client: ADMIN, method, reqOpts, ...(gaxOpts === undefined ? {} : { gaxOpts }) },
-      (err: Error | null, ...rest: unknown[]) => (err ? reject(err) : resolve(rest)),
-    ),
-  );
-  const first = answer[0] as { promise?: () => Promise<unknown[]> } | undefined;
-  if (first !== undefined && typeof first.promise === 'function') return (await first.promise()) as T[];
-  return answer as T[];
-}
+/** A call of the generated Instance Admin client (a long-running call: the finished operation's result and metadata). */
+const admin = <T>(client: Bigtable, method: string, reqOpts: object, gaxOpts?: object): Promise<T[]> =>
+  adminCall<T>(client, ADMIN, method, reqOpts, gaxOpts);
 
 describe('logical views through the official Node client', () => {
   const ctx = useTarget('tabletop');
