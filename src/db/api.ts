@@ -55,6 +55,18 @@ export interface DatabaseCore {
   updateAppProfile(instance: InstanceName, profileId: string, update: Partial<AppProfileSpec>): MaybePromise<AppProfileInfo>;
   deleteAppProfile(instance: InstanceName, profileId: string): MaybePromise<void>;
 
+  /**
+   * Logical views (catalog/logical-views.ts): named queries, stored as given (the server checks the query with
+   * the SQL engine first). Ids are unique among the instance's tables and views. An `etag` given to update or
+   * delete must be the view's current one (ABORTED otherwise); a protected view cannot be deleted.
+   */
+  createLogicalView(instance: InstanceName, viewId: string, spec: LogicalViewSpec): MaybePromise<LogicalViewInfo>;
+  getLogicalView(instance: InstanceName, viewId: string): LogicalViewInfo;
+  /** In id order. */
+  listLogicalViews(instance: InstanceName): LogicalViewInfo[];
+  updateLogicalView(instance: InstanceName, viewId: string, update: Partial<LogicalViewSpec>, etag?: string): MaybePromise<LogicalViewInfo>;
+  deleteLogicalView(instance: InstanceName, viewId: string, etag?: string): MaybePromise<void>;
+
   // ---- table admin ----
   createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo>;
   getTable(name: TableName): TableInfo;
@@ -184,6 +196,18 @@ export interface AppProfileSpec {
 export interface AppProfileInfo extends AppProfileSpec {
   readonly instance: InstanceName;
   readonly id: string;
+  readonly etag: string;
+}
+
+export interface LogicalViewSpec {
+  /** A GoogleSQL query (the server has analyzed it). */
+  readonly query: string;
+  readonly deletionProtection: boolean;
+}
+export interface LogicalViewInfo extends LogicalViewSpec {
+  readonly instance: InstanceName;
+  readonly id: string;
+  /** Changes on every update. */
   readonly etag: string;
 }
 

@@ -15,6 +15,8 @@ import type { ColumnGc, MaybePromise, StorageEngine } from '../storage/store.js'
 import type {
   AppProfileInfo,
   AppProfileSpec,
+  LogicalViewInfo,
+  LogicalViewSpec,
   ClusterInfo,
   ClusterNodesInfo,
   ClusterSpec,
@@ -35,6 +37,7 @@ import type {
 import { Catalog } from './catalog/catalog.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import { InstanceAdmin } from './catalog/instance-admin.js';
+import { LogicalViews } from './catalog/logical-views.js';
 import { GcSweeper } from './gc-sweep.js';
 import { compileRequestFilter } from './read-filter.js';
 import { TableRowReader } from './row-reader.js';
@@ -75,6 +78,7 @@ export interface DatabaseParts {
 export class LocalDatabase implements DatabaseCore {
   private readonly catalog: Catalog;
   private readonly instances: InstanceAdmin;
+  private readonly logicalViews: LogicalViews;
   private readonly tables: TableAdmin;
   private readonly sweeper: GcSweeper;
   private readonly tabletManager: TabletManager;
@@ -91,6 +95,7 @@ export class LocalDatabase implements DatabaseCore {
     this.filterOptions = parts.random === undefined ? {} : { random: parts.random };
     this.catalog = new Catalog(parts.catalog);
     this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => this.tables.dropTables(tables));
+    this.logicalViews = new LogicalViews(this.catalog, (name) => this.instances.find(name));
     const logger = parts.logger;
     this.tables = new TableAdmin(
       this.catalog,
@@ -187,6 +192,26 @@ export class LocalDatabase implements DatabaseCore {
   }
   deleteAppProfile(instance: InstanceName, profileId: string): MaybePromise<void> {
     return this.persisted(this.instances.deleteAppProfile(instance, profileId));
+  }
+  createLogicalView(instance: InstanceName, viewId: string, spec: LogicalViewSpec): MaybePromise<LogicalViewInfo> {
+    return this.persisted(this.logicalViews.create(instance, viewId, spec));
+  }
+  getLogicalView(instance: InstanceName, viewId: string): LogicalViewInfo {
+    return this.logicalViews.get(instance, viewId);
+  }
+  listLogicalViews(instance: InstanceName): LogicalViewInfo[] {
+    return this.logicalViews.list(instance);
+  }
+  updateLogicalView(
+    instance: InstanceName,
+    viewId: string,
+    update: Partial<LogicalViewSpec>,
+    etag?: string,
+  ): MaybePromise<LogicalViewInfo> {
+    return this.persisted(this.logicalViews.update(instance, viewId, update, etag));
+  }
+  deleteLogicalView(instance: InstanceName, viewId: string, etag?: string): MaybePromise<void> {
+    return this.persisted(this.logicalViews.delete(instance, viewId, etag));
   }
 
   // ---- table admin ----

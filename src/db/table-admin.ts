@@ -7,6 +7,7 @@ import { FULL_RANGE, type KeyRange, intersectRanges } from '../model/key-range.j
 import { LIMITS } from '../model/limits.js';
 import type { InstanceName, TableName } from '../model/names.js';
 import { tableNameString, validateTableId } from '../model/names.js';
+import { hasLogicalView } from './catalog/logical-views.js';
 import type { MaybePromise, StorageEngine } from '../storage/store.js';
 import { normalizeSplits } from '../tablet/splits.js';
 import { TabletMap } from '../tablet/tablet-map.js';
@@ -107,6 +108,9 @@ export class TableAdmin {
     const key = tableKey(name);
     if (tables?.has(name.table) === true || this.creating.has(key)) {
       throw alreadyExists(`Table ${tableNameString(name)} already exists`);
+    }
+    if (hasLogicalView(this.catalog.instance(name), name.table)) {
+      throw alreadyExists(`Instance ${name.instance} already has a logical view named ${name.table}: a table needs an id of its own`);
     }
     if (tables !== undefined && tables.size >= LIMITS.maxTablesPerInstance) {
       throw failedPrecondition(

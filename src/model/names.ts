@@ -54,7 +54,7 @@ export function parseTableName(name: string): TableName {
 }
 
 /** Parses `projects/p/instances/i/{collection}/{id}`. */
-export function parseChildName(name: string, collection: 'clusters' | 'appProfiles' | 'tables'): ChildName {
+export function parseChildName(name: string, collection: 'clusters' | 'appProfiles' | 'tables' | 'logicalViews'): ChildName {
   const parts = name.split('/');
   if (parts.length !== 6 || parts[0] !== 'projects' || parts[2] !== 'instances' || parts[4] !== collection) {
     throw invalidArgument(`Invalid name: "${name}"; expected projects/{project}/instances/{instance}/${collection}/{id}`);

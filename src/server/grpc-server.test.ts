@@ -25,6 +25,7 @@ const AV = `${T}/authorizedViews/v`;
 const MV = `${I}/materializedViews/m`;
 const C = `${I}/clusters/c`;
 const AP = `${I}/appProfiles/a`;
+const LV = `${I}/logicalViews/v`;
 const B = `${C}/backups/b`;
 const O = `${T}/operations/o1`;
 
@@ -109,6 +110,13 @@ const CASES: Record<string, [object, Resource | undefined][]> = {
     [{ appProfile: { name: AP, description: 'd' }, updateMask: { paths: ['description'] } }, at('appProfile', AP)],
   ],
   'BigtableInstanceAdmin/DeleteAppProfile': [[{ name: AP, ignoreWarnings: true }, at('appProfile', AP)]],
+  'BigtableInstanceAdmin/CreateLogicalView': [[{ parent: I, logicalViewId: 'v' }, at('instance', I)]],
+  'BigtableInstanceAdmin/GetLogicalView': [[{ name: LV }, at('logicalView', LV)]],
+  'BigtableInstanceAdmin/ListLogicalViews': [[{ parent: I }, at('instance', I)]],
+  'BigtableInstanceAdmin/UpdateLogicalView': [
+    [{ logicalView: { name: LV, query: 'SELECT 1' }, updateMask: { paths: ['query'] } }, at('logicalView', LV)],
+  ],
+  'BigtableInstanceAdmin/DeleteLogicalView': [[{ name: LV, etag: 'e' }, at('logicalView', LV)]],
   'BigtableInstanceAdmin/ListHotTablets': [[{ parent: C }, at('cluster', C)]],
   'BigtableInstanceAdmin/GetIamPolicy': iam,
   'BigtableInstanceAdmin/SetIamPolicy': iam,

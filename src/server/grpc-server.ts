@@ -2,12 +2,14 @@ import type net from 'node:net';
 import type { DatabaseCore } from '../db/api.js';
 import { instanceAdminService } from './admin/instance-admin-service.js';
 import { IamPolicies } from './admin/iam.js';
+import { dbViewCatalog, logicalViewQueryCheck } from './admin/logical-view-queries.js';
 import { OperationStore } from './admin/operation-store.js';
 import { operationsService } from './admin/operations-service.js';
 import { tableAdminService } from './admin/table-admin-service.js';
 import { dataService } from './data/data-service.js';
 import type { Logger } from './logger.js';
 import type { SqlEngine } from '../sql/engine.js';
+import type { ViewCatalog } from '../sql/views.js';
 import { MethodTable, serviceMethods } from './method-table.js';
 import { type Metrics, observeCalls } from './metrics.js';
 import { serviceDefinition } from './protos.js';
@@ -25,6 +27,8 @@ export interface GrpcServerOptions {
   readonly tuning: ServerTuning;
   /** The SQL engine PrepareQuery and ExecuteQuery run on; none: they answer UNIMPLEMENTED. */
   readonly sql?: SqlEngine | undefined;
+  /** The views the SQL engine reads (CreateLogicalView checks queries against them); default: the db's logical views. */
+  readonly views?: ViewCatalog | undefined;
 }
 
 export interface GrpcServerHandle {
@@ -42,15 +46,16 @@ export function hostPort(host: string, port: number): string {
 }
 
 /** The method table of every service tabletop serves, over one database. */
-export function methodTable(opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql'>): MethodTable {
+export function methodTable(opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql' | 'views'>): MethodTable {
   const { db, logger, metrics, tuning } = opts;
+  const checkViewQuery = logicalViewQueryCheck(db, opts.views ?? dbViewCatalog(db));
   const operations = new OperationStore(tuning.operationsKept);
   const policies = new IamPolicies();
   const env = { observe: observeCalls(metrics, logger, tuning.slowCallMillis), logger };
   return new MethodTable([
     ...serviceMethods(dataService(db, tuning, metrics, logger, opts.sql), serviceDefinition('data'), env),
     ...serviceMethods(tableAdminService(db, operations, policies), serviceDefinition('tableAdmin'), env),
-    ...serviceMethods(instanceAdminService(db, operations, policies), serviceDefinition('instanceAdmin'), env),
+    ...serviceMethods(instanceAdminService(db, operations, policies, checkViewQuery), serviceDefinition('instanceAdmin'), env),
     ...serviceMethods(operationsService(operations), serviceDefinition('operations'), env),
   ]);
 }

@@ -210,13 +210,25 @@ describe('resourceOfName', () => {
         `${i}/appProfiles/a`,
         `${i}/tables/t`,
         `${i}/tables/t/authorizedViews/v`,
+        `${i}/logicalViews/l`,
         `${i}/materializedViews/m`,
         `${i}/clusters/c/backups/b`,
         `${i}/tables/t/operations/o`,
       ].map((n) => resourceOfName(n)?.kind),
-    ).toEqual(['project', 'instance', 'cluster', 'appProfile', 'table', 'authorizedView', 'materializedView', 'backup', 'operation']);
+    ).toEqual([
+      'project',
+      'instance',
+      'cluster',
+      'appProfile',
+      'table',
+      'authorizedView',
+      'logicalView',
+      'materializedView',
+      'backup',
+      'operation',
+    ]);
     expect(resourceOfName(`${i}/tables/t`)).toEqual({ kind: 'table', name: `${i}/tables/t` });
-    for (const n of ['', undefined, null, 'projects', `${i}/tables`, `${i}/logicalViews/l`, 'not a name'])
+    for (const n of ['', undefined, null, 'projects', `${i}/tables`, `${i}/widgets/w`, 'not a name'])
       expect(resourceOfName(n)).toBeUndefined();
   });
 });

@@ -41,7 +41,16 @@ import {
 export type CallShape = 'unary' | 'serverStream' | 'clientStream' | 'bidi';
 
 export type ResourceKind =
-  'project' | 'instance' | 'cluster' | 'appProfile' | 'table' | 'authorizedView' | 'materializedView' | 'backup' | 'operation';
+  | 'project'
+  | 'instance'
+  | 'cluster'
+  | 'appProfile'
+  | 'table'
+  | 'authorizedView'
+  | 'logicalView'
+  | 'materializedView'
+  | 'backup'
+  | 'operation';
 
 /** A resource a call targets, by its full name (e.g. projects/p/instances/i/tables/t). */
 export interface Resource {
@@ -61,6 +70,7 @@ const COLLECTIONS: Readonly<Record<string, ResourceKind>> = {
   appProfiles: 'appProfile',
   tables: 'table',
   authorizedViews: 'authorizedView',
+  logicalViews: 'logicalView',
   materializedViews: 'materializedView',
   backups: 'backup',
   operations: 'operation',

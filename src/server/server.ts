@@ -1,6 +1,8 @@
 import type { DatabaseCore } from '../db/api.js';
 import type { SqlEngine } from '../sql/engine.js';
 import { createSqlEngine } from '../sql/index.js';
+import type { ViewCatalog } from '../sql/views.js';
+import { dbViewCatalog } from './admin/logical-view-queries.js';
 import type { InsightQueries } from '../insight/api-types.js';
 import type { HistorySource } from '../insight/history-source.js';
 import { startGrpcServer } from './grpc-server.js';
@@ -33,8 +35,10 @@ export interface TabletopServerOptions {
   readonly insight?: HistorySource | undefined;
   /** The queries over the recording; default src/insight/queries.ts insightQueries (tests of the routes give their own). */
   readonly insightQueries?: ((source: HistorySource) => InsightQueries) | undefined;
-  /** The SQL engine of PrepareQuery, ExecuteQuery and the HTTP API's queries; default: src/sql's over `db`. */
+  /** The SQL engine of PrepareQuery, ExecuteQuery and the HTTP API's queries; default: src/sql's over `db` and `views`. */
   readonly sql?: SqlEngine | undefined;
+  /** The views FROM finds besides tables; default: the db's logical views, no materialized views. */
+  readonly views?: ViewCatalog | undefined;
 }
 
 export interface TabletopServer {
@@ -53,8 +57,10 @@ export interface TabletopServer {
 export async function startTabletopServer(opts: TabletopServerOptions): Promise<TabletopServer> {
   const tuning: ServerTuning = { ...DEFAULT_SERVER_TUNING, ...opts.tuning };
   const metrics = new Metrics();
-  const sql = opts.sql ?? createSqlEngine(opts.db);
+  const views = opts.views ?? dbViewCatalog(opts.db);
+  const sql = opts.sql ?? createSqlEngine(opts.db, { views });
   const grpc = await startGrpcServer({
+    views,
     db: opts.db,
     host: opts.host,
     port: opts.port,

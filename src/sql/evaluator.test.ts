@@ -9,7 +9,7 @@ import type { SqlEngine } from './engine.js';
 import { typeText, type SqlType, type SqlValue } from './types.js';
 import { type GoldenCase, REWRITE_GOLDEN, readGoldenFile, rewriteGoldenFile } from './syntax/testing/golden-file.js';
 import { showValue } from './testing/show-value.js';
-import { SQL_INSTANCE_NAME, sqlFixture } from './testing/fixture.js';
+import { SQL_INSTANCE_NAME, sqlFixture, sqlViews } from './testing/fixture.js';
 
 /**
  * The evaluator suite: every `*.cases` file under testing/cases runs against the in-memory fixture
@@ -24,7 +24,7 @@ import { SQL_INSTANCE_NAME, sqlFixture } from './testing/fixture.js';
  *     value, value                  (one line per row)
  *     -- scanned N, returned M      (with `stats`)
  *
- * or `ERROR Code: message`. UPDATE_SQL_GOLDEN=1 writes the actual results into the files (review the diff).
+ * or `ERROR Code: message`. The fixture's views (sqlViews) are there too. UPDATE_SQL_GOLDEN=1 writes the actual results into the files (review the diff).
  */
 
 interface SqlCase {
@@ -54,7 +54,7 @@ let engine: SqlEngine;
 
 beforeAll(async () => {
   fx = await sqlFixture();
-  engine = createSqlEngine(fx.db, { nowMicros: () => 1_700_000_000_000_000n });
+  engine = createSqlEngine(fx.db, { nowMicros: () => 1_700_000_000_000_000n, views: sqlViews() });
 });
 afterAll(async () => {
   await fx.db.close();

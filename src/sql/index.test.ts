@@ -7,6 +7,7 @@ import { PREPARED_QUERY_EXPIRED, createSqlEngine } from './index.js';
 import type { SqlEngine } from './engine.js';
 import { BYTES, INT64, type SqlValue } from './types.js';
 import { SQL_INSTANCE, SQL_INSTANCE_NAME, sqlFixture } from './testing/fixture.js';
+import { MemoryMaterializedSource, MemoryViews } from './testing/memory-views.js';
 
 let fx: Fixture;
 let engine: SqlEngine;
@@ -106,6 +107,49 @@ describe('createSqlEngine', () => {
     const e = await failure(all(engine.execute(SQL_INSTANCE_NAME, p.token, { params: new Map() }).rows));
     expect(e.code).toBe('FailedPrecondition');
     expect((await failure(engine.prepare(SQL_INSTANCE_NAME, 'SELECT _key FROM empty', new Map()))).code).toBe('NotFound');
+  });
+
+  it('expires a prepared query when a logical view it reads changes, even through another view, or goes', async () => {
+    const views = new MemoryViews()
+      .setLogical(SQL_INSTANCE, 'v', "SELECT _key, cf['a'] AS a FROM t")
+      .setLogical(SQL_INSTANCE, 'outer_v', 'SELECT a FROM v');
+    const withViews = createSqlEngine(fx.db, { views });
+    const direct = await withViews.prepare(SQL_INSTANCE_NAME, "SELECT a FROM v WHERE _key = 'r1'", new Map());
+    const nested = await withViews.prepare(SQL_INSTANCE_NAME, 'SELECT COUNT(*) AS n FROM outer_v', new Map());
+    expect(await all(withViews.execute(SQL_INSTANCE_NAME, nested.token, { params: new Map() }).rows)).toEqual([[8n]]);
+
+    views.setLogical(SQL_INSTANCE, 'v', "SELECT _key, cf['a'] AS a FROM t WHERE _key > 'q'"); // same columns, new etag
+    for (const p of [direct, nested]) {
+      const e = await failure(all(withViews.execute(SQL_INSTANCE_NAME, p.token, { params: new Map() }).rows));
+      expect([e.code, e.message.startsWith(PREPARED_QUERY_EXPIRED)]).toEqual(['FailedPrecondition', true]);
+    }
+    const again = await withViews.prepare(SQL_INSTANCE_NAME, 'SELECT COUNT(*) AS n FROM outer_v', new Map());
+    expect(await all(withViews.execute(SQL_INSTANCE_NAME, again.token, { params: new Map() }).rows)).toEqual([[6n]]);
+
+    views.deleteLogical(SQL_INSTANCE, 'v');
+    const gone = await failure(all(withViews.execute(SQL_INSTANCE_NAME, again.token, { params: new Map() }).rows));
+    expect(gone.code).toBe('FailedPrecondition');
+    expect(await failure(withViews.prepare(SQL_INSTANCE_NAME, 'SELECT * FROM v', new Map()))).toMatchObject({
+      code: 'NotFound',
+      message: 'line 1, column 15: Table not found: v',
+    });
+  });
+
+  it('reads a materialized view through its source, and expires plans when its fingerprint changes', async () => {
+    const views = new MemoryViews();
+    const columns = [
+      { name: 'k', type: BYTES },
+      { name: 'n', type: INT64 },
+    ];
+    views.setMaterialized(SQL_INSTANCE, 'mv', new MemoryMaterializedSource(columns, [[new Uint8Array([1]), 5n]], 'one'));
+    const withViews = createSqlEngine(fx.db, { views });
+    const p = await withViews.prepare(SQL_INSTANCE_NAME, 'SELECT n + 1 AS m FROM mv', new Map());
+    const result = withViews.execute(SQL_INSTANCE_NAME, p.token, { params: new Map() });
+    expect(await all(result.rows)).toEqual([[6n]]);
+    expect(result.stats()).toEqual({ rowsScanned: 1, rowsReturned: 1 });
+    views.setMaterialized(SQL_INSTANCE, 'mv', new MemoryMaterializedSource(columns, [], 'two'));
+    const e = await failure(all(withViews.execute(SQL_INSTANCE_NAME, p.token, { params: new Map() }).rows));
+    expect(e.code).toBe('FailedPrecondition');
   });
 
   it('rejects a token that is not one, or belongs to another instance', async () => {

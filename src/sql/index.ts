@@ -6,7 +6,7 @@ import { runQuery } from './exec/run-query.js';
 import type { QueryDb, ScanStats } from './exec/scan.js';
 import { parse } from './syntax/parse.js';
 import { SqlTimestamp, type SqlType, type SqlValue } from './types.js';
-import type { ViewCatalog } from './views.js';
+import { NO_VIEWS, type ViewCatalog } from './views.js';
 
 export type { SqlEngine, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
 export type { ViewCatalog, LogicalViewDefinition, MaterializedSource } from './views.js';
@@ -15,8 +15,9 @@ export { NO_VIEWS } from './views.js';
 /**
  * The GoogleSQL engine over a database: `prepare` parses and analyzes a query against the instance's tables and
  * hands out a token (the query, its parameter types and the schema fingerprint, as JSON bytes); `execute`
- * analyzes the token's query again and runs it. A token whose table changed shape since (a family added or
- * dropped, the table recreated or deleted) fails with FAILED_PRECONDITION `PREPARED_QUERY_EXPIRED: ...`, so
+ * analyzes the token's query again and runs it. FROM finds tables in the db, then views in `options.views`. A
+ * token whose table changed shape since (a family added or dropped, the table recreated or deleted), or whose
+ * view changed (a logical view's etag, a materialized view's fingerprint), fails with FAILED_PRECONDITION `PREPARED_QUERY_EXPIRED: ...`, so
  * that the server answers with that precondition detail and clients prepare again.
  */
 
@@ -41,8 +42,9 @@ export interface SqlEngineOptions {
 export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): SqlEngine {
   const nowMicros = options.nowMicros ?? ((): bigint => BigInt(Date.now()) * 1000n);
 
+  const views = options.views ?? NO_VIEWS;
   const analyze = (instance: InstanceName, query: string, paramTypes: ReadonlyMap<string, SqlType>): AnalyzedQuery =>
-    analyzeSelect(parse(query), instance, db, paramTypes);
+    analyzeSelect(parse(query), instance, db, paramTypes, views);
 
   return {
     prepare(instance, query, paramTypes) {
@@ -65,7 +67,8 @@ export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): Sq
           if (isTabletopError(e, 'NotFound') || isTabletopError(e, 'InvalidArgument')) throw expired(e.message);
           throw e;
         }
-        if (analyzed.fingerprint !== token.fingerprint) throw expired('the table schema changed since the query was prepared');
+        if (analyzed.fingerprint !== token.fingerprint)
+          throw expired('a table or view the query reads changed since the query was prepared');
         const env = { params: options.params, ctx: { now: new SqlTimestamp(nowMicros()) } };
         yield* runQuery(db, analyzed, env, { skipRows: options.skipRows ?? 0, signal: options.signal }, stats);
       }

@@ -103,3 +103,25 @@ export function rawUnary<T = unknown>(client: Bigtable, gapic: string, method: s
     });
   });
 }
+
+/**
+ * A call of the client's generated Instance or Table Admin client (for the RPCs its handwritten surface lacks,
+ * such as logical views): its answers, or for a long-running call the finished operation's [result, metadata, raw].
+ */
+export async function adminCall<T = unknown>(
+  client: Bigtable,
+  gapic: 'BigtableInstanceAdminClient' | 'BigtableTableAdminClient',
+  method: string,
+  reqOpts: object,
+  gaxOpts?: object,
+): Promise<T[]> {
+  const answer = await new Promise<unknown[]>((resolve, reject) =>
+    client.request(
+      { client: gapic, method, reqOpts, ...(gaxOpts === undefined ? {} : { gaxOpts }) },
+      (err: Error | null, ...rest: unknown[]) => (err ? reject(err) : resolve(rest)),
+    ),
+  );
+  const first = answer[0] as { promise?: () => Promise<unknown[]> } | undefined;
+  if (first !== undefined && typeof first.promise === 'function') return (await first.promise()) as T[];
+  return answer as T[];
+}

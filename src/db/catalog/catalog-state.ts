@@ -25,6 +25,16 @@ export interface InstanceRecord extends InstanceSpec {
   readonly clusters: readonly ClusterRecord[];
   readonly appProfiles: readonly AppProfileRecord[];
   readonly tables: readonly TableRecord[];
+  /** Absent in catalogs written before logical views existed (read as none). */
+  readonly logicalViews?: readonly LogicalViewRecord[];
+}
+
+export interface LogicalViewRecord {
+  readonly id: string;
+  readonly query: string;
+  readonly deletionProtection: boolean;
+  /** A fresh one on every change. */
+  readonly etag: string;
 }
 
 export interface ClusterRecord extends ClusterSpec {

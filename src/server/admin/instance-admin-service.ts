@@ -19,6 +19,15 @@ import {
   instanceToProto,
   instanceUpdateFromProto,
 } from '../convert/instance.js';
+import {
+  type PCreateLogicalViewRequest,
+  type PDeleteLogicalViewRequest,
+  type PLogicalView,
+  type PUpdateLogicalViewRequest,
+  logicalViewSpecFromProto,
+  logicalViewToProto,
+  logicalViewUpdateFromProto,
+} from '../convert/logical-view.js';
 import { operationToProto } from '../convert/operation.js';
 import type {
   PAppProfile,
@@ -39,17 +48,24 @@ import { hotTabletToProto, timestampToMillis } from '../convert/hot-tablet.js';
 import { type ServiceSpec, resource, unary } from '../method-table.js';
 import { SERVICES } from '../protos.js';
 import { type IamPolicies, iamMethods } from './iam.js';
+import type { LogicalViewQueryCheck } from './logical-view-queries.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 import { required } from './table-admin-service.js';
 
 /**
  * google.bigtable.admin.v2.BigtableInstanceAdmin over a DatabaseCore: instances,
- * clusters and app profiles are kept in the catalog. Calls that return an
- * Operation finish first and return it done. `-` as the instance of a parent
- * lists across all instances of the project.
+ * clusters, app profiles and logical views are kept in the catalog. Calls that
+ * return an Operation finish first and return it done. `-` as the instance of a
+ * parent lists across all instances of the project. A logical view's query is
+ * checked with the SQL engine (`checkViewQuery`) before the db stores it.
  */
-export function instanceAdminService(db: DatabaseCore, operations: OperationStore, policies: IamPolicies): ServiceSpec {
+export function instanceAdminService(
+  db: DatabaseCore,
+  operations: OperationStore,
+  policies: IamPolicies,
+  checkViewQuery: LogicalViewQueryCheck,
+): ServiceSpec {
   /** Instances a parent names: one, or all of the project for `-`. */
   const instancesOf = (parent: string | null | undefined, rpc: string): InstanceName[] => {
     const name = parseInstanceName(required(parent, rpc, 'parent'));
@@ -233,6 +249,69 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
       },
     ),
 
+    CreateLogicalView: unary<PCreateLogicalViewRequest, POperation>(
+      { resource: (req) => resource('instance', req.parent) },
+      async (req) => {
+        const started = Date.now();
+        const instance = parseInstanceName(required(req.parent, 'CreateLogicalView', 'parent'));
+        const id = required(req.logicalViewId, 'CreateLogicalView', 'logical_view_id');
+        const spec = logicalViewSpecFromProto(req.logicalView);
+        db.getInstance(instance);
+        await checkViewQuery(instance, id, spec.query);
+        const info = await db.createLogicalView(instance, id, spec);
+        return operationToProto(
+          operations.add(
+            childNameString(instance, 'logicalViews', id),
+            { kind: 'logicalView', logicalView: info },
+            'CreateLogicalViewMetadata',
+            started,
+          ),
+        );
+      },
+    ),
+
+    GetLogicalView: unary<PNameRequest, PLogicalView>({ resource: (req) => resource('logicalView', req.name) }, (req) => {
+      const n = parseChildName(required(req.name, 'GetLogicalView', 'name'), 'logicalViews');
+      return logicalViewToProto(db.getLogicalView(n, n.id));
+    }),
+
+    ListLogicalViews: unary<PParentRequest, { logicalViews: PLogicalView[]; nextPageToken: string }>(
+      { resource: (req) => resource('instance', req.parent) },
+      (req) => {
+        const views = instancesOf(req.parent, 'ListLogicalViews').flatMap((i) => db.listLogicalViews(i));
+        const { items, nextPageToken } = page(views, (v) => childNameString(v.instance, 'logicalViews', v.id), req.pageSize, req.pageToken);
+        return { logicalViews: items.map(logicalViewToProto), nextPageToken };
+      },
+    ),
+
+    UpdateLogicalView: unary<PUpdateLogicalViewRequest, POperation>(
+      { resource: (req) => resource('logicalView', req.logicalView?.name) },
+      async (req) => {
+        const started = Date.now();
+        const view = req.logicalView ?? {};
+        const n = parseChildName(required(view.name, 'UpdateLogicalView', 'logical_view.name'), 'logicalViews');
+        const update = logicalViewUpdateFromProto(view, req.updateMask);
+        const etag = view.etag ?? undefined;
+        db.getLogicalView(n, n.id); // NOT_FOUND before the new query is checked
+        if (update.query !== undefined) await checkViewQuery(n, n.id, update.query);
+        const info = await db.updateLogicalView(n, n.id, update, etag);
+        return operationToProto(
+          operations.add(
+            childNameString(n, 'logicalViews', n.id),
+            { kind: 'logicalView', logicalView: info },
+            'UpdateLogicalViewMetadata',
+            started,
+          ),
+        );
+      },
+    ),
+
+    DeleteLogicalView: unary<PDeleteLogicalViewRequest, object>({ resource: (req) => resource('logicalView', req.name) }, async (req) => {
+      const n = parseChildName(required(req.name, 'DeleteLogicalView', 'name'), 'logicalViews');
+      await db.deleteLogicalView(n, n.id, req.etag ?? undefined);
+      return {};
+    }),
+
     ...iamMethods(db, policies),
   };
 
@@ -240,7 +319,6 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
     service: SERVICES.instanceAdmin,
     methods,
     notYet: {
-      'logical views': ['CreateLogicalView', 'GetLogicalView', 'ListLogicalViews', 'UpdateLogicalView', 'DeleteLogicalView'],
       'materialized views': [
         'CreateMaterializedView',
         'GetMaterializedView',

@@ -74,6 +74,19 @@ describe('HTTP server', () => {
     expect(instance.clusters.length).toBeGreaterThan(0);
   });
 
+  it("lists an instance's logical views (id, name, query)", async () => {
+    const project = encodeURIComponent('{{projectId}}');
+    await unaryCall(ts.clients.instanceAdmin, 'CreateLogicalView', {
+      parent: 'projects/{{projectId}}/instances/dev',
+      logicalViewId: 'raw_keys',
+      logicalView: { query: 'SELECT _key, raw FROM events' },
+    });
+    const { logicalViews } = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev/logical-views`)).body);
+    expect(logicalViews).toEqual([
+      { id: 'raw_keys', name: 'projects/{{projectId}}/instances/dev/logicalViews/raw_keys', query: 'SELECT _key, raw FROM events' },
+    ]);
+  });
+
   it("serves tablets (stored and logical bytes, rows, which figures are estimates, node per cluster) and each cluster's nodes", async () => {
     const project = encodeURIComponent('{{projectId}}');
     await unaryCall(ts.clients.data, 'MutateRow', {
@@ -118,7 +131,7 @@ describe('HTTP server', () => {
   });
 
   it('answers 404 on every path of an instance nobody created, and creates none', async () => {
-    for (const path of ['', '/tables', '/tables/t', '/tables/t/tablets', '/nodes', '/hot-tablets']) {
+    for (const path of ['', '/tables', '/tables/t', '/tables/t/tablets', '/nodes', '/hot-tablets', '/logical-views']) {
       const res = await get(`/api/v1/projects/p/instances/ghost${path}`);
       expect([path, res.status, JSON.parse(res.body).error.code]).toEqual([path, 404, 'NotFound']);
     }

@@ -4,7 +4,7 @@ import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
 import type { ColumnFamily } from '../../model/family.js';
 import { describeGcRule } from '../../model/gc.js';
-import { instanceNameString, tableNameString } from '../../model/names.js';
+import { childNameString, instanceNameString, tableNameString } from '../../model/names.js';
 import type { AdvisorDeps } from '../../insight/advisor/gather.js';
 import type { AdvisorThresholds } from '../../insight/advisor/thresholds.js';
 import { adviceRoute, simulateRoute } from './advice-routes.js';
@@ -34,6 +34,8 @@ import type { ServedDatabase } from './served-database.js';
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/tablets
  *       per tablet: keys, storedBytes, logicalBytes, rowCount, `estimates`
  *       (which of those are estimates), its node in each cluster, recent rates
+ *   GET /api/v1/projects/{project}/instances/{instance}/logical-views
+ *       each logical view (id, full name, query), in id order
  *   GET /api/v1/projects/{project}/instances/{instance}/nodes
  *       per cluster: its modelled nodes, each with the bytes and tablets it
  *       holds and the serving time it spends
@@ -95,6 +97,11 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
   if (tables === 'nodes' && table === undefined) return { clusters: db.listNodes(name).map(clusterNodesJson) };
   if (tables === 'hot-tablets' && table === undefined) return { hotTablets: db.listHotTablets(name).map(hotTabletJson) };
   if (tables === 'advice' && table === undefined) return adviceRoute(advisorDeps(ctx), name, query);
+  if (tables === 'logical-views' && table === undefined) {
+    return {
+      logicalViews: db.listLogicalViews(name).map((v) => ({ id: v.id, name: childNameString(name, 'logicalViews', v.id), query: v.query })),
+    };
+  }
   if (tables === 'tables' && table !== undefined && rest.length === 1) {
     const tableName = { ...name, table };
     if (rest[0] === 'tablets') return { tablets: db.listTablets(tableName).map(tabletJson) };

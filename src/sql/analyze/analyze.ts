@@ -6,6 +6,8 @@ import { isEquatable, isOrderable } from '../functions/operators.js';
 import type { Expr, Select, SelectItem, TableRef, Unnest } from '../syntax/ast.js';
 import { BOOL, BYTES, INT64, TIMESTAMP, type SqlType, typeText } from '../types.js';
 import { queryError } from '../values/errors.js';
+import { NO_VIEWS, type ViewCatalog } from '../views.js';
+import { type DerivedSource, type SourceContext, unpackSource, viewSource } from './sources.js';
 import { type Bound, type BoundAggregate, boundKey } from '../bound/bound.js';
 import {
   type AggregateState,
@@ -78,6 +80,12 @@ export interface OrderKey {
 export interface AnalyzedQuery {
   readonly columns: readonly ResultColumn[];
   readonly table: TableInfo | undefined;
+  /** FROM a logical view, UNPACK or a materialized view: the scan rows are that source's result rows. */
+  readonly source: DerivedSource<AnalyzedQuery> | undefined;
+  /** The scan slot holding the row key of the table read underneath (0 for a table), when key ranges apply to it. */
+  readonly keySlot: number | undefined;
+  /** The result column that passes the key slot through unchanged, when rows are per-row (see sources.ts). */
+  readonly keyColumn: number | undefined;
   readonly families: readonly FamilyColumn[];
   /** UNNEST joins, applied to each scan row in order (their columns follow the table's). */
   readonly unnests: readonly UnnestStep[];
@@ -93,7 +101,7 @@ export interface AnalyzedQuery {
   readonly distinct: boolean;
   readonly limit: Bound | undefined;
   readonly offset: Bound | undefined;
-  /** A text that changes when the table's schema does. */
+  /** A text that changes when the table's schema does, or a view the query reads (its etag or fingerprint). */
   readonly fingerprint: string;
 }
 
@@ -169,38 +177,73 @@ export function schemaFingerprint(table: TableInfo | undefined): string {
   return JSON.stringify([table.name.table, table.createTimeMillis, table.families.map((f) => [f.name, f.valueType])]);
 }
 
-function resolveTable(ref: TableRef, instance: InstanceName, catalog: Catalog): TableInfo {
+const notFoundAt = (ref: TableRef, id: string): Error => notFound(`line ${ref.pos.line}, column ${ref.pos.column}: Table not found: ${id}`);
+
+/** A table by name, or undefined when the instance has none of that name (a view may have it). */
+function findTable(ref: TableRef, instance: InstanceName, catalog: Catalog): TableInfo | undefined {
   if (ref.name.length !== 1) throw queryError(ref.pos, `Table not found: ${ref.name.map((n) => n.name).join('.')}`);
-  const id = ref.name[0]!.name;
   try {
-    return catalog.getTable({ ...instance, table: id });
+    return catalog.getTable({ ...instance, table: ref.name[0]!.name });
   } catch (e) {
-    if (isTabletopError(e, 'NotFound') || isTabletopError(e, 'InvalidArgument')) {
-      throw notFound(`line ${ref.pos.line}, column ${ref.pos.column}: Table not found: ${id}`);
-    }
+    if (isTabletopError(e, 'NotFound') || isTabletopError(e, 'InvalidArgument')) return undefined;
     throw e;
   }
 }
 
-export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Catalog, params: ReadonlyMap<string, SqlType>): AnalyzedQuery {
+/**
+ * Analyzes a SELECT. FROM names a table, else a logical view, else a materialized view (`views`), else NOT_FOUND
+ * `Table not found`; `viewStack` is the chain of logical views being analyzed (a view that reads itself, directly
+ * or through others, is INVALID_ARGUMENT).
+ */
+export function analyzeSelect(
+  stmt: Select,
+  instance: InstanceName,
+  catalog: Catalog,
+  params: ReadonlyMap<string, SqlType>,
+  views: ViewCatalog = NO_VIEWS,
+  viewStack: readonly string[] = [],
+): AnalyzedQuery {
   let table: TableInfo | undefined;
+  let source: DerivedSource<AnalyzedQuery> | undefined;
+  let keySlot: number | undefined;
+  let sourceFingerprint = '';
   let families: FamilyColumn[] = [];
   let temporal: Temporal | undefined;
   const qualifiers: string[] = [];
   const columns: ScopeColumn[] = [];
   const unnests: UnnestStep[] = [];
+  const ctx: SourceContext<AnalyzedQuery> = {
+    instance,
+    views,
+    viewStack,
+    params,
+    analyze: (sub, subParams, stack) => analyzeSelect(sub, instance, catalog, subParams, views, stack),
+  };
   if (stmt.from !== null) {
     const src = stmt.from.source;
-    if (src.kind === 'unpack' || src.kind === 'subquery') {
-      throw queryError(src.pos, `${src.kind === 'unpack' ? 'UNPACK' : 'A subquery'} in FROM is not supported yet`);
-    }
+    if (src.kind === 'subquery') throw queryError(src.pos, 'A subquery in FROM is not supported (UNPACK((SELECT ...)) is)');
     if (src.kind === 'table') {
-      table = resolveTable(src, instance, catalog);
-      temporal = temporalOf(src, params);
-      families = tableShape(table, temporal?.history === true);
+      table = findTable(src, instance, catalog);
+      if (table !== undefined) {
+        temporal = temporalOf(src, params);
+        families = tableShape(table, temporal?.history === true);
+        columns.push({ name: '_key', type: BYTES }, ...families.map((f) => ({ name: f.name, type: f.type })));
+        keySlot = 0;
+        sourceFingerprint = schemaFingerprint(table);
+      } else {
+        const view = viewSource(src, ctx);
+        if (view === undefined) throw notFoundAt(src, src.name[0]!.name);
+        ({ source, keySlot, fingerprint: sourceFingerprint } = view);
+        columns.push(...view.columns);
+      }
       qualifiers.push(src.name[0]!.name);
       if (src.alias !== null) qualifiers.push(src.alias.name);
-      columns.push({ name: '_key', type: BYTES }, ...families.map((f) => ({ name: f.name, type: f.type })));
+    }
+    if (src.kind === 'unpack') {
+      const unpacked = unpackSource(src, ctx);
+      ({ source, keySlot, fingerprint: sourceFingerprint } = unpacked);
+      columns.push(...unpacked.columns);
+      if (src.alias !== null) qualifiers.push(src.alias.name);
     }
     for (const u of [...(src.kind === 'unnest' ? [src.unnest] : []), ...stmt.from.unnests.map((j) => j.unnest)]) {
       unnests.push(unnestStep(u, { columns: [...columns], qualifiers, params, noAggregates: 'FROM' }, columns));
@@ -296,9 +339,17 @@ export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Cat
     });
   }
 
+  const perRow = agg === undefined && stmt.limit === null && stmt.offset === null;
+  const keyColumn =
+    perRow && keySlot !== undefined
+      ? projection.findIndex((p, i) => i < outColumns.length && p.kind === 'column' && p.index === keySlot)
+      : -1;
   return {
     columns: outColumns,
     table,
+    source,
+    keySlot,
+    keyColumn: keyColumn < 0 ? undefined : keyColumn,
     families,
     unnests,
     temporal,
@@ -310,7 +361,7 @@ export function analyzeSelect(stmt: Select, instance: InstanceName, catalog: Cat
     distinct: stmt.distinct,
     limit: stmt.limit === null ? undefined : count(stmt.limit, params, 'LIMIT'),
     offset: stmt.offset === null ? undefined : count(stmt.offset, params, 'OFFSET'),
-    fingerprint: schemaFingerprint(table),
+    fingerprint: sourceFingerprint,
   };
 }
 

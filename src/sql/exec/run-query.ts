@@ -4,24 +4,31 @@ import type { SqlValue } from '../types.js';
 import { compareValues, groupKey } from '../values/compare.js';
 import { queryError } from '../values/errors.js';
 import { type EvalEnv, evaluate } from '../bound/evaluate.js';
+import type { KeyRange } from '../../model/key-range.js';
 import { type QueryDb, type ScanStats, scanRows } from './scan.js';
+import { sourceRows } from './sources.js';
 
 /**
  * Runs an analyzed query: scan → WHERE → (hash aggregation → HAVING) → projection → DISTINCT → ORDER BY (top-k
  * when there is a LIMIT) → OFFSET / LIMIT → skip `skipRows` (a resumed stream). Without GROUP BY, DISTINCT
- * and ORDER BY it streams row by row, reading ahead of the consumer not at all.
+ * and ORDER BY it streams row by row, reading ahead of the consumer not at all. The scan is a table read, or a
+ * derived source's rows (exec/sources.ts: a logical view, UNPACK, a materialized view); `restrict` narrows the
+ * table read's keys (given by a query that reads this one as its source).
  */
 export async function* runQuery(
   db: QueryDb,
   q: AnalyzedQuery,
   env: EvalEnv,
-  options: { readonly skipRows?: number; readonly signal?: AbortSignal | undefined },
+  options: { readonly skipRows?: number; readonly signal?: AbortSignal | undefined; readonly restrict?: readonly KeyRange[] | undefined },
   stats: ScanStats,
 ): AsyncGenerator<SqlValue[]> {
   const limit = countValue(q.limit, env, 'LIMIT');
   const offset = countValue(q.offset, env, 'OFFSET') ?? 0;
   if (limit === 0) return;
-  let rows: AsyncIterable<SqlValue[]> = scanRows(db, q, env, stats, options.signal);
+  let rows: AsyncIterable<SqlValue[]> =
+    q.source === undefined
+      ? scanRows(db, q, env, stats, options.signal, options.restrict)
+      : sourceRows((sub, subEnv, o, s) => runQuery(db, sub, subEnv, o, s), q, env, stats, options.signal, options.restrict);
   if (q.unnests.length > 0) rows = unnested(rows, q, env);
   rows = filtered(rows, q.where, env);
   if (q.aggregate !== undefined) rows = filtered(aggregate(rows, q, env), q.having, env);

@@ -3,7 +3,8 @@ import type { Row } from '../../model/cell.js';
 import { toBytes } from '../../model/bytes.js';
 import type { AnalyzedQuery } from '../analyze/analyze.js';
 import { cellWindow, familiesRead, readRequest, ROW_MARKER } from '../plan/read-plan.js';
-import { keyRanges } from '../plan/key-ranges.js';
+import { keyRanges, restrictRanges } from '../plan/key-ranges.js';
+import type { KeyRange } from '../../model/key-range.js';
 import { SqlMap, SqlStruct, SqlTimestamp, type SqlValue } from '../types.js';
 import { evalError } from '../values/errors.js';
 import type { EvalEnv } from '../bound/evaluate.js';
@@ -18,7 +19,8 @@ export interface ScanStats {
 
 /**
  * The scan rows of a query: `[_key, family maps...]` in key order, read lazily through db.readRows over the
- * planned ranges (families the query does not read are left NULL). A query without FROM has one empty row.
+ * planned ranges (families the query does not read are left NULL), within `restrict` when a query reading this
+ * one through a view or UNPACK narrowed the keys. A query without FROM has one empty row.
  */
 export async function* scanRows(
   db: QueryDb,
@@ -26,12 +28,14 @@ export async function* scanRows(
   env: EvalEnv,
   stats: ScanStats,
   signal: AbortSignal | undefined,
+  restrict?: readonly KeyRange[],
 ): AsyncGenerator<SqlValue[]> {
   if (q.table === undefined) {
     yield [];
     return;
   }
-  const ranges = keyRanges(q.where, env);
+  let ranges = keyRanges(q.where, env);
+  if (restrict !== undefined) ranges = restrictRanges(ranges, restrict);
   if (ranges.length === 0) return;
   const families = familiesRead(q);
   const reader = db.readRows(q.table.name, readRequest(q, ranges, families, cellWindow(q, env)));

@@ -11,18 +11,23 @@ import type { SqlValue } from '../types.js';
  * still evaluates the whole WHERE on every row read. Computed at execution, when parameters have values.
  */
 
+/** The scan slot of `_key` in a table read (a subquery source may hold the key elsewhere: `keySlot`). */
 const KEY_SLOT = 0;
-
-const isKey = (b: Bound): boolean => b.kind === 'column' && b.index === KEY_SLOT;
 
 function keyOf(v: SqlValue): ByteString | undefined {
   return v instanceof Uint8Array ? fromBytes(v) : undefined;
 }
 
-/** The sorted, disjoint ranges the rows matching `where` lie in ([] means none can match). */
-export function keyRanges(where: Bound | undefined, env: EvalEnv): KeyRange[] {
+/** The sorted, disjoint ranges the rows matching `where` lie in ([] means none can match); the key is scan slot `keySlot`. */
+export function keyRanges(where: Bound | undefined, env: EvalEnv, keySlot = KEY_SLOT): KeyRange[] {
   if (where === undefined) return [FULL_RANGE];
-  return mergeRanges(rangesOf(where, env));
+  const isKey = (b: Bound): boolean => b.kind === 'column' && b.index === keySlot;
+  return mergeRanges(rangesOf(where, env, isKey));
+}
+
+/** The parts of `a` inside `b` (both sorted and disjoint), sorted and disjoint. */
+export function restrictRanges(a: readonly KeyRange[], b: readonly KeyRange[]): KeyRange[] {
+  return mergeRanges(intersectAll(a, b));
 }
 
 function constantValue(b: Bound, env: EvalEnv): { value: SqlValue } | undefined {
@@ -30,16 +35,16 @@ function constantValue(b: Bound, env: EvalEnv): { value: SqlValue } | undefined 
   return { value: evaluate(b, [], env) };
 }
 
-function rangesOf(b: Bound, env: EvalEnv): KeyRange[] {
+function rangesOf(b: Bound, env: EvalEnv, isKey: (b: Bound) => boolean): KeyRange[] {
   if (b.kind !== 'call') return [FULL_RANGE];
   const name = b.fn.name;
   const args = b.args;
   if (name === '$and') {
     let acc: KeyRange[] = [FULL_RANGE];
-    for (const a of args) acc = intersectAll(acc, mergeRanges(rangesOf(a, env)));
+    for (const a of args) acc = intersectAll(acc, mergeRanges(rangesOf(a, env, isKey)));
     return acc;
   }
-  if (name === '$or') return args.flatMap((a) => rangesOf(a, env));
+  if (name === '$or') return args.flatMap((a) => rangesOf(a, env, isKey));
   if (name === '$equal' || name === '$less' || name === '$less_or_equal' || name === '$greater' || name === '$greater_or_equal') {
     const [l, r] = args as [Bound, Bound];
     let op = name;

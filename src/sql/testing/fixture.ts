@@ -1,13 +1,16 @@
 import { family, openDb, type Fixture } from '../../db/testing/db-fixture.js';
 import type { Mutation } from '../../model/mutation.js';
 import type { InstanceName, TableName } from '../../model/names.js';
+import { BYTES, INT64 } from '../types.js';
+import { MemoryMaterializedSource, MemoryViews } from './memory-views.js';
 
 /**
  * The evaluator tests' data: an in-memory database with instance projects/p/instances/i and
  *  - `t` (families cf, stats): rows r1..r5, p1, p2, q1 (see the cells below), several versions of r1's cf:a;
  *  - `counters` (an int64 sum aggregate family `n` and a bytes family `tag`);
  *  - `visits` (an HLL aggregate family `users`: day1 saw ann, bob, cy; day2 bob, cy, dee);
- *  - `empty` (family cf, no rows).
+ *  - `empty` (family cf, no rows);
+ * and the views of sqlViews().
  */
 export const SQL_INSTANCE: InstanceName = { project: 'p', instance: 'i' };
 export const SQL_INSTANCE_NAME = 'projects/p/instances/i';
@@ -82,4 +85,45 @@ export async function sqlFixture(): Promise<Fixture> {
 
   await fx.db.createTable({ ...SQL_INSTANCE, table: 'empty' }, { families: [family('cf')], initialSplits: [], deletionProtection: false });
   return fx;
+}
+
+/**
+ * The evaluator tests' views (instance projects/p/instances/i):
+ *  - `fruits`: t's rows with cf:a, `_key` passed through (predicates on it narrow the read of t);
+ *  - `big`: fruits with n > 5, without the key; `fruit_keys`: fruits' keys renamed `k`;
+ *  - `tag_counts`: counters grouped by tag (an aggregating view: no key ranges through it);
+ *  - `first_two`: fruits LIMIT 2 (key predicates of a query over it cannot narrow its read);
+ *  - `history`: t read with history (UNPACK reads it);
+ *  - `broken` (reads a table that does not exist), `with_param` (a parameter), `loop` (itself), `ping`/`pong` (each other);
+ *  - the materialized view `mv_tags` (tag BYTES, n INT64: blue 1, red 2).
+ */
+export function sqlViews(): MemoryViews {
+  const i = SQL_INSTANCE;
+  return new MemoryViews()
+    .setLogical(i, 'fruits', "SELECT _key, cf['a'] AS fruit, TO_INT64(cf['n']) AS n FROM t WHERE cf['a'] IS NOT NULL")
+    .setLogical(i, 'big', 'SELECT fruit, n FROM fruits WHERE n > 5')
+    .setLogical(i, 'fruit_keys', 'SELECT _key AS k, fruit FROM fruits')
+    .setLogical(i, 'tag_counts', "SELECT tag['k'] AS tag, COUNT(*) AS n FROM counters GROUP BY tag['k']")
+    .setLogical(i, 'first_two', 'SELECT _key, fruit FROM fruits LIMIT 2')
+    .setLogical(i, 'history', 'SELECT _key, cf FROM t(with_history => TRUE)')
+    .setLogical(i, 'broken', 'SELECT * FROM gone')
+    .setLogical(i, 'with_param', 'SELECT @p AS p')
+    .setLogical(i, 'loop', 'SELECT * FROM loop')
+    .setLogical(i, 'ping', 'SELECT * FROM pong')
+    .setLogical(i, 'pong', 'SELECT * FROM ping')
+    .setMaterialized(
+      i,
+      'mv_tags',
+      new MemoryMaterializedSource(
+        [
+          { name: 'tag', type: BYTES },
+          { name: 'n', type: INT64 },
+        ],
+        [
+          [utf8('blue'), 1n],
+          [utf8('red'), 2n],
+        ],
+        'mv-tags-1',
+      ),
+    );
 }
