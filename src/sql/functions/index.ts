@@ -1,5 +1,6 @@
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from './aggregates.js';
 import { MORE_AGGREGATES } from './aggregates-more.js';
+import { STATISTICAL_AGGREGATES } from './statistics.js';
 import { COLLECTION_FUNCTIONS, MORE_COLLECTION_FUNCTIONS } from './collections.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
@@ -37,7 +38,9 @@ export const SCALAR_FUNCTIONS = new FunctionRegistry().add(
   FORMAT,
 );
 
-const aggregates = new Map([...AGGREGATE_FUNCTIONS, ...HLL_AGGREGATES, ...MORE_AGGREGATES].map((a) => [a.name, a]));
+const aggregates = new Map(
+  [...AGGREGATE_FUNCTIONS, ...HLL_AGGREGATES, ...MORE_AGGREGATES, ...STATISTICAL_AGGREGATES].map((a) => [a.name, a]),
+);
 
 export function aggregateFunction(name: string): AggregateFunction | undefined {
   return aggregates.get(name.toUpperCase());
