@@ -648,6 +648,8 @@ function bindLambdaCall(e: CallExpr, name: string, lambda: Extract<Expr, { kind:
   return { kind: 'lambda', type, fn: fnl, array, body, slot };
 }
 
+/** The argument that is a count (of quantiles, of top values): a positive literal or a parameter. */
+const APPROX_COUNT_ARG: Readonly<Record<string, number>> = { APPROX_QUANTILES: 1, APPROX_TOP_COUNT: 1, APPROX_TOP_SUM: 2 };
 const ORDERED_AGGREGATES = new Set(['ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG']);
 const NULLS_AGGREGATES = new Set(['ARRAY_AGG', 'APPROX_QUANTILES']);
 
@@ -665,6 +667,12 @@ function aggregateModifiers(
   if (e.nulls !== null && !NULLS_AGGREGATES.has(name)) throw queryError(e.pos, `${name} does not support ${e.nulls} NULLS`);
   if ((e.orderBy.length > 0 || e.limit !== null) && !ORDERED_AGGREGATES.has(name))
     throw queryError(e.pos, `${name} does not support ORDER BY or LIMIT in its arguments`);
+  const countAt = APPROX_COUNT_ARG[name];
+  if (countAt !== undefined) {
+    const n = args[countAt]!;
+    if (n.kind !== 'param' && (n.kind !== 'const' || typeof n.value !== 'bigint' || n.value <= 0n))
+      throw queryError(e.args[countAt]!.pos, `The number argument of ${name} must be a positive INT64 literal or a parameter`);
+  }
   if (name === 'APPROX_QUANTILES') {
     return e.nulls === 'RESPECT' ? { fn: approxQuantiles(true), args, key: ' respect' } : { fn: agg, args, key: '' };
   }
