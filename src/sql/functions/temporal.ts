@@ -30,19 +30,20 @@ import { type ScalarFunction, defineFunction } from './registry.js';
 
 /** Timestamp and date functions. Time zones are IANA names or offsets (values/time-zone.ts); UTC by default. */
 
-function fromUnix(name: string, perUnit: bigint): ScalarFunction {
+/** TIMESTAMP_SECONDS(n) and the like; the TIMESTAMP_FROM_UNIX_* forms also take a TIMESTAMP (returned as it is). */
+function fromUnix(name: string, perUnit: bigint, acceptsTimestamp = false): ScalarFunction {
   return defineFunction({
     name,
-    signatures: [{ params: [INT64], result: TIMESTAMP }],
-    eval: ([n]) => checkedTimestamp((n as bigint) * perUnit),
+    signatures: [{ params: [INT64], result: TIMESTAMP }, ...(acceptsTimestamp ? [{ params: [TIMESTAMP], result: TIMESTAMP }] : [])],
+    eval: ([n]) => (n instanceof SqlTimestamp ? n : checkedTimestamp((n as bigint) * perUnit)),
   });
 }
 export const TIMESTAMP_SECONDS = fromUnix('TIMESTAMP_SECONDS', 1000000n);
 export const TIMESTAMP_MILLIS = fromUnix('TIMESTAMP_MILLIS', 1000n);
 export const TIMESTAMP_MICROS = fromUnix('TIMESTAMP_MICROS', 1n);
-export const TIMESTAMP_FROM_UNIX_SECONDS = fromUnix('TIMESTAMP_FROM_UNIX_SECONDS', 1000000n);
-export const TIMESTAMP_FROM_UNIX_MILLIS = fromUnix('TIMESTAMP_FROM_UNIX_MILLIS', 1000n);
-export const TIMESTAMP_FROM_UNIX_MICROS = fromUnix('TIMESTAMP_FROM_UNIX_MICROS', 1n);
+export const TIMESTAMP_FROM_UNIX_SECONDS = fromUnix('TIMESTAMP_FROM_UNIX_SECONDS', 1000000n, true);
+export const TIMESTAMP_FROM_UNIX_MILLIS = fromUnix('TIMESTAMP_FROM_UNIX_MILLIS', 1000n, true);
+export const TIMESTAMP_FROM_UNIX_MICROS = fromUnix('TIMESTAMP_FROM_UNIX_MICROS', 1n, true);
 
 /** Floor division, so that times before the epoch round down as GoogleSQL's UNIX_* do. */
 function floorDiv(a: bigint, b: bigint): bigint {
