@@ -137,6 +137,9 @@ function expText(a: number, p: number): string {
   return `${m}e${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
 }
 
+/** The widest field or precision FORMAT pads to (a larger one is an error, not a huge string). */
+const MAX_WIDTH = 1n << 20n;
+
 export function formatPrintf(format: string, args: readonly SqlValue[]): string {
   let out = '';
   let next = 0;
@@ -157,9 +160,9 @@ export function formatPrintf(format: string, args: readonly SqlValue[]): string 
     }
     const star = (x: string | undefined): number | undefined => {
       if (x === undefined) return undefined;
-      if (x !== '*') return Number(x);
-      const n = take();
+      const n = x === '*' ? take() : BigInt(x);
       if (typeof n !== 'bigint') throw evalError('FORMAT: a * width or precision needs an INT64 argument');
+      if (n < 0n || n > MAX_WIDTH) throw evalError(`FORMAT: a width or precision must be in [0, ${MAX_WIDTH}], not ${n}`);
       return Number(n);
     };
     const width = star(m[2]);
