@@ -1,8 +1,12 @@
-import { COUNT_STAR, SCALAR_FUNCTIONS, aggregateFunction } from '../functions/index.js';
-import { EXTRACT_PARTS } from '../functions/temporal.js';
+import { type AggregateFunction, COUNT_STAR, SCALAR_FUNCTIONS, aggregateFunction } from '../functions/index.js';
+import { approxQuantiles, withModifiers } from '../functions/aggregates-more.js';
+import { DATE_PART_RULES, datePartAllowed } from '../functions/temporal.js';
+import { NORMALIZATION_MODES } from '../functions/code-points.js';
 import { isEquatable, isOrderable } from '../functions/operators.js';
 import type { ScalarFunction } from '../functions/registry.js';
-import type { CallExpr, Expr, Pos } from '../syntax/ast.js';
+import { LAMBDA_FUNCTIONS } from '../functions/lambdas.js';
+import { toJsonString } from '../functions/json.js';
+import type { CallExpr, DatePart, Expr, Pos } from '../syntax/ast.js';
 import { BOOL, INT64, JSON_TYPE, STRING, SqlJson, type SqlType, type SqlValue, sameType, typeText } from '../types.js';
 import { canCast, castValue } from '../values/cast.js';
 import { type Operand, supertype } from '../values/coerce.js';
@@ -39,6 +43,8 @@ export interface Scope {
   readonly agg?: AggregateState;
   /** Where aggregates may not appear: the clause's name for the error (WHERE, GROUP BY). */
   readonly noAggregates?: string;
+  /** The parameters of the enclosing lambdas (they hide columns of the same name). */
+  readonly lambdas?: readonly { readonly name: string; readonly type: SqlType; readonly slot: number }[];
 }
 
 /** Operands for coercion: literals and parameters coerce more freely; the NULL literal to anything. */
@@ -195,6 +201,8 @@ function childrenOf(e: Expr): Expr[] {
       return [e.expr];
     case 'interval':
       return [e.value];
+    case 'lambda':
+      return [e.body];
     default:
       return [];
   }
@@ -213,7 +221,7 @@ export function bindExpr(e: Expr, scope: Scope): Bound {
     if (asRow !== undefined) {
       const g = scope.agg.groupKeys.get(boundKey(asRow));
       if (g !== undefined) return { kind: 'column', type: g.type, index: g.index };
-      if (asRow.kind === 'const' || asRow.kind === 'param' || isParamOnly(asRow)) return asRow;
+      if (asRow.kind === 'const' || asRow.kind === 'param' || asRow.kind === 'lambdaArg' || isParamOnly(asRow)) return asRow;
       if (e.kind === 'ident' || (e.kind === 'field' && asRow.kind === 'column')) {
         throw queryError(e.pos, `SELECT list expression references column ${exprText(e)} which is neither grouped nor aggregated`);
       }
@@ -279,10 +287,13 @@ function bindNode(e: Expr, scope: Scope): Bound {
       const base = bindExpr(e.expr, scope);
       const index = bindExpr(e.index, scope);
       if (base.type.kind === 'MAP') {
-        if (e.mode !== 'index') throw queryError(e.opPos, `${e.mode} is not allowed on a MAP; use m[key]`);
+        if (e.mode === 'KEY') return callFunction(fn('$map_key'), [base, index], e.opPos, 'KEY');
+        if (e.mode !== 'index' && e.mode !== 'SAFE_KEY')
+          throw queryError(e.opPos, `${e.mode} is not allowed on a MAP; use m[key] or m[KEY(key)]`);
         return callFunction(fn('$map_get'), [base, index], e.opPos);
       }
       if (base.type.kind === 'ARRAY') {
+        if (e.mode === 'KEY' || e.mode === 'SAFE_KEY') throw queryError(e.opPos, `${e.mode} is allowed only on a MAP; use a[OFFSET(i)]`);
         const name = e.mode === 'index' ? '$offset' : `$${e.mode.toLowerCase()}`;
         return callFunction(fn(name), [base, index], e.opPos, e.mode === 'index' ? 'array subscript' : e.mode);
       }
@@ -338,7 +349,11 @@ function bindNode(e: Expr, scope: Scope): Bound {
     case 'case':
       return bindCase(e, scope);
     case 'cast': {
-      if (e.format !== null) throw queryError(e.format.pos, 'CAST ... FORMAT is not supported yet');
+      if (e.format !== null)
+        throw queryError(
+          e.format.pos,
+          'CAST ... FORMAT is not supported in GoogleSQL for Bigtable (use FORMAT_DATE, FORMAT_TIMESTAMP, PARSE_DATE or PARSE_TIMESTAMP)',
+        );
       const arg = bindExpr(e.expr, scope);
       const to = typeOfSyntax(e.type);
       if (UNTYPED_NULL.has(arg)) return literal(to, null);
@@ -349,11 +364,8 @@ function bindNode(e: Expr, scope: Scope): Bound {
     }
     case 'call':
       return bindCall(e, scope);
-    case 'extract': {
-      if (e.timeZone !== null) throw queryError(e.timeZone.pos, 'EXTRACT ... AT TIME ZONE is not supported yet');
-      if (!EXTRACT_PARTS.includes(e.part.name)) throw queryError(e.part.pos, `EXTRACT does not support the ${e.part.name} date part`);
-      return callFunction(fn('$extract'), [literal(STRING, e.part.name), bindExpr(e.expr, scope)], e.pos, 'EXTRACT');
-    }
+    case 'extract':
+      return bindExtract(e, scope);
     case 'array': {
       const elements = e.elements.map((x) => bindExpr(x, scope));
       let element: SqlType | undefined = e.elementType === null ? undefined : typeOfSyntax(e.elementType);
@@ -394,6 +406,11 @@ function bindNode(e: Expr, scope: Scope): Bound {
       throw queryError(e.pos, 'INTERVAL is allowed only as an argument of TIMESTAMP_ADD, TIMESTAMP_SUB, DATE_ADD and DATE_SUB');
     case 'subquery':
       throw queryError(e.pos, 'Subqueries are not supported in GoogleSQL for Bigtable');
+    case 'lambda':
+      throw queryError(
+        e.pos,
+        'A lambda is allowed only as an argument of ARRAY_FILTER, ARRAY_TRANSFORM, ARRAY_INCLUDES, ARRAY_OFFSET or ARRAY_OFFSETS',
+      );
   }
 }
 
@@ -431,6 +448,9 @@ function findColumn(name: string, scope: Scope): number | undefined {
 }
 
 function column(name: string, scope: Scope, pos: Pos): Bound {
+  const lower = name.toLowerCase();
+  const arg = scope.lambdas?.findLast((l) => l.name.toLowerCase() === lower);
+  if (arg !== undefined) return { kind: 'lambdaArg', type: arg.type, slot: arg.slot };
   const index = findColumn(name, scope);
   if (index === undefined) throw queryError(pos, `Unrecognized name: ${name}`);
   return { kind: 'column', type: scope.columns[index]!.type, index };
@@ -471,10 +491,49 @@ function bindCase(e: Extract<Expr, { kind: 'case' }>, scope: Scope): Bound {
   };
 }
 
-const DATE_PART_LAST = new Set(['TIMESTAMP_DIFF', 'DATE_DIFF']);
-/** Functions whose second argument is a date part name: DATE_TRUNC(d, MONTH). */
-const DATE_PART_SECOND = new Set(['DATE_TRUNC', 'TIMESTAMP_TRUNC']);
-const INTERVAL_FUNCTIONS = new Set(['TIMESTAMP_ADD', 'TIMESTAMP_SUB', 'DATE_ADD', 'DATE_SUB']);
+/** Where a date part is written as a name (`DATE_TRUNC(d, WEEK(MONDAY))`): the argument's index. */
+const DATE_PART_ARG: Readonly<Record<string, number>> = {
+  DATE_TRUNC: 1,
+  TIMESTAMP_TRUNC: 1,
+  LAST_DAY: 1,
+  DATE_DIFF: 2,
+  TIMESTAMP_DIFF: 2,
+};
+/** Where `INTERVAL n part` is an argument: it becomes two, `n, 'PART'`. */
+const INTERVAL_ARG: Readonly<Record<string, number>> = {
+  TIMESTAMP_ADD: 1,
+  TIMESTAMP_SUB: 1,
+  DATE_ADD: 1,
+  DATE_SUB: 1,
+  GENERATE_DATE_ARRAY: 2,
+  GENERATE_TIMESTAMP_ARRAY: 2,
+};
+
+/** The text of a date part (`WEEK(MONDAY)`), checked against the parts the function takes. */
+function datePartText(part: DatePart, rulesKey: string, shown: string): string {
+  const text = part.weekday === null ? part.name : `${part.name}(${part.weekday})`;
+  if (!datePartAllowed(text, DATE_PART_RULES[rulesKey] ?? []))
+    throw queryError(part.pos, `${shown} does not support the ${text} date part`);
+  return text;
+}
+
+/** A date part written as an argument: a name, or `WEEK(<weekday>)` (parsed as a call); else undefined. */
+function datePartOfArg(a: Expr): DatePart | undefined {
+  if (a.kind === 'ident') return { pos: a.pos, name: a.ident.name.toUpperCase(), weekday: null };
+  if (a.kind === 'call' && a.name.length === 1 && a.args.length === 1 && a.args[0]!.kind === 'ident')
+    return { pos: a.pos, name: a.name[0]!.name.toUpperCase(), weekday: a.args[0].ident.name.toUpperCase() };
+  return undefined;
+}
+
+function bindExtract(e: Extract<Expr, { kind: 'extract' }>, scope: Scope): Bound {
+  const arg = bindExpr(e.expr, scope);
+  const zone = e.timeZone === null ? [] : [bindExpr(e.timeZone, scope)];
+  const isDate = arg.type.kind === 'DATE';
+  if (isDate && zone.length > 0) throw queryError(e.timeZone!.pos, 'EXTRACT from a DATE does not take AT TIME ZONE');
+  const part = datePartText(e.part, isDate ? 'EXTRACT_DATE' : 'EXTRACT_TIMESTAMP', 'EXTRACT');
+  if (part === 'DATE') return callFunction(fn('DATE'), [arg, ...zone], e.pos, 'EXTRACT');
+  return callFunction(fn('$extract'), [literal(STRING, part), arg, ...zone], e.pos, 'EXTRACT');
+}
 
 function bindCall(e: CallExpr, scope: Scope): Bound {
   const parts = e.name.map((p) => p.name.toUpperCase());
@@ -486,8 +545,6 @@ function bindCall(e: CallExpr, scope: Scope): Bound {
     if (scope.agg === undefined) {
       throw queryError(e.pos, `Aggregate function ${name} not allowed in ${scope.noAggregates ?? 'this context'}`);
     }
-    if (e.orderBy.length > 0 || e.limit !== null || e.nulls !== null)
-      throw queryError(e.pos, `${name} with ORDER BY, LIMIT or IGNORE/RESPECT NULLS is not supported yet`);
     const rowScope: Scope = { ...scope, agg: undefined, noAggregates: `the argument of ${name}` };
     const args = e.args.map((a) => bindExpr(a, rowScope));
     const r = agg.resolve(args.map(operand));
@@ -500,30 +557,145 @@ function bindCall(e: CallExpr, scope: Scope): Bound {
     if (e.distinct && args[0] !== undefined && !isEquatable(args[0].type))
       throw queryError(e.pos, `${name}(DISTINCT) needs a groupable argument, not ${typeText(args[0].type)}`);
     const coerced = args.map((a, i) => coerceTo(a, r.args[i]!, e.args[i]!.pos));
-    const key = `${agg.name}${e.distinct ? ' distinct' : ''}(${coerced.map(boundKey).join(',')})`;
+    const modified = aggregateModifiers(e, name, agg, coerced, rowScope);
+    const key = `${agg.name}${e.distinct ? ' distinct' : ''}${modified.key}(${modified.args.map(boundKey).join(',')})`;
     let slot = scope.agg.aggregateKeys.get(key);
     if (slot === undefined) {
       slot = scope.agg.aggregates.length;
-      scope.agg.aggregates.push({ fn: agg, args: coerced, distinct: e.distinct, type: r.result });
+      scope.agg.aggregates.push({ fn: modified.fn, args: modified.args, distinct: e.distinct, type: r.result });
       scope.agg.aggregateKeys.set(key, slot);
     }
     return { kind: 'column', type: r.result, index: scope.agg.groupCount + slot };
   }
   if (e.distinct || e.star) throw queryError(e.pos, `${name} is not an aggregate function`);
+  const lambda = e.args.find((a) => a.kind === 'lambda');
+  if (lambda !== undefined) {
+    const call = bindLambdaCall(e, name, lambda, scope);
+    return safe ? { kind: 'safe', type: call.type, arg: call } : call;
+  }
   const f = SCALAR_FUNCTIONS.get(name);
   if (f === undefined || name.startsWith('$'))
     throw queryError(e.name[0]!.pos, `Function not found: ${e.name.map((p) => p.name).join('.')}`);
-  let args: Bound[];
-  if (INTERVAL_FUNCTIONS.has(name) && e.args[1]?.kind === 'interval') {
-    const iv = e.args[1];
-    if (iv.toPart !== null) throw queryError(iv.pos, 'INTERVAL ... TO ... is not supported');
-    args = [bindExpr(e.args[0]!, scope), bindExpr(iv.value, scope), literal(STRING, iv.part.name)];
-  } else if (DATE_PART_SECOND.has(name) && e.args.length === 2 && e.args[1]!.kind === 'ident') {
-    args = [bindExpr(e.args[0]!, scope), literal(STRING, e.args[1].ident.name.toUpperCase())];
-  } else if (DATE_PART_LAST.has(name) && e.args.length === 3 && e.args[2]!.kind === 'ident') {
-    // TIMESTAMP_DIFF(a, b, HOUR): the date part is a name, not a column.
-    args = [bindExpr(e.args[0]!, scope), bindExpr(e.args[1]!, scope), literal(STRING, e.args[2].ident.name.toUpperCase())];
-  } else args = e.args.map((a) => bindExpr(a, scope));
+  const args = bindArgs(e, name, scope);
+  if (name === 'TO_JSON_STRING' && args[0] !== undefined && f.resolve(args.map(operand)) !== undefined) {
+    const call = callFunction(toJsonString(args[0].type), args, e.pos, name);
+    return safe ? { kind: 'safe', type: call.type, arg: call } : call;
+  }
   const call = callFunction(f, args, e.pos, name);
   return safe ? { kind: 'safe', type: call.type, arg: call } : call;
+}
+
+/** Arguments that are modes written as names: NORMALIZE(s, NFKC), ARRAY_OFFSET(a, x, LAST). */
+const NAME_MODES: Readonly<Record<string, { readonly index: number; readonly names: readonly string[] }>> = {
+  NORMALIZE: { index: 1, names: NORMALIZATION_MODES },
+  NORMALIZE_AND_CASEFOLD: { index: 1, names: NORMALIZATION_MODES },
+  ARRAY_OFFSET: { index: 2, names: ['FIRST', 'LAST'] },
+};
+
+/** A call's arguments, with date parts as names and `INTERVAL n part` as `n, 'PART'`. */
+function bindArgs(e: CallExpr, name: string, scope: Scope): Bound[] {
+  const partAt = DATE_PART_ARG[name];
+  const intervalAt = INTERVAL_ARG[name];
+  const out: Bound[] = [];
+  e.args.forEach((a, i) => {
+    if (i === intervalAt && a.kind === 'interval') {
+      if (a.toPart !== null) throw queryError(a.pos, 'INTERVAL ... TO ... is not supported');
+      out.push(bindExpr(a.value, scope), literal(STRING, datePartText(a.part, name, name)));
+      return;
+    }
+    const modes = NAME_MODES[name];
+    if (modes !== undefined && i === modes.index && a.kind === 'ident') {
+      const mode = a.ident.name.toUpperCase();
+      if (!modes.names.includes(mode)) throw queryError(a.pos, `${name} does not support the mode ${a.ident.name}`);
+      out.push(literal(STRING, mode));
+      return;
+    }
+    const part = i === partAt ? datePartOfArg(a) : undefined;
+    if (part !== undefined) {
+      out.push(literal(STRING, datePartText(part, name, name)));
+      return;
+    }
+    out.push(bindExpr(a, scope));
+  });
+  return out;
+}
+
+/** `F(array, lambda)`: the body bound with the lambda's parameters (the element, and its INT64 offset). */
+function bindLambdaCall(e: CallExpr, name: string, lambda: Extract<Expr, { kind: 'lambda' }>, scope: Scope): Bound {
+  const fnl = LAMBDA_FUNCTIONS.get(name);
+  if (fnl === undefined) throw queryError(lambda.pos, `${name} does not take a lambda argument`);
+  if (e.args.length !== 2 || e.args[1] !== lambda)
+    throw queryError(e.pos, `${name} with a lambda takes two arguments: an array and the lambda`);
+  const array = bindExpr(e.args[0]!, scope);
+  if (array.type.kind !== 'ARRAY') {
+    throw queryError(e.args[0]!.pos, `No matching signature for ${name} for argument types: ${typeText(array.type)}, LAMBDA`);
+  }
+  if (lambda.params.length > 2) throw queryError(lambda.pos, `The lambda of ${name} takes one or two parameters (the element, its offset)`);
+  const slot = scope.lambdas?.reduce((m, l) => Math.max(m, l.slot + 1), 0) ?? 0;
+  const element = array.type.element;
+  const params = lambda.params.map((p, i) => ({ name: p.name, type: i === 0 ? element : INT64, slot: slot + i }));
+  const inner: Scope = { ...scope, lambdas: [...(scope.lambdas ?? []), ...params] };
+  let body = bindExpr(lambda.body, inner);
+  const want = fnl.bodyType(element);
+  if (want !== undefined) {
+    if (UNTYPED_NULL.has(body)) body = literal(want, null);
+    else if (!sameType(body.type, want))
+      throw queryError(lambda.body.pos, `The lambda of ${name} must return ${typeText(want)}, not ${typeText(body.type)}`);
+  }
+  const type = fnl.result(element, body.type);
+  if (type.kind === 'ARRAY' && type.element.kind === 'ARRAY')
+    throw queryError(lambda.body.pos, `${name} would make an array of arrays (${typeText(type)}), which GoogleSQL does not support`);
+  return { kind: 'lambda', type, fn: fnl, array, body, slot };
+}
+
+/** The argument that is a count (of quantiles, of top values): a positive literal or a parameter. */
+const APPROX_COUNT_ARG: Readonly<Record<string, number>> = { APPROX_QUANTILES: 1, APPROX_TOP_COUNT: 1, APPROX_TOP_SUM: 2 };
+const ORDERED_AGGREGATES = new Set(['ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG']);
+const NULLS_AGGREGATES = new Set(['ARRAY_AGG', 'APPROX_QUANTILES']);
+
+/**
+ * IGNORE/RESPECT NULLS, ORDER BY and LIMIT inside an aggregate call (`ARRAY_AGG(x IGNORE NULLS ORDER BY y DESC
+ * LIMIT 3)`): the aggregate wrapped by withModifiers, its arguments followed by the sort keys.
+ */
+function aggregateModifiers(
+  e: CallExpr,
+  name: string,
+  agg: AggregateFunction,
+  args: readonly Bound[],
+  rowScope: Scope,
+): { fn: AggregateFunction; args: readonly Bound[]; key: string } {
+  if (e.nulls !== null && !NULLS_AGGREGATES.has(name)) throw queryError(e.pos, `${name} does not support ${e.nulls} NULLS`);
+  if ((e.orderBy.length > 0 || e.limit !== null) && !ORDERED_AGGREGATES.has(name))
+    throw queryError(e.pos, `${name} does not support ORDER BY or LIMIT in its arguments`);
+  const countAt = APPROX_COUNT_ARG[name];
+  if (countAt !== undefined) {
+    const n = args[countAt]!;
+    if (n.kind !== 'param' && (n.kind !== 'const' || typeof n.value !== 'bigint' || n.value <= 0n))
+      throw queryError(e.args[countAt]!.pos, `The number argument of ${name} must be a positive INT64 literal or a parameter`);
+  }
+  if (name === 'APPROX_QUANTILES') {
+    return e.nulls === 'RESPECT' ? { fn: approxQuantiles(true), args, key: ' respect' } : { fn: agg, args, key: '' };
+  }
+  if (e.nulls !== 'IGNORE' && e.orderBy.length === 0 && e.limit === null) return { fn: agg, args, key: '' };
+  const keys = e.orderBy.map((o) => {
+    const k = bindExpr(o.expr, rowScope);
+    if (!isOrderable(k.type)) throw queryError(o.pos, `ORDER BY in ${name} does not support type ${typeText(k.type)}`);
+    return k;
+  });
+  if (e.distinct && keys.some((k) => boundKey(k) !== boundKey(args[0]!)))
+    throw queryError(e.pos, `An aggregate with DISTINCT and ORDER BY must order by its argument`);
+  let limit: number | undefined;
+  if (e.limit !== null) {
+    const l = bindExpr(e.limit, rowScope);
+    if (l.kind !== 'const' || typeof l.value !== 'bigint' || l.value < 0n)
+      throw queryError(e.limit.pos, `LIMIT in ${name} must be a non-negative INT64 literal`);
+    limit = Number(l.value);
+  }
+  const order = e.orderBy.map((o) => ({
+    descending: o.direction === 'DESC',
+    nullsFirst: o.nulls === null ? o.direction !== 'DESC' : o.nulls === 'FIRST',
+  }));
+  const fn = withModifiers(agg, args.length, { ignoreNulls: e.nulls === 'IGNORE', order, limit });
+  const key = ` ${e.nulls ?? ''} order(${keys.map(boundKey).join(',')}:${JSON.stringify(order)}) limit ${String(limit)}`;
+  return { fn, args: [...args, ...keys], key };
 }

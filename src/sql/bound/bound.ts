@@ -1,4 +1,5 @@
 import type { AggregateFunction, ScalarFunction } from '../functions/index.js';
+import type { LambdaFunction } from '../functions/lambdas.js';
 import type { SqlType, SqlValue } from '../types.js';
 import { groupKey } from '../values/compare.js';
 
@@ -17,7 +18,18 @@ export type Bound =
   | { readonly kind: 'safe'; readonly type: SqlType; readonly arg: Bound }
   | { readonly kind: 'array'; readonly type: SqlType; readonly elements: readonly Bound[] }
   | { readonly kind: 'struct'; readonly type: SqlType; readonly fields: readonly Bound[] }
-  | { readonly kind: 'field'; readonly type: SqlType; readonly arg: Bound; readonly index: number };
+  | { readonly kind: 'field'; readonly type: SqlType; readonly arg: Bound; readonly index: number }
+  /** A lambda's parameter: the value the enclosing `lambda` call binds at this slot. */
+  | { readonly kind: 'lambdaArg'; readonly type: SqlType; readonly slot: number }
+  /** `ARRAY_FILTER(a, e -> body)` and the like: `body` is evaluated per element, its parameters from `slot` on. */
+  | {
+      readonly kind: 'lambda';
+      readonly type: SqlType;
+      readonly fn: LambdaFunction;
+      readonly array: Bound;
+      readonly body: Bound;
+      readonly slot: number;
+    };
 
 /** An aggregate call: evaluated per input row into an accumulator per group. */
 export interface BoundAggregate {
@@ -48,6 +60,10 @@ export function boundKey(b: Bound): string {
       return `{${b.fields.map(boundKey).join(',')}}`;
     case 'field':
       return `${boundKey(b.arg)}.${b.index}`;
+    case 'lambdaArg':
+      return `λ${b.slot}`;
+    case 'lambda':
+      return `${b.fn.name}(${boundKey(b.array)},λ${b.slot}->${boundKey(b.body)})`;
   }
 }
 
@@ -70,6 +86,10 @@ export function columnsOf(b: Bound, into: Set<number>): Set<number> {
       break;
     case 'struct':
       b.fields.forEach((a) => columnsOf(a, into));
+      break;
+    case 'lambda':
+      columnsOf(b.array, into);
+      columnsOf(b.body, into);
       break;
     default:
       break;

@@ -8,6 +8,8 @@ import { isEvalError } from '../values/errors.js';
 export interface EvalEnv {
   readonly params: ReadonlyMap<string, SqlValue>;
   readonly ctx: EvalContext;
+  /** The parameters of the lambdas being evaluated, by slot. */
+  readonly lambda?: readonly SqlValue[];
 }
 
 /** Evaluates a bound expression on a row (strict functions short-circuit to NULL; lazy ones get thunks). */
@@ -59,6 +61,18 @@ export function evaluate(b: Bound, row: readonly SqlValue[], env: EvalEnv): SqlV
       const s = evaluate(b.arg, row, env);
       return s === null ? null : ((s as SqlStruct).values[b.index] ?? null);
     }
+    case 'lambdaArg':
+      return env.lambda?.[b.slot] ?? null;
+    case 'lambda': {
+      const a = evaluate(b.array, row, env);
+      if (a === null) return null;
+      const outer = env.lambda ?? [];
+      return b.fn.apply(a as readonly SqlValue[], (element, index) => {
+        const slots = outer.slice(0, b.slot);
+        slots.push(element, BigInt(index));
+        return evaluate(b.body, row, { ...env, lambda: slots });
+      });
+    }
   }
 }
 
@@ -80,5 +94,8 @@ export function isConstant(b: Bound): boolean {
       return b.elements.every(isConstant);
     case 'struct':
       return b.fields.every(isConstant);
+    case 'lambdaArg':
+    case 'lambda':
+      return false;
   }
 }

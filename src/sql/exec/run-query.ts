@@ -1,7 +1,7 @@
 import type { AnalyzedQuery, OrderKey } from '../analyze/analyze.js';
 import type { Accumulator } from '../functions/index.js';
 import type { SqlValue } from '../types.js';
-import { compareValues, groupKey } from '../values/compare.js';
+import { groupKey, rowComparator } from '../values/compare.js';
 import { queryError } from '../values/errors.js';
 import { type EvalEnv, evaluate } from '../bound/evaluate.js';
 import type { KeyRange } from '../../model/key-range.js';
@@ -134,25 +134,9 @@ async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env
   for (const g of table.values()) yield [...g.keys, ...g.accumulators.map((a) => a.result())];
 }
 
-function orderComparator(order: readonly OrderKey[]): (a: SqlValue[], b: SqlValue[]) => number {
-  return (a, b) => {
-    for (const o of order) {
-      const x = a[o.index] ?? null;
-      const y = b[o.index] ?? null;
-      if (x === null || y === null) {
-        if (x === y) continue;
-        return (x === null) === o.nullsFirst ? -1 : 1;
-      }
-      const c = compareValues(x, y);
-      if (c !== 0) return o.descending ? -c : c;
-    }
-    return 0;
-  };
-}
-
 /** ORDER BY: a stable sort; with a LIMIT only the first `keep` rows are held (pruned as the input grows). */
 async function* sorted(rows: AsyncIterable<SqlValue[]>, order: readonly OrderKey[], keep: number | undefined): AsyncGenerator<SqlValue[]> {
-  const cmp = orderComparator(order);
+  const cmp = rowComparator(order);
   let buffer: SqlValue[][] = [];
   const prune = (): void => {
     buffer.sort(cmp); // Array.prototype.sort is stable: ties keep scan order.

@@ -1,6 +1,6 @@
 import { BOOL, INT64, JSON_TYPE, STRING, SqlJson, SqlMap, SqlStruct, type SqlType, type SqlValue } from '../types.js';
 import { coercible } from '../values/coerce.js';
-import { compareValues, sqlEquals } from '../values/compare.js';
+import { compareValues, groupKey, sqlEquals } from '../values/compare.js';
 import { evalError } from '../values/errors.js';
 import { type ScalarFunction, defineFunction, signatureText } from './registry.js';
 
@@ -34,6 +34,19 @@ export const MAP_GET: ScalarFunction = {
     return { result: m.type.value, args: [m.type, m.type.key] };
   },
   eval: ([m, k]) => mapGet(m as SqlMap, k!),
+};
+
+/** `m[KEY(key)]`: an error when the key is absent (`m[SAFE_KEY(key)]` and `m[key]` give NULL). */
+export const MAP_KEY: ScalarFunction = {
+  ...MAP_GET,
+  name: '$map_key',
+  signatureText: 'MAP<K, V>[KEY(K)]',
+  eval: ([m, k]) => {
+    const map = m as SqlMap;
+    const v = mapGet(map, k!);
+    if (v === null && !map.entries.some(([x]) => sqlEquals(x, k!) === true)) throw evalError('Key not found in map');
+    return v;
+  },
 };
 
 export const MAP_CONTAINS_KEY: ScalarFunction = {
@@ -160,7 +173,7 @@ function jsonPath(path: string): (string | number)[] {
   return out;
 }
 
-function jsonAt(text: string, path: string): unknown {
+export function jsonAt(text: string, path: string): unknown {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -182,7 +195,7 @@ function jsonAt(text: string, path: string): unknown {
   return v;
 }
 
-const jsonText = (v: SqlValue): string => (v instanceof SqlJson ? v.text : (v as string));
+export const jsonText = (v: SqlValue): string => (v instanceof SqlJson ? v.text : (v as string));
 
 export const JSON_VALUE = defineFunction({
   name: 'JSON_VALUE',
@@ -212,6 +225,7 @@ export const JSON_QUERY = defineFunction({
 
 export const COLLECTION_FUNCTIONS: readonly ScalarFunction[] = [
   MAP_GET,
+  MAP_KEY,
   MAP_CONTAINS_KEY,
   MAP_KEYS,
   MAP_VALUES,
@@ -265,4 +279,102 @@ export const GENERATE_ARRAY = defineFunction({
   },
 });
 
-export const MORE_COLLECTION_FUNCTIONS: readonly ScalarFunction[] = [ARRAY_CONCAT, GENERATE_ARRAY];
+const elementOf = (a: readonly SqlType[]): SqlType => arrayType(a[0]!).element;
+
+function endElement(name: string, last: boolean): ScalarFunction {
+  return defineFunction({
+    name,
+    signatures: [{ params: ['ARRAY<T>'], result: elementOf }],
+    eval: ([a]) => {
+      const arr = a as readonly SqlValue[];
+      if (arr.length === 0) throw evalError(`${name} cannot get the ${last ? 'last' : 'first'} element of an empty array`);
+      return arr[last ? arr.length - 1 : 0]!;
+    },
+  });
+}
+export const ARRAY_FIRST = endElement('ARRAY_FIRST', false);
+export const ARRAY_LAST = endElement('ARRAY_LAST', true);
+
+export const ARRAY_LAST_N = defineFunction({
+  name: 'ARRAY_LAST_N',
+  signatures: [{ params: ['ARRAY<T>', INT64], result: (a) => a[0]! }],
+  eval: ([a, n]) => {
+    const arr = a as readonly SqlValue[];
+    const k = n as bigint;
+    if (k < 0n) throw evalError(`ARRAY_LAST_N: the number of elements must not be negative (${k})`);
+    return k >= BigInt(arr.length) ? arr : arr.slice(arr.length - Number(k));
+  },
+});
+
+/** ARRAY_SLICE(a, start, end): the elements from offset start to offset end, both included; negative offsets count from the end. */
+export const ARRAY_SLICE = defineFunction({
+  name: 'ARRAY_SLICE',
+  signatures: [{ params: ['ARRAY<T>', INT64, INT64], result: (a) => a[0]! }],
+  eval: ([a, s, e]) => {
+    const arr = a as readonly SqlValue[];
+    const n = BigInt(arr.length);
+    const at = (x: bigint): bigint => (x < 0n ? n + x : x);
+    const start = at(s as bigint);
+    const end = at(e as bigint);
+    if (arr.length === 0 || start > end || start >= n || end < 0n) return [];
+    return arr.slice(Number(start < 0n ? 0n : start), Number((end >= n ? n - 1n : end) + 1n));
+  },
+});
+
+function includesSome(name: string, all: boolean): ScalarFunction {
+  return defineFunction({
+    name,
+    signatures: [{ params: ['ARRAY<T>', 'ARRAY<T>'], result: BOOL }],
+    eval: ([a, b]) => {
+      const arr = a as readonly SqlValue[];
+      const has = (x: SqlValue): boolean => arr.some((e) => sqlEquals(e, x) === true);
+      const wanted = b as readonly SqlValue[];
+      return all ? wanted.every(has) : wanted.some(has);
+    },
+  });
+}
+export const ARRAY_INCLUDES_ANY = includesSome('ARRAY_INCLUDES_ANY', false);
+export const ARRAY_INCLUDES_ALL = includesSome('ARRAY_INCLUDES_ALL', true);
+
+/** ARRAY_IS_DISTINCT: no two elements equal (two NULLs count as equal). */
+export const ARRAY_IS_DISTINCT = defineFunction({
+  name: 'ARRAY_IS_DISTINCT',
+  signatures: [{ params: ['ARRAY<T>'], result: BOOL }],
+  eval: ([a]) => {
+    const arr = a as readonly SqlValue[];
+    return new Set(arr.map(groupKey)).size === arr.length;
+  },
+});
+
+/** ARRAY_OFFSET(a, value [, FIRST | LAST]): the 0-based offset of the first (last) equal element, or NULL. */
+export const ARRAY_OFFSET = defineFunction({
+  name: 'ARRAY_OFFSET',
+  signatures: [{ params: ['ARRAY<T>', 'T', STRING], optionalFrom: 2, result: INT64 }],
+  eval: ([a, x, mode]) => {
+    const arr = a as readonly SqlValue[];
+    const m = ((mode as string | undefined) ?? 'FIRST').toUpperCase();
+    if (m !== 'FIRST' && m !== 'LAST') throw evalError(`ARRAY_OFFSET: the find mode must be FIRST or LAST, not ${m}`);
+    const i = m === 'FIRST' ? arr.findIndex((e) => sqlEquals(e, x!) === true) : arr.findLastIndex((e) => sqlEquals(e, x!) === true);
+    return i < 0 ? null : BigInt(i);
+  },
+});
+
+export const ARRAY_OFFSETS = defineFunction({
+  name: 'ARRAY_OFFSETS',
+  signatures: [{ params: ['ARRAY<T>', 'T'], result: { kind: 'ARRAY', element: INT64 } }],
+  eval: ([a, x]) => (a as readonly SqlValue[]).flatMap((e, i) => (sqlEquals(e, x!) === true ? [BigInt(i)] : [])),
+});
+
+export const MORE_COLLECTION_FUNCTIONS: readonly ScalarFunction[] = [
+  ARRAY_CONCAT,
+  GENERATE_ARRAY,
+  ARRAY_FIRST,
+  ARRAY_LAST,
+  ARRAY_LAST_N,
+  ARRAY_SLICE,
+  ARRAY_INCLUDES_ANY,
+  ARRAY_INCLUDES_ALL,
+  ARRAY_IS_DISTINCT,
+  ARRAY_OFFSET,
+  ARRAY_OFFSETS,
+];

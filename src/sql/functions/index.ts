@@ -1,4 +1,6 @@
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from './aggregates.js';
+import { MORE_AGGREGATES } from './aggregates-more.js';
+import { STATISTICAL_AGGREGATES } from './statistics.js';
 import { COLLECTION_FUNCTIONS, MORE_COLLECTION_FUNCTIONS } from './collections.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
@@ -9,6 +11,11 @@ import { MORE_STRING_FUNCTIONS, STRING_FUNCTIONS } from './strings.js';
 import { REGEX_FUNCTIONS } from './regex.js';
 import { HLL_AGGREGATES, HLL_COUNT_EXTRACT } from './hll.js';
 import { TEMPORAL_FUNCTIONS } from './temporal.js';
+import { CODE_POINT_FUNCTIONS } from './code-points.js';
+import { FORMAT } from './format.js';
+import { HASH_FUNCTIONS } from './hashing.js';
+import { JSON_FUNCTIONS } from './json.js';
+import { TRIGONOMETRY_FUNCTIONS } from './trigonometry.js';
 
 /** The function library: every scalar function and operator by name, and the aggregates. */
 export const SCALAR_FUNCTIONS = new FunctionRegistry().add(
@@ -24,9 +31,16 @@ export const SCALAR_FUNCTIONS = new FunctionRegistry().add(
   ...MORE_COLLECTION_FUNCTIONS,
   ...REGEX_FUNCTIONS,
   HLL_COUNT_EXTRACT,
+  ...CODE_POINT_FUNCTIONS,
+  ...HASH_FUNCTIONS,
+  ...JSON_FUNCTIONS,
+  ...TRIGONOMETRY_FUNCTIONS,
+  FORMAT,
 );
 
-const aggregates = new Map([...AGGREGATE_FUNCTIONS, ...HLL_AGGREGATES].map((a) => [a.name, a]));
+const aggregates = new Map(
+  [...AGGREGATE_FUNCTIONS, ...HLL_AGGREGATES, ...MORE_AGGREGATES, ...STATISTICAL_AGGREGATES].map((a) => [a.name, a]),
+);
 
 export function aggregateFunction(name: string): AggregateFunction | undefined {
   return aggregates.get(name.toUpperCase());

@@ -57,13 +57,24 @@ export const ROUND = defineFunction({
   eval: ([x, d]) => roundHalfAway(x as number, d === undefined ? 0 : Number(d as bigint)),
 });
 
-function unaryFloat(name: string, f: (x: number) => number): ScalarFunction {
+/**
+ * A FLOAT64 function of one argument: a NaN result of a non-NaN argument (or an argument outside `domain`) is a
+ * domain error; with `overflow`, an infinite result of a finite argument is an overflow error.
+ */
+export function unaryFloat(
+  name: string,
+  f: (x: number) => number,
+  opts: { readonly domain?: (x: number) => boolean; readonly overflow?: boolean } = {},
+): ScalarFunction {
   return defineFunction({
     name,
     signatures: [{ params: [FLOAT64], result: FLOAT64 }],
-    eval: ([x]) => {
-      const r = f(x as number);
-      if (Number.isNaN(r) && !Number.isNaN(x as number)) throw evalError(`${name}: argument out of domain: ${String(x)}`);
+    eval: ([v]) => {
+      const x = v as number;
+      if (Number.isNaN(x)) return NaN;
+      const r = opts.domain === undefined || opts.domain(x) ? f(x) : NaN;
+      if (Number.isNaN(r)) throw evalError(`${name}: argument out of domain: ${String(x)}`);
+      if (opts.overflow === true && Number.isFinite(x) && !Number.isFinite(r)) throw evalError(`${name}: overflow for ${String(x)}`);
       return r;
     },
   });

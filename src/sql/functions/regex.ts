@@ -71,4 +71,28 @@ export const REGEXP_REPLACE = defineFunction({
   },
 });
 
-export const REGEX_FUNCTIONS: readonly ScalarFunction[] = [REGEXP_CONTAINS, REGEXP_EXTRACT, REGEXP_REPLACE];
+/** REGEXP_EXTRACT_ALL: every non-overlapping match (its capturing group's text, when it has one), in order. */
+export const REGEXP_EXTRACT_ALL = defineFunction({
+  name: 'REGEXP_EXTRACT_ALL',
+  signatures: [
+    { params: [STRING, STRING], result: { kind: 'ARRAY', element: STRING } },
+    { params: [BYTES, BYTES], result: { kind: 'ARRAY', element: BYTES } },
+  ],
+  eval: ([v, p]) => {
+    const re = compile(p!, true);
+    const s = subject(v!);
+    const out: SqlValue[] = [];
+    for (let m = re.exec(s as string) as unknown as (string | Buffer | undefined)[] | null; m !== null;) {
+      if (m.length > 2) throw evalError('REGEXP_EXTRACT_ALL: the regular expression may have at most one capturing group');
+      const hit = m.length === 2 ? m[1] : m[0];
+      out.push(hit === undefined ? null : result(v!, hit));
+      // An empty match moves on by one character (one byte for BYTES) so that the scan ends.
+      if ((m[0] ?? '').length === 0) re.lastIndex += typeof s === 'string' ? ((s.codePointAt(re.lastIndex) ?? 0) > 0xffff ? 2 : 1) : 1;
+      if (re.lastIndex > s.length) break;
+      m = re.exec(s as string) as unknown as (string | Buffer | undefined)[] | null;
+    }
+    return out;
+  },
+});
+
+export const REGEX_FUNCTIONS: readonly ScalarFunction[] = [REGEXP_CONTAINS, REGEXP_EXTRACT, REGEXP_REPLACE, REGEXP_EXTRACT_ALL];

@@ -300,10 +300,24 @@ function side(name: string, left: boolean): ScalarFunction {
 export const LEFT = side('LEFT', true);
 export const RIGHT = side('RIGHT', false);
 
+/** INITCAP's default word delimiters: white space and these characters. */
+const INITCAP_DELIMITERS = new Set([...' \t\n\r\v\f[](){}/|\\<>!?@"^#$&~_,.:;*%+-']);
+
+/** INITCAP(value [, delimiters]): each character after a delimiter (or first) upper-cased, the others lower-cased. */
 export const INITCAP = defineFunction({
   name: 'INITCAP',
-  signatures: [{ params: [STRING], result: STRING }],
-  eval: ([v]) => (v as string).toLowerCase().replace(/(^|[^\p{L}\p{N}])(\p{L})/gu, (_m, a: string, b: string) => a + b.toUpperCase()),
+  signatures: [{ params: [STRING, STRING], optionalFrom: 1, result: STRING }],
+  eval: ([v, d]) => {
+    const delimiters = d === undefined ? INITCAP_DELIMITERS : new Set(chars(d as string));
+    let start = true;
+    return chars(v as string)
+      .map((c) => {
+        const out = start ? c.toUpperCase() : c.toLowerCase();
+        start = delimiters.has(c);
+        return out;
+      })
+      .join('');
+  },
 });
 
 export const TO_CODE_POINTS = defineFunction({

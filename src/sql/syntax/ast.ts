@@ -187,7 +187,8 @@ export type Expr =
   | CallExpr
   | ExtractExpr
   | IntervalExpr
-  | SubqueryExpr;
+  | SubqueryExpr
+  | LambdaExpr;
 
 /** An integer literal (decimal or `0x` hex), already range-checked as INT64 (`-9223372036854775808` folds the minus in). */
 export interface IntLiteral {
@@ -286,13 +287,13 @@ export interface FieldExpr {
   readonly field: Ident;
 }
 
-/** `e[i]` (`mode: 'index'`: map key or array offset), `e[OFFSET(i)]`, `e[SAFE_OFFSET(i)]`, `e[ORDINAL(i)]`, ... */
+/** `e[i]` (`mode: 'index'`: map key or array offset), `e[OFFSET(i)]`, `e[SAFE_OFFSET(i)]`, `e[ORDINAL(i)]`, `m[KEY(k)]`, ... */
 export interface SubscriptExpr {
   readonly kind: 'subscript';
   readonly pos: Pos;
   readonly opPos: Pos;
   readonly expr: Expr;
-  readonly mode: 'index' | 'OFFSET' | 'SAFE_OFFSET' | 'ORDINAL' | 'SAFE_ORDINAL';
+  readonly mode: 'index' | 'OFFSET' | 'SAFE_OFFSET' | 'ORDINAL' | 'SAFE_ORDINAL' | 'KEY' | 'SAFE_KEY';
   readonly index: Expr;
 }
 
@@ -426,6 +427,14 @@ export interface IntervalExpr {
   readonly value: Expr;
   readonly part: DatePart;
   readonly toPart: DatePart | null;
+}
+
+/** `e -> body` or `(e, i) -> body`: a function argument (ARRAY_FILTER, ARRAY_TRANSFORM, ...). */
+export interface LambdaExpr {
+  readonly kind: 'lambda';
+  readonly pos: Pos;
+  readonly params: readonly Ident[];
+  readonly body: Expr;
 }
 
 /** `(SELECT ...)` as a value, `ARRAY(SELECT ...)`, `EXISTS(SELECT ...)` (parsed; the analyzer says if Bigtable allows). */

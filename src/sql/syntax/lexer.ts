@@ -37,6 +37,7 @@ const OPERATORS = [
   '!=',
   '||',
   '=>',
+  '->',
   '(',
   ')',
   '[',
@@ -279,6 +280,7 @@ class Lexer {
   private param(start: number, spaced: boolean): void {
     const c = this.s[start + 1] ?? '';
     if (c === '@') throw this.src.error(start, 'Syntax error: system variables (@@name) are not supported');
+    if (c === '{') throw this.src.error(start, 'Syntax error: hints (@{...}) are not supported in GoogleSQL for Bigtable');
     if (c === '`') {
       this.i = start + 1;
       const name = this.quoted(start, '`', false, false);

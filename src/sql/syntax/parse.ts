@@ -7,6 +7,7 @@ import type {
   Expr,
   From,
   Ident,
+  SubscriptExpr,
   InExpr,
   NamedArg,
   OrderItem,
@@ -61,7 +62,7 @@ export function parse(query: string): Statement {
 const COMPARISON_OPS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 /** Binary operator levels from the loosest to the tightest, below comparison (GoogleSQL's precedence). */
 const BINARY_LEVELS: readonly (readonly BinaryOp[])[] = [['|'], ['^'], ['&'], ['<<', '>>'], ['+', '-'], ['*', '/', '||']];
-const SUBSCRIPT_MODES = new Set(['OFFSET', 'SAFE_OFFSET', 'ORDINAL', 'SAFE_ORDINAL']);
+const SUBSCRIPT_MODES = new Set(['OFFSET', 'SAFE_OFFSET', 'ORDINAL', 'SAFE_ORDINAL', 'KEY', 'SAFE_KEY']);
 const JOIN_WORDS = new Set(['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'NATURAL', 'OUTER', 'CROSS']);
 const INT64_MAX = (1n << 63n) - 1n;
 
@@ -485,7 +486,7 @@ class Parser {
         e = { kind: 'field', pos: e.pos, expr: e, field: this.fieldName() };
       } else if (this.isOp('[')) {
         const open = this.next();
-        let mode: 'index' | 'OFFSET' | 'SAFE_OFFSET' | 'ORDINAL' | 'SAFE_ORDINAL' = 'index';
+        let mode: SubscriptExpr['mode'] = 'index';
         let index: Expr;
         const t = this.peek();
         if (t.kind === 'ident' && SUBSCRIPT_MODES.has(t.upper) && this.isOp('(', 1)) {
@@ -517,11 +518,8 @@ class Parser {
         return { kind: 'float', pos: t.pos, value, text: t.text };
       }
       case 'string':
-        this.next();
-        return { kind: 'string', pos: t.pos, value: t.value };
       case 'bytes':
-        this.next();
-        return { kind: 'bytes', pos: t.pos, value: t.bytes! };
+        return this.adjacentLiterals();
       case 'param':
         this.next();
         return { kind: 'param', pos: t.pos, name: t.value };
@@ -537,6 +535,23 @@ class Parser {
       case 'eof':
         throw this.expected('an expression', t);
     }
+  }
+
+  /** A string or bytes literal, and the literals of the same kind right after it, concatenated ('a' 'b'). */
+  private adjacentLiterals(): Expr {
+    const first = this.next();
+    let text = first.value;
+    const bytes: number[] = first.kind === 'bytes' ? Array.from(first.bytes!) : [];
+    while (this.peek().kind === 'string' || this.peek().kind === 'bytes') {
+      const t = this.next();
+      if (!t.spaceBefore) throw this.err(t, 'Syntax error: concatenated string literals must be separated by whitespace or comments');
+      if (t.kind !== first.kind) throw this.err(t, 'Syntax error: string and bytes literals cannot be concatenated');
+      if (t.kind === 'bytes') bytes.push(...t.bytes!);
+      else text += t.value;
+    }
+    return first.kind === 'bytes'
+      ? { kind: 'bytes', pos: first.pos, value: Uint8Array.from(bytes) }
+      : { kind: 'string', pos: first.pos, value: text };
   }
 
   /** An expression that starts with a word: a keyword form, a typed literal, a call or a path. */
@@ -609,7 +624,7 @@ class Parser {
           namedArgs.push(this.namedArg('a named argument'));
         } else {
           if (namedArgs.length > 0) throw this.err(this.peek(), 'Syntax error: positional arguments must come before named arguments');
-          args.push(this.expr());
+          args.push(this.lambdaOr());
         }
       } while (this.acceptOp(','));
     }
@@ -623,6 +638,28 @@ class Parser {
     this.expectOp(')');
     if (this.isKw('OVER')) throw this.err(this.peek(), `${UNSUPPORTED}: analytic (window) functions, OVER (...), are not supported`);
     return { kind: 'call', pos, name, distinct, star, args, namedArgs, nulls, orderBy, limit };
+  }
+
+  /** A function argument: a lambda `x -> body` / `(x, i) -> body`, or an expression. */
+  private lambdaOr(): Expr {
+    const t = this.peek();
+    let n = 0;
+    if (this.isNameToken(0) && this.isOp('->', 1)) n = 1;
+    else if (this.isOp('(')) {
+      let k = 1;
+      while (this.isNameToken(k) && this.isOp(',', k + 1)) k += 2;
+      if (this.isNameToken(k) && this.isOp(')', k + 1) && this.isOp('->', k + 2)) n = (k + 1) / 2;
+    }
+    if (n === 0) return this.expr();
+    const paren = this.acceptOp('(');
+    const params: Ident[] = [];
+    for (let i = 0; i < n; i++) {
+      if (i > 0) this.expectOp(',');
+      params.push(this.identifier('a lambda parameter'));
+    }
+    if (paren) this.expectOp(')');
+    this.expectOp('->');
+    return { kind: 'lambda', pos: t.pos, params, body: this.expr() };
   }
 
   /** `( expr )`, a tuple `(a, b)`, or a scalar subquery `(SELECT ...)`. */

@@ -201,6 +201,8 @@ export function expr(e: Expr): string {
         e.fields.map((f) => (f.alias === null ? expr(f.expr) : `(as ${expr(f.expr)} ${name(f.alias)})`)),
       );
     }
+    case 'lambda':
+      return list('lambda', [`(${e.params.map(name).join(' ')})`, expr(e.body)]);
     case 'subquery':
       return list(e.mode === 'scalar' ? 'subquery' : e.mode === 'array' ? 'array-subquery' : 'exists', [summarize(e.query)]);
   }

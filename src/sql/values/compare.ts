@@ -114,3 +114,27 @@ function typeRank(v: SqlValue): number {
   if (v instanceof Uint8Array) return 4;
   return 5;
 }
+
+/** A sort key of rows: a slot, its direction and where its NULLs go. */
+export interface RowOrderKey {
+  readonly index: number;
+  readonly descending: boolean;
+  readonly nullsFirst: boolean;
+}
+
+/** Compares rows by sort keys (ORDER BY of a query, of an aggregate's input). */
+export function rowComparator(order: readonly RowOrderKey[]): (a: readonly SqlValue[], b: readonly SqlValue[]) => number {
+  return (a, b) => {
+    for (const o of order) {
+      const x = a[o.index] ?? null;
+      const y = b[o.index] ?? null;
+      if (x === null || y === null) {
+        if (x === y) continue;
+        return (x === null) === o.nullsFirst ? -1 : 1;
+      }
+      const c = compareValues(x, y);
+      if (c !== 0) return o.descending ? -c : c;
+    }
+    return 0;
+  };
+}

@@ -1,5 +1,6 @@
 import { SqlDate, SqlTimestamp } from '../types.js';
 import { evalError } from './errors.js';
+import { type TimeZone, UTC_ZONE, localToUtc, offsetText, timeZone } from './time-zone.js';
 
 /**
  * Timestamps and dates as text (GoogleSQL's canonical forms, UTC: Bigtable's default time zone):
@@ -32,6 +33,8 @@ export interface CivilTime {
   readonly micros: number; // 0..999999
   readonly dayOfWeek: number; // 1 = Sunday .. 7
   readonly dayOfYear: number;
+  /** Days since 1970-01-01. */
+  readonly days: number;
 }
 
 export function civilOf(ts: SqlTimestamp): CivilTime {
@@ -56,6 +59,7 @@ export function civilOf(ts: SqlTimestamp): CivilTime {
     micros: Number(frac),
     dayOfWeek: d.getUTCDay() + 1,
     dayOfYear: Math.round((startOfDay - start.getTime()) / 86400000) + 1,
+    days: Math.round(startOfDay / 86400000),
   };
 }
 
@@ -86,16 +90,18 @@ export function formatDate(d: SqlDate): string {
   return `${pad(dt.getUTCFullYear(), 4)}-${pad(dt.getUTCMonth() + 1)}-${pad(dt.getUTCDate())}`;
 }
 
-export function formatTimestamp(ts: SqlTimestamp): string {
-  const c = civilOf(ts);
+/** A timestamp's canonical text in a zone (UTC by default): `2024-06-01 05:00:00.5-07`. */
+export function formatTimestamp(ts: SqlTimestamp, zone: TimeZone = UTC_ZONE): string {
+  const offset = zone.offsetSecondsAt(ts.micros);
+  const c = civilOf(new SqlTimestamp(ts.micros + BigInt(offset) * 1000000n));
   let frac = '';
   if (c.micros !== 0) frac = '.' + pad(c.micros, 6).replace(/0+$/, '');
-  return `${pad(c.year, 4)}-${pad(c.month)}-${pad(c.day)} ${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}${frac}+00`;
+  return `${pad(c.year, 4)}-${pad(c.month)}-${pad(c.day)} ${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}${frac}${offsetText(offset, 'short')}`;
 }
 
 const DATE_RE = /^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})\s*$/;
 const TS_RE =
-  /^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*(?:(Z|z|UTC|[+-]\d{1,2}(?::?\d{2})?))?\s*$/;
+  /^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|\s+)(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*(?:(Z|z|UTC|[+-]\d{1,2}(?::?\d{2})?|[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)+))?\s*$/;
 
 export function parseDate(text: string): SqlDate {
   const m = DATE_RE.exec(text);
@@ -103,7 +109,8 @@ export function parseDate(text: string): SqlDate {
   return dateFromParts(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
-export function parseTimestamp(text: string): SqlTimestamp {
+/** A timestamp's text; a time without a zone of its own is in `zone` (UTC by default). */
+export function parseTimestamp(text: string, zone: TimeZone = UTC_ZONE): SqlTimestamp {
   const m = TS_RE.exec(text);
   if (m === null) throw evalError(`Invalid timestamp: '${text}'`);
   const date = dateFromParts(Number(m[1]), Number(m[2]), Number(m[3]));
@@ -112,130 +119,7 @@ export function parseTimestamp(text: string): SqlTimestamp {
   const s = Number(m[6] ?? 0);
   if (h > 23 || mi > 59 || s > 59) throw evalError(`Invalid timestamp: '${text}'`);
   const fracText = (m[7] ?? '').slice(0, 6).padEnd(6, '0');
-  let offsetMinutes = 0;
-  const zone = m[8];
-  if (zone !== undefined && !/^(z|utc)$/i.test(zone)) {
-    const z = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(zone)!;
-    offsetMinutes = (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3] ?? 0));
-  }
-  const seconds = BigInt(date.days) * 86400n + BigInt(h * 3600 + mi * 60 + s - offsetMinutes * 60);
-  return checkedTimestamp(seconds * 1000000n + BigInt(fracText));
-}
-
-/** FORMAT_TIMESTAMP / FORMAT_DATE: the common strftime elements (UTC). */
-export function strftime(format: string, ts: SqlTimestamp): string {
-  const c = civilOf(ts);
-  const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-  const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-  let out = '';
-  for (let i = 0; i < format.length; i++) {
-    const ch = format[i]!;
-    if (ch !== '%' || i + 1 >= format.length) {
-      out += ch;
-      continue;
-    }
-    let spec = format[++i]!;
-    // %E<n>S: seconds with n fractional digits; %E*S: with as many as the value needs.
-    let fracDigits = 0;
-    const ext = /^E(\d|\*)S/.exec(format.slice(i));
-    if (ext !== null) {
-      fracDigits = ext[1] === '*' ? (c.micros === 0 ? 0 : pad(c.micros, 6).replace(/0+$/, '').length) : Number(ext[1]);
-      i += 2;
-      spec = 'S';
-    }
-    switch (spec) {
-      case 'Y':
-        out += pad(c.year, 4);
-        break;
-      case 'y':
-        out += pad(c.year % 100);
-        break;
-      case 'C':
-        out += pad(Math.floor(c.year / 100));
-        break;
-      case 'm':
-        out += pad(c.month);
-        break;
-      case 'd':
-        out += pad(c.day);
-        break;
-      case 'e':
-        out += String(c.day).padStart(2, ' ');
-        break;
-      case 'H':
-        out += pad(c.hour);
-        break;
-      case 'I':
-        out += pad(((c.hour + 11) % 12) + 1);
-        break;
-      case 'M':
-        out += pad(c.minute);
-        break;
-      case 'S':
-        out += pad(c.second);
-        if (fracDigits > 0) out += '.' + pad(c.micros, 6).padEnd(9, '0').slice(0, fracDigits);
-        break;
-      case 'p':
-        out += c.hour < 12 ? 'AM' : 'PM';
-        break;
-      case 'j':
-        out += pad(c.dayOfYear, 3);
-        break;
-      case 'B':
-        out += months[c.month - 1];
-        break;
-      case 'b':
-      case 'h':
-        out += months[c.month - 1]!.slice(0, 3);
-        break;
-      case 'A':
-        out += days[c.dayOfWeek - 1];
-        break;
-      case 'a':
-        out += days[c.dayOfWeek - 1]!.slice(0, 3);
-        break;
-      case 'u':
-        out += String(c.dayOfWeek === 1 ? 7 : c.dayOfWeek - 1);
-        break;
-      case 'w':
-        out += String(c.dayOfWeek - 1);
-        break;
-      case 'F':
-        out += `${pad(c.year, 4)}-${pad(c.month)}-${pad(c.day)}`;
-        break;
-      case 'D':
-        out += `${pad(c.month)}/${pad(c.day)}/${pad(c.year % 100)}`;
-        break;
-      case 'T':
-        out += `${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}`;
-        break;
-      case 'R':
-        out += `${pad(c.hour)}:${pad(c.minute)}`;
-        break;
-      case 'z':
-        out += '+0000';
-        break;
-      case 'Z':
-        out += 'UTC';
-        break;
-      case 's':
-        out += String(ts.micros / 1000000n - (ts.micros % 1000000n < 0n ? 1n : 0n));
-        break;
-      case 'c':
-        out += `${days[c.dayOfWeek - 1]!.slice(0, 3)} ${months[c.month - 1]!.slice(0, 3)} ${String(c.day).padStart(2, ' ')} ${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)} ${c.year}`;
-        break;
-      case '%':
-        out += '%';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      default:
-        out += '%' + spec;
-    }
-  }
-  return out;
+  const local = (BigInt(date.days) * 86400n + BigInt(h * 3600 + mi * 60 + s)) * 1000000n + BigInt(fracText);
+  const named = m[8];
+  return checkedTimestamp(localToUtc(named === undefined ? zone : timeZone(named), local));
 }
