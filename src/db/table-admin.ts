@@ -6,7 +6,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '..
 import { FULL_RANGE, type KeyRange, intersectRanges } from '../model/key-range.js';
 import { LIMITS } from '../model/limits.js';
 import type { InstanceName, TableName } from '../model/names.js';
-import { tableNameString, validateTableId } from '../model/names.js';
+import { INTERNAL_TABLE_PREFIX, tableNameString, validateTableId } from '../model/names.js';
 import type { MaybePromise, StorageEngine } from '../storage/store.js';
 import { normalizeSplits } from '../tablet/splits.js';
 import { TabletMap } from '../tablet/tablet-map.js';
@@ -99,7 +99,10 @@ export class TableAdmin {
   }
 
   createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
-    validateTableId(name.table);
+    if (spec.internal === true) {
+      if (!name.table.startsWith(INTERNAL_TABLE_PREFIX))
+        throw invalidArgument(`An internal table's id must begin with ${INTERNAL_TABLE_PREFIX}`);
+    } else validateTableId(name.table);
     validateNewFamilies(spec.families);
     const splits = normalizeSplits(spec.initialSplits);
     // The instance is created (implicitly, when it does not exist) only once the table is.
@@ -167,6 +170,7 @@ export class TableAdmin {
   listTables(instance: InstanceName): TableInfo[] {
     const entry = this.instances.find(instance);
     return [...entry.tables.values()]
+      .filter((t) => !t.id.startsWith(INTERNAL_TABLE_PREFIX))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((t) => tableInfo({ ...instance, table: t.id }, t));
   }

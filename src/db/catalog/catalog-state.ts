@@ -25,6 +25,20 @@ export interface InstanceRecord extends InstanceSpec {
   readonly clusters: readonly ClusterRecord[];
   readonly appProfiles: readonly AppProfileRecord[];
   readonly tables: readonly TableRecord[];
+  /** Continuous materialized views (absent in catalogs written before they existed). */
+  readonly materializedViews?: readonly MaterializedViewRecord[];
+}
+
+/** A continuous materialized view: its query, and the uid that names its internal tables. */
+export interface MaterializedViewRecord {
+  readonly id: string;
+  readonly uid: string;
+  readonly query: string;
+  /** The id of the table the query reads (DeleteTable refuses it while the view exists). */
+  readonly sourceTable: string;
+  readonly deletionProtection: boolean;
+  readonly etag: string;
+  readonly createTimeMillis: number;
 }
 
 export interface ClusterRecord extends ClusterSpec {

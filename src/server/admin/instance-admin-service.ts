@@ -39,6 +39,7 @@ import { hotTabletToProto, timestampToMillis } from '../convert/hot-tablet.js';
 import { type ServiceSpec, resource, unary } from '../method-table.js';
 import { SERVICES } from '../protos.js';
 import { type IamPolicies, iamMethods } from './iam.js';
+import { materializedViewMethods } from './materialized-view-methods.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 import { required } from './table-admin-service.js';
@@ -233,6 +234,7 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
       },
     ),
 
+    ...materializedViewMethods(db, operations, instancesOf),
     ...iamMethods(db, policies),
   };
 
@@ -241,13 +243,6 @@ export function instanceAdminService(db: DatabaseCore, operations: OperationStor
     methods,
     notYet: {
       'logical views': ['CreateLogicalView', 'GetLogicalView', 'ListLogicalViews', 'UpdateLogicalView', 'DeleteLogicalView'],
-      'materialized views': [
-        'CreateMaterializedView',
-        'GetMaterializedView',
-        'ListMaterializedViews',
-        'UpdateMaterializedView',
-        'DeleteMaterializedView',
-      ],
     },
   };
 }

@@ -1,6 +1,7 @@
-import type { AppProfileInfo, ClusterInfo, InstanceInfo, TableInfo } from '../../db/api.js';
+import type { AppProfileInfo, ClusterInfo, InstanceInfo, MaterializedViewInfo, TableInfo } from '../../db/api.js';
 import { tableNameString } from '../../model/names.js';
 import { appProfileToProto, clusterToProto, instanceToProto } from './instance.js';
+import { materializedViewName, materializedViewToProto } from './materialized-view.js';
 import { millisToTimestamp } from './int64.js';
 import type { PAny, POperation } from './proto-types.js';
 import { tableResultToProto } from './table.js';
@@ -16,7 +17,8 @@ export type OperationResult =
   | { readonly kind: 'table'; readonly table: TableInfo }
   | { readonly kind: 'instance'; readonly instance: InstanceInfo }
   | { readonly kind: 'cluster'; readonly cluster: ClusterInfo }
-  | { readonly kind: 'appProfile'; readonly appProfile: AppProfileInfo };
+  | { readonly kind: 'appProfile'; readonly appProfile: AppProfileInfo }
+  | { readonly kind: 'materializedView'; readonly materializedView: MaterializedViewInfo };
 
 /** Metadata message types of the admin APIs, by the shape of their time fields. */
 export type OperationMetadataType =
@@ -26,7 +28,9 @@ export type OperationMetadataType =
   | 'CreateClusterMetadata'
   | 'UpdateClusterMetadata'
   | 'PartialUpdateClusterMetadata'
-  | 'UpdateAppProfileMetadata';
+  | 'UpdateAppProfileMetadata'
+  | 'CreateMaterializedViewMetadata'
+  | 'UpdateMaterializedViewMetadata';
 
 export interface OperationRecord {
   readonly name: string;
@@ -52,6 +56,8 @@ function resultAny(r: OperationResult): PAny {
       return { '@type': ADMIN + 'Cluster', ...clusterToProto(r.cluster) };
     case 'appProfile':
       return { '@type': ADMIN + 'AppProfile', ...appProfileToProto(r.appProfile) };
+    case 'materializedView':
+      return { '@type': ADMIN + 'MaterializedView', ...materializedViewToProto(r.materializedView) };
   }
 }
 
@@ -75,5 +81,16 @@ function metadataAny(op: OperationRecord): PAny {
       return { '@type': type, requestTime: start, finishTime: end };
     case 'UpdateAppProfileMetadata':
       return { '@type': type };
+    case 'CreateMaterializedViewMetadata':
+    case 'UpdateMaterializedViewMetadata': {
+      const view = op.result.kind === 'materializedView' ? op.result.materializedView : undefined;
+      const request =
+        view === undefined
+          ? {}
+          : op.metadataType === 'CreateMaterializedViewMetadata'
+            ? { parent: `projects/${view.name.project}/instances/${view.name.instance}`, materializedViewId: view.name.id }
+            : { materializedView: { name: materializedViewName(view) } };
+      return { '@type': type, originalRequest: request, startTime: start, endTime: end };
+    }
   }
 }
