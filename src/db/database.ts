@@ -246,10 +246,10 @@ export class LocalDatabase implements DatabaseCore {
     await this.views.maintainer?.deleted(info);
   }
 
-  /** Tells the maintainer which rows of a table an acknowledged write changed (nothing to do without one). */
-  private changed(name: TableName, keys: () => readonly ByteString[] | 'all'): void {
+  /** The maintainer, when a materialized view reads the table: it is told which rows each acknowledged write changed. */
+  private watcher(name: TableName): MaterializedViewMaintainer | undefined {
     const maintainer = this.views.maintainer;
-    if (maintainer !== undefined && maintainer.watches(name)) maintainer.rowsChanged(name, keys());
+    return maintainer !== undefined && maintainer.watches(name) ? maintainer : undefined;
   }
 
   // ---- table admin ----
@@ -282,7 +282,7 @@ export class LocalDatabase implements DatabaseCore {
     target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' },
   ): MaybePromise<void> {
     const dropped = this.tables.dropRowRange(name, target);
-    return andThen(dropped, () => this.changed(name, () => 'all'));
+    return andThen(dropped, () => this.watcher(name)?.rowsChanged(name, 'all'));
   }
   generateConsistencyToken(name: TableName): MaybePromise<string> {
     return this.persisted(this.tables.generateConsistencyToken(name));
@@ -323,7 +323,7 @@ export class LocalDatabase implements DatabaseCore {
     try {
       await applyEntries(table, [{ key, mutations }], results, schema, serverTimeMicros(this.clock));
     } finally {
-      this.changed(name, () => [key]);
+      this.watcher(name)?.rowsChanged(name, [key]);
     }
     const error = results[0];
     if (error !== undefined) throw error;
@@ -340,7 +340,10 @@ export class LocalDatabase implements DatabaseCore {
     try {
       await applyEntries(table, entries, results, schema, serverTimeMicros(this.clock));
     } finally {
-      this.changed(name, () => entries.map((e) => e.key));
+      this.watcher(name)?.rowsChanged(
+        name,
+        entries.map((e) => e.key),
+      );
     }
     return results;
   }
@@ -359,7 +362,7 @@ export class LocalDatabase implements DatabaseCore {
     try {
       return await checkAndMutate(table, key, compiled, trueMutations, falseMutations, serverTimeMicros(this.clock));
     } finally {
-      this.changed(name, () => [key]);
+      this.watcher(name)?.rowsChanged(name, [key]);
     }
   }
 
@@ -370,7 +373,7 @@ export class LocalDatabase implements DatabaseCore {
     try {
       return await readModifyWrite(table, key, rules, schema, serverTimeMicros(this.clock));
     } finally {
-      this.changed(name, () => [key]);
+      this.watcher(name)?.rowsChanged(name, [key]);
     }
   }
 

@@ -44,6 +44,11 @@ export interface ViewDefinition {
   readonly families: readonly number[];
   /** Aggregate form: for each aggregate, whether it is kept in place (COUNT, SUM of INT64, BIT_XOR). */
   readonly inPlace: readonly boolean[];
+  /**
+   * Aggregate form: for each aggregate, whether a new member folds into its last result (MIN and MAX of
+   * non-float types, BIT_AND, BIT_OR): a group that only gains members need not be recomputed.
+   */
+  readonly mergeable: readonly boolean[];
 }
 
 const SUPPORTED_AGGREGATES = new Set([
@@ -92,10 +97,12 @@ export function defineView(query: string, instance: InstanceName, db: QueryDb): 
 
   let keyIndexes: number[];
   let inPlace: boolean[] = [];
+  let mergeable: boolean[] = [];
   if (stmt.groupBy.length > 0) {
     const agg = analyzed.aggregate!;
     agg.aggregates.forEach((a) => checkAggregate(a, stmt));
     inPlace = agg.aggregates.map(isInPlace);
+    mergeable = agg.aggregates.map(isMergeable);
     keyIndexes = agg.groups.map((_g, gi) => {
       const p = analyzed.projection.findIndex((b, i) => i < cols.length && b.kind === 'column' && b.index === gi);
       if (p < 0)
@@ -134,6 +141,7 @@ export function defineView(query: string, instance: InstanceName, db: QueryDb): 
     rawKey,
     families: familiesRead(analyzed),
     inPlace,
+    mergeable,
   };
 }
 
@@ -193,6 +201,12 @@ function isInPlace(a: BoundAggregate): boolean {
   return (
     a.fn.name === '$count_star' || a.fn.name === 'COUNT' || a.fn.name === 'BIT_XOR' || (a.fn.name === 'SUM' && a.type.kind === 'INT64')
   );
+}
+
+function isMergeable(a: BoundAggregate): boolean {
+  if (a.fn.name === 'BIT_AND' || a.fn.name === 'BIT_OR') return true;
+  // Floats tie (0 and -0) and have NaN: the query keeps the first in key order, which only a recompute knows.
+  return (a.fn.name === 'MIN' || a.fn.name === 'MAX') && a.type.kind !== 'FLOAT64' && a.type.kind !== 'FLOAT32';
 }
 
 function volatileFunction(b: Bound): string | undefined {

@@ -91,6 +91,8 @@ interface GroupState {
   k: Stored[];
   n: number;
   acc: ({ c: string; v: string } | null)[];
+  /** The last result of each aggregate not kept in place (null for those kept in place). */
+  r?: Stored[];
 }
 
 const ENV: EvalEnv = { params: new Map(), ctx: { now: new SqlTimestamp(0n) } };
@@ -482,7 +484,18 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       return;
     }
     const results: SqlValue[] = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? inPlaceResult(a.fn.name, state.acc[i]!) : null));
-    if (v.def.inPlace.some((p) => !p)) {
+    const last = state.r;
+    const onlyGains = removed === undefined && added !== undefined && last !== undefined;
+    if (onlyGains && v.def.inPlace.every((p, i) => p || v.def.mergeable[i])) {
+      // A new member folds into the last results: no member need be read.
+      agg.aggregates.forEach((a, i) => {
+        if (v.def.inPlace[i]) return;
+        const acc = a.fn.create(a.type);
+        acc.add([fromStored(last[i] ?? null)]);
+        acc.add(added[i]!.map(fromStored));
+        results[i] = acc.result();
+      });
+    } else if (v.def.inPlace.some((p) => !p)) {
       const accs = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? undefined : a.fn.create(a.type)));
       const prefix = 'g' + g;
       for await (const member of this.scan(v.state, { start: prefix, end: prefixSuccessor(prefix) })) {
@@ -492,6 +505,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
         if (acc !== undefined) results[i] = acc.result();
       });
     }
+    state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
     await this.write(v.state, [{ key: 's' + g, mutations: [stateCell(JSON.stringify(state))] }]);
     if (viewKey !== undefined)
       await this.write(v.data, [{ key: viewKey, mutations: this.viewCells(v, this.project(v, keyValues, results)) }]);
@@ -589,6 +603,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
         const results = agg.aggregates.map((a, i) =>
           v.def.inPlace[i] ? inPlaceResult(a.fn.name, group.state.acc[i]!) : group.accs[i]!.result(),
         );
+        group.state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
         state.push({ key: 's' + g, mutations: [stateCell(JSON.stringify(group.state))] });
         const viewKey = this.groupViewKey(v, g, keys);
         if (viewKey !== undefined) data.push({ key: viewKey, mutations: this.viewCells(v, this.project(v, keys, results)) });

@@ -25,6 +25,9 @@ const VIEWS: Record<string, string> = {
     MIN(TO_INT64(cf['n'])) AS lo, MAX(cf['x']) AS hi, AVG(TO_INT64(cf['n'])) AS mean, ANY_VALUE(cf['x']) AS anyx,
     BIT_AND(TO_INT64(cf['n'])) AS band, BIT_OR(TO_INT64(cf['n'])) AS bor, BIT_XOR(TO_INT64(cf['n'])) AS bxor,
     HLL_COUNT.INIT(cf['x']) AS sketch FROM events GROUP BY 1`,
+  // Only aggregates kept in place or folded on insertion (a group that only gains members is never re-read).
+  extremes: `SELECT cf['g'] AS _key, COUNT(*) AS n, MIN(TO_INT64(cf['n'])) AS lo, MAX(TO_INT64(cf['n'])) AS hi,
+    BIT_AND(TO_INT64(cf['n'])) AS band, BIT_OR(TO_INT64(cf['n'])) AS bor, MIN(cf['x']) AS lox FROM events GROUP BY 1`,
   // Two encoded group columns (NULLs included), a WHERE, an expression over aggregates.
   pairs: `SELECT SAFE_CONVERT_BYTES_TO_STRING(cf['g']) AS g, TO_INT64(cf['k']) AS k, COUNT(*) * 10 AS n10,
     MIN(cf['x']) AS lo FROM events WHERE _key >= b'k05' GROUP BY 1, 2`,
