@@ -86,6 +86,13 @@ interface Contribution {
   readonly a: readonly (readonly Stored[])[];
 }
 
+/** What a batch changes in one group: the arguments of the members that left it and of those that joined. */
+interface GroupDelta {
+  readonly k: readonly Stored[];
+  readonly removed: Contribution['a'][];
+  readonly added: Contribution['a'][];
+}
+
 /** A group's bookkeeping: key values, member count, in-place aggregate states (count and value). */
 interface GroupState {
   k: Stored[];
@@ -315,9 +322,13 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       for (const w of waiters) w.resolve();
       return;
     }
-    const key = v.pending.values().next().value as ByteString;
-    v.pending.delete(key);
-    await this.applyKey(v, key);
+    const keys: ByteString[] = [];
+    for (const key of v.pending) {
+      keys.push(key);
+      if (keys.length >= BATCH) break;
+    }
+    for (const key of keys) v.pending.delete(key);
+    await this.applyKeys(v, keys);
   }
 
   private failed(v: LiveView, building: boolean, e: unknown): void {
@@ -353,11 +364,12 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     }
   }
 
-  private async *scan(table: TableName, range: KeyRange, v?: LiveView): AsyncGenerator<Row> {
+  private async *scan(table: TableName, range: KeyRange | readonly KeyRange[], v?: LiveView): AsyncGenerator<Row> {
+    const ranges = Array.isArray(range) ? (range as readonly KeyRange[]) : [range as KeyRange];
     const request =
       v === undefined
-        ? { rows: rowSetOf([range]), filter: undefined, limit: undefined, reversed: false }
-        : readRequest(v.def.analyzed, [range], v.def.families, LATEST_CELL);
+        ? { rows: rowSetOf(ranges), filter: undefined, limit: undefined, reversed: false }
+        : readRequest(v.def.analyzed, ranges, v.def.families, LATEST_CELL);
     const reader = this.db.readRows(table, request);
     try {
       for (;;) {
@@ -371,10 +383,29 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     }
   }
 
-  /** The source row as the query sees it (`[_key, family maps...]`), or undefined when it does not exist. */
-  private async sourceRow(v: LiveView, key: ByteString): Promise<SqlValue[] | undefined> {
-    for await (const row of this.scan(v.def.source, pointRange(key), v)) return this.scanValues(v, row);
-    return undefined;
+  /** The source rows that exist of `keys` (sorted), as the query sees them (`[_key, family maps...]`). */
+  private async sourceRows(v: LiveView, keys: readonly ByteString[]): Promise<Map<ByteString, SqlValue[]>> {
+    const out = new Map<ByteString, SqlValue[]>();
+    for await (const row of this.scan(v.def.source, keys.map(pointRange), v)) out.set(row.key, this.scanValues(v, row));
+    return out;
+  }
+
+  /** The first cell's text of each of these rows that exists. */
+  private async cells(table: TableName, keys: readonly ByteString[]): Promise<Map<ByteString, string>> {
+    const out = new Map<ByteString, string>();
+    if (keys.length === 0) return out;
+    const reader = this.db.readRows(table, { rows: { keys: [...keys], ranges: [] }, filter: undefined, limit: undefined, reversed: false });
+    try {
+      for (;;) {
+        let row = reader.next();
+        if (row instanceof Promise) row = await row;
+        if (row === undefined) return out;
+        const cell = row.cells[0];
+        if (cell !== undefined) out.set(row.key, Buffer.from(cell.value).toString('utf8'));
+      }
+    } finally {
+      reader.close();
+    }
   }
 
   private scanValues(v: LiveView, row: Row): SqlValue[] {
@@ -419,96 +450,126 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
 
   // ---- incremental maintenance ----
 
-  private async applyKey(v: LiveView, key: ByteString): Promise<void> {
-    const row = await this.sourceRow(v, key);
-    if (v.def.kind === 'index') return this.applyIndexKey(v, key, row);
-    const next = row === undefined ? undefined : this.contribution(v, row);
-    const prevText = await this.readCell(v.state, 'r' + key);
-    const nextText = next === undefined ? undefined : JSON.stringify(next);
-    if (prevText === nextText) return;
-    const prev = prevText === undefined ? undefined : (JSON.parse(prevText) as Contribution);
+  /**
+   * Brings a batch of dirty source rows up to date: one read of the rows, one of what they contributed, one write
+   * of the bookkeeping; then each group they left or joined once (one read of their states, one write of the
+   * states and one of the view's rows).
+   */
+  private async applyKeys(v: LiveView, keys: ByteString[]): Promise<void> {
+    keys.sort();
+    const rows = await this.sourceRows(v, keys);
+    const prevs = await this.cells(
+      v.state,
+      keys.map((k) => 'r' + k),
+    );
+    if (v.def.kind === 'index') return this.applyIndexKeys(v, keys, rows, prevs);
     const entries: RowMutation[] = [];
-    if (prev !== undefined) entries.push({ key: 'g' + prev.g + key, mutations: [{ kind: 'deleteFromRow' }] });
-    if (next !== undefined) {
-      entries.push({ key: 'g' + next.g + key, mutations: [stateCell(JSON.stringify(next.a))] });
-      entries.push({ key: 'r' + key, mutations: [stateCell(nextText!)] });
-    } else entries.push({ key: 'r' + key, mutations: [{ kind: 'deleteFromRow' }] });
+    const deltas = new Map<ByteString, GroupDelta>();
+    const delta = (c: Contribution): GroupDelta => {
+      let d = deltas.get(c.g);
+      if (d === undefined) deltas.set(c.g, (d = { k: c.k, removed: [], added: [] }));
+      return d;
+    };
+    for (const key of keys) {
+      const row = rows.get(key);
+      const next = row === undefined ? undefined : this.contribution(v, row);
+      const prevText = prevs.get('r' + key);
+      const nextText = next === undefined ? undefined : JSON.stringify(next);
+      if (prevText === nextText) continue;
+      const prev = prevText === undefined ? undefined : (JSON.parse(prevText) as Contribution);
+      // A member that stays in its group has its arguments overwritten (one entry per row key in the batch).
+      if (prev !== undefined && prev.g !== next?.g) entries.push({ key: 'g' + prev.g + key, mutations: [{ kind: 'deleteFromRow' }] });
+      if (prev !== undefined) delta(prev).removed.push(prev.a);
+      if (next !== undefined) {
+        entries.push({ key: 'g' + next.g + key, mutations: [stateCell(JSON.stringify(next.a))] });
+        entries.push({ key: 'r' + key, mutations: [stateCell(nextText!)] });
+        delta(next).added.push(next.a);
+      } else entries.push({ key: 'r' + key, mutations: [{ kind: 'deleteFromRow' }] });
+    }
+    if (entries.length === 0) return;
     await this.write(v.state, entries);
-    if (prev !== undefined && next !== undefined && prev.g === next.g) {
-      await this.updateGroup(v, next.g, next.k, prev.a, next.a);
-      return;
-    }
-    if (prev !== undefined) await this.updateGroup(v, prev.g, prev.k, prev.a, undefined);
-    if (next !== undefined) await this.updateGroup(v, next.g, next.k, undefined, next.a);
+    await this.updateGroups(v, deltas);
   }
 
-  private async applyIndexKey(v: LiveView, key: ByteString, row: SqlValue[] | undefined): Promise<void> {
-    const next = row === undefined ? undefined : this.indexRow(v, key, row);
-    const prev = await this.readCell(v.state, 'r' + key);
-    const data: RowMutation[] = [];
-    if (prev !== undefined && prev !== next?.key) data.push({ key: prev, mutations: [{ kind: 'deleteFromRow' }] });
-    if (next !== undefined) data.push({ key: next.key, mutations: this.viewCells(v, next.values) });
-    if (data.length > 0) await this.write(v.data, data);
-    if (next !== undefined && next.key !== prev) await this.write(v.state, [{ key: 'r' + key, mutations: [stateCell(next.key)] }]);
-    else if (next === undefined && prev !== undefined)
-      await this.write(v.state, [{ key: 'r' + key, mutations: [{ kind: 'deleteFromRow' }] }]);
-  }
-
-  /** Takes `removed` out of a group and puts `added` in, then writes the group's state and view row. */
-  private async updateGroup(
+  private async applyIndexKeys(
     v: LiveView,
-    g: ByteString,
-    keys: readonly Stored[],
-    removed: Contribution['a'] | undefined,
-    added: Contribution['a'] | undefined,
+    keys: readonly ByteString[],
+    rows: ReadonlyMap<ByteString, SqlValue[]>,
+    prevs: ReadonlyMap<ByteString, string>,
   ): Promise<void> {
+    const data: RowMutation[] = [];
+    const state: RowMutation[] = [];
+    for (const key of keys) {
+      const row = rows.get(key);
+      const next = row === undefined ? undefined : this.indexRow(v, key, row);
+      const prev = prevs.get('r' + key);
+      // View keys end with the source row's key: no two source rows share one.
+      if (prev !== undefined && prev !== next?.key) data.push({ key: prev, mutations: [{ kind: 'deleteFromRow' }] });
+      if (next !== undefined) data.push({ key: next.key, mutations: this.viewCells(v, next.values) });
+      if (next !== undefined && next.key !== prev) state.push({ key: 'r' + key, mutations: [stateCell(next.key)] });
+      else if (next === undefined && prev !== undefined) state.push({ key: 'r' + key, mutations: [{ kind: 'deleteFromRow' }] });
+    }
+    await this.write(v.data, data);
+    await this.write(v.state, state);
+  }
+
+  /** Takes the members that left each group out and puts those that joined in, then writes its state and view row. */
+  private async updateGroups(v: LiveView, deltas: ReadonlyMap<ByteString, GroupDelta>): Promise<void> {
     const agg = v.def.analyzed.aggregate!;
-    const text = await this.readCell(v.state, 's' + g);
-    const state: GroupState =
-      text === undefined
-        ? { k: [...keys], n: 0, acc: v.def.inPlace.map((p) => (p ? { c: '0', v: '0' } : null)) }
-        : (JSON.parse(text) as GroupState);
-    if (removed !== undefined) {
-      state.n--;
-      this.applyInPlace(v, state, removed, -1n);
-    }
-    if (added !== undefined) {
-      state.n++;
-      this.applyInPlace(v, state, added, 1n);
-    }
-    const keyValues = state.k.map(fromStored);
-    const viewKey = this.groupViewKey(v, g, keyValues);
-    if (state.n <= 0) {
-      await this.write(v.state, [{ key: 's' + g, mutations: [{ kind: 'deleteFromRow' }] }]);
-      if (viewKey !== undefined) await this.write(v.data, [{ key: viewKey, mutations: [{ kind: 'deleteFromRow' }] }]);
-      return;
-    }
-    const results: SqlValue[] = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? inPlaceResult(a.fn.name, state.acc[i]!) : null));
-    const last = state.r;
-    const onlyGains = removed === undefined && added !== undefined && last !== undefined;
-    if (onlyGains && v.def.inPlace.every((p, i) => p || v.def.mergeable[i])) {
-      // A new member folds into the last results: no member need be read.
-      agg.aggregates.forEach((a, i) => {
-        if (v.def.inPlace[i]) return;
-        const acc = a.fn.create(a.type);
-        acc.add([fromStored(last[i] ?? null)]);
-        acc.add(added[i]!.map(fromStored));
-        results[i] = acc.result();
-      });
-    } else if (v.def.inPlace.some((p) => !p)) {
-      const accs = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? undefined : a.fn.create(a.type)));
-      const prefix = 'g' + g;
-      for await (const member of this.scan(v.state, { start: prefix, end: prefixSuccessor(prefix) })) {
-        addMember(accs, member);
+    const groups = [...deltas.keys()].sort();
+    const texts = await this.cells(
+      v.state,
+      groups.map((g) => 's' + g),
+    );
+    const stateOut: RowMutation[] = [];
+    const dataOut: RowMutation[] = [];
+    for (const g of groups) {
+      const d = deltas.get(g)!;
+      const text = texts.get('s' + g);
+      const state: GroupState =
+        text === undefined
+          ? { k: [...d.k], n: 0, acc: v.def.inPlace.map((p) => (p ? { c: '0', v: '0' } : null)) }
+          : (JSON.parse(text) as GroupState);
+      for (const a of d.removed) {
+        state.n--;
+        this.applyInPlace(v, state, a, -1n);
       }
-      accs.forEach((acc, i) => {
-        if (acc !== undefined) results[i] = acc.result();
-      });
+      for (const a of d.added) {
+        state.n++;
+        this.applyInPlace(v, state, a, 1n);
+      }
+      const keyValues = state.k.map(fromStored);
+      const viewKey = this.groupViewKey(v, g, keyValues);
+      if (state.n <= 0) {
+        stateOut.push({ key: 's' + g, mutations: [{ kind: 'deleteFromRow' }] });
+        if (viewKey !== undefined) dataOut.push({ key: viewKey, mutations: [{ kind: 'deleteFromRow' }] });
+        continue;
+      }
+      const results: SqlValue[] = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? inPlaceResult(a.fn.name, state.acc[i]!) : null));
+      const last = state.r;
+      if (d.removed.length === 0 && last !== undefined && v.def.inPlace.every((p, i) => p || v.def.mergeable[i])) {
+        // The group only gained members: they fold into its last results, no member need be read.
+        agg.aggregates.forEach((a, i) => {
+          if (v.def.inPlace[i]) return;
+          const acc = a.fn.create(a.type);
+          acc.add([fromStored(last[i] ?? null)]);
+          for (const added of d.added) acc.add(added[i]!.map(fromStored));
+          results[i] = acc.result();
+        });
+      } else if (v.def.inPlace.some((p) => !p)) {
+        const accs = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? undefined : a.fn.create(a.type)));
+        const prefix = 'g' + g;
+        for await (const member of this.scan(v.state, { start: prefix, end: prefixSuccessor(prefix) })) addMember(accs, member);
+        accs.forEach((acc, i) => {
+          if (acc !== undefined) results[i] = acc.result();
+        });
+      }
+      state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
+      stateOut.push({ key: 's' + g, mutations: [stateCell(JSON.stringify(state))] });
+      if (viewKey !== undefined) dataOut.push({ key: viewKey, mutations: this.viewCells(v, this.project(v, keyValues, results)) });
     }
-    state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
-    await this.write(v.state, [{ key: 's' + g, mutations: [stateCell(JSON.stringify(state))] }]);
-    if (viewKey !== undefined)
-      await this.write(v.data, [{ key: viewKey, mutations: this.viewCells(v, this.project(v, keyValues, results)) }]);
+    await this.write(v.state, stateOut);
+    await this.write(v.data, dataOut);
   }
 
   private applyInPlace(v: LiveView, state: GroupState, args: Contribution['a'], sign: bigint): void {
