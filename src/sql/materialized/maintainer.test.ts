@@ -215,6 +215,34 @@ describe('continuous materialized views: maintenance', () => {
     expect(await h.viewRows('ix')).toEqual(['region=NULL amount=3 sale=b"s3"', 'region=b"west" amount=-9 sale=b"s1"']);
   });
 
+  it('follows changes of the source families: analyzed again and rebuilt, or left as it was once the query no longer fits', async () => {
+    const fx = await openDb();
+    await fx.db.createTable(T, { families: [family('other'), family('cf')], initialSplits: [], deletionProtection: false });
+    const h = await startViews(fx.db);
+    await fx.db.createMaterializedView(view('v'), { query: BY_REGION, deletionProtection: false });
+    await fx.db.mutateRow(T, 's1', [set('region', 'east'), set('amount', be64(2n))]);
+    // `other` goes: `cf` moves to the first place of the table's shape.
+    await fx.db.modifyColumnFamilies(T, [{ kind: 'drop', family: 'other' }], false);
+    await fx.db.mutateRow(T, 's2', [set('region', 'east'), set('amount', be64(3n))]);
+    await h.mv.idle();
+    expect(await h.viewRows('v')).toEqual(['_key=b"east" n=2 total=5 lo=2 hi=3']);
+    expect(h.errors).toEqual([]);
+    // Dropping the family the query reads: reported once, the view stays as it was, writes are not applied.
+    await fx.db.modifyColumnFamilies(T, [{ kind: 'drop', family: 'cf' }], false);
+    await fx.db.modifyColumnFamilies(T, [{ kind: 'create', family: 'x', gcRule: undefined, valueType: { kind: 'bytes' } }], false);
+    await fx.db.mutateRow(T, 's3', [{ kind: 'setCell', family: 'x', qualifier: 'q', timestamp: 0, value: utf8('v') }]);
+    await fx.db.mutateRow(T, 's4', [{ kind: 'setCell', family: 'x', qualifier: 'q', timestamp: 0, value: utf8('v') }]);
+    await h.mv.idle();
+    expect(h.errors).toHaveLength(1);
+    expect(String(h.errors[0])).toMatch(/no longer fits its source table sales/);
+    expect(await h.viewRows('v')).toEqual(['_key=b"east" n=2 total=5 lo=2 hi=3']);
+    // The family back: the view is rebuilt from what the table holds now.
+    await fx.db.modifyColumnFamilies(T, [{ kind: 'create', family: 'cf', gcRule: undefined, valueType: { kind: 'bytes' } }], false);
+    await fx.db.mutateRow(T, 's5', [set('region', 'west'), set('amount', be64(9n))]);
+    await h.mv.idle();
+    expect(await h.viewRows('v')).toEqual(['_key=b"west" n=1 total=9 lo=9 hi=9']);
+  });
+
   it('deletes a view with its data, honours the etag and deletion protection, and keeps the source table while views read it', async () => {
     const fx = await salesDb();
     await startViews(fx.db);

@@ -9,6 +9,7 @@ import type { Mutation, RowMutation } from '../../model/mutation.js';
 import { SERVER_TIME } from '../../model/mutation.js';
 import type { InstanceName, TableName } from '../../model/names.js';
 import { BYTES_TYPE } from '../../model/value-type.js';
+import { schemaFingerprint } from '../analyze/analyze.js';
 import { type EvalEnv, evaluate } from '../bound/evaluate.js';
 import { scanRow } from '../exec/scan.js';
 import type { Accumulator } from '../functions/index.js';
@@ -64,11 +65,14 @@ export type MaterializedViewsDb = Pick<
 
 interface LiveView {
   readonly info: MaterializedViewInfo;
-  readonly def: ViewDefinition;
+  /** The query analyzed against the source table's schema of the moment (again after a family change). */
+  def: ViewDefinition;
   readonly data: TableName;
   readonly state: TableName;
-  readonly slotOf: ReadonlyMap<string, number>;
-  readonly groupTypes: readonly SqlType[];
+  slotOf: ReadonlyMap<string, number>;
+  groupTypes: readonly SqlType[];
+  /** The source schema under which the query stopped fitting (its families changed): nothing is applied. */
+  misfit: string | undefined;
   /** Source rows to bring up to date (ByteString keys). */
   readonly pending: Set<ByteString>;
   rebuild: boolean;
@@ -214,14 +218,13 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
   private register(info: MaterializedViewInfo): LiveView {
     const def = defineView(info.query, info.name, this.db);
     const tables = viewTables(info);
-    const q = def.analyzed;
     const v: LiveView = {
       info,
       def,
       data: tables.data,
       state: tables.state,
-      slotOf: new Map(def.families.map((i) => [q.families[i]!.name, i + 1])),
-      groupTypes: q.aggregate?.groups.map((g) => g.type) ?? [],
+      ...shapeOf(def),
+      misfit: undefined,
       pending: new Set(),
       rebuild: false,
       dropped: false,
@@ -311,6 +314,8 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
 
   /** One unit of work: a whole build, or one dirty source row. */
   private async step(v: LiveView, building: boolean): Promise<void> {
+    if (!this.refresh(v)) return;
+    if (v.rebuild) building = true;
     if (building) {
       v.rebuild = false;
       // Every write acknowledged so far is in what the build reads.
@@ -329,6 +334,37 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     }
     for (const key of keys) v.pending.delete(key);
     await this.applyKeys(v, keys);
+  }
+
+  /**
+   * Follows a change of the source table's families: the query is analyzed again and the view rebuilt (a dropped
+   * family's cells left without a write). False when the query no longer fits the table (it reads a family that
+   * is gone): the view then stays as it was, reported once, until the families fit again.
+   */
+  private refresh(v: LiveView): boolean {
+    const fingerprint = schemaFingerprint(this.db.getTable(v.def.source));
+    if (fingerprint === v.def.analyzed.fingerprint && v.misfit === undefined) return true;
+    if (fingerprint === v.misfit) {
+      v.pending.clear();
+      v.rebuild = false;
+      return false;
+    }
+    try {
+      v.def = defineView(v.info.query, v.info.name, this.db);
+    } catch (e) {
+      v.misfit = fingerprint;
+      v.broken = true;
+      v.pending.clear();
+      v.rebuild = false;
+      this.onError(
+        new Error(`materialized view ${v.info.name.id} no longer fits its source table ${v.def.source.table}: ${(e as Error).message}`),
+      );
+      return false;
+    }
+    Object.assign(v, shapeOf(v.def));
+    v.misfit = undefined;
+    v.rebuild = true;
+    return true;
   }
 
   private failed(v: LiveView, building: boolean, e: unknown): void {
@@ -706,6 +742,15 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       yield out;
     }
   }
+}
+
+/** How a view's source rows are read: family slots and group key types. */
+function shapeOf(def: ViewDefinition): Pick<LiveView, 'slotOf' | 'groupTypes'> {
+  const q = def.analyzed;
+  return {
+    slotOf: new Map(def.families.map((i) => [q.families[i]!.name, i + 1])),
+    groupTypes: q.aggregate?.groups.map((g) => g.type) ?? [],
+  };
 }
 
 function addMember(accs: readonly (Accumulator | undefined)[], member: Row): void {
