@@ -39,11 +39,14 @@ import { type ViewDefinition, defineView } from './definition.js';
  *   states, and `m` = `clean` while the engine is stopped after a clean close.
  *
  * Maintenance is asynchronous and off the request path: an acknowledged write marks its rows dirty; one worker
- * takes dirty rows one at a time, reads the source row as it is now, computes its contribution, and when it
- * differs from the remembered one, moves it: out of its old group and into its new one. COUNT, SUM of INT64
- * and BIT_XOR are updated in place; every other aggregate is recomputed from the group's members in source key
- * order (so ANY_VALUE, AVG and FLOAT64 sums equal the query's own result exactly). Since a row is re-read, not
- * replayed, the view converges to the query's result whatever the order writes arrive in.
+ * takes them in batches (up to BATCH rows of one view), reads each source row as it is now, computes its
+ * contribution, and where it differs from the remembered one, moves it: out of its old group and into its new
+ * one. COUNT, SUM of INT64 and BIT_XOR are updated in place; MIN and MAX (of non-float types), BIT_AND and
+ * BIT_OR fold new members into their last result while a group only gains members; otherwise an aggregate is
+ * recomputed from the group's members in source key order (so ANY_VALUE, AVG and FLOAT64 sums equal the
+ * query's own result exactly). Since a row is re-read, not replayed, the view converges to the query's result
+ * whatever the order writes arrive in. A DropRowRange, a change of the source table's families or a failed
+ * step rebuilds the view from the source table.
  *
  * Durability: the marker `m` is written by `close()` after the last dirty row is applied and deleted by
  * `start()`; a view without it at start (a crash, or a build cut short) is rebuilt from its source table.
