@@ -1,3 +1,4 @@
+import type { GcRule } from '../../model/gc-rule.js';
 import type { InstanceName, TableName } from '../../model/names.js';
 import { type AnalyzedQuery, analyzeSelect } from '../analyze/analyze.js';
 import type { Bound, BoundAggregate } from '../bound/bound.js';
@@ -42,6 +43,8 @@ export interface ViewDefinition {
   readonly rawKey: boolean;
   /** The families the query reads, by index in the source table's families. */
   readonly families: readonly number[];
+  /** Some family the query reads has an age rule: its cells leave the rows as time passes, without a write. */
+  readonly expiring: boolean;
   /** Aggregate form: for each aggregate, whether it is kept in place (COUNT, SUM of INT64, BIT_XOR). */
   readonly inPlace: readonly boolean[];
   /**
@@ -140,6 +143,7 @@ export function defineView(query: string, instance: InstanceName, db: QueryDb): 
     keyColumns: keyIndexes.length,
     rawKey,
     families: familiesRead(analyzed),
+    expiring: familiesRead(analyzed).some((i) => hasMaxAge(analyzed.table!.families[i]?.gcRule)),
     inPlace,
     mergeable,
   };
@@ -201,6 +205,12 @@ function isInPlace(a: BoundAggregate): boolean {
   return (
     a.fn.name === '$count_star' || a.fn.name === 'COUNT' || a.fn.name === 'BIT_XOR' || (a.fn.name === 'SUM' && a.type.kind === 'INT64')
   );
+}
+
+function hasMaxAge(rule: GcRule | undefined): boolean {
+  if (rule === undefined) return false;
+  if (rule.kind === 'maxAge') return true;
+  return (rule.kind === 'union' || rule.kind === 'intersection') && rule.rules.some(hasMaxAge);
 }
 
 function isMergeable(a: BoundAggregate): boolean {

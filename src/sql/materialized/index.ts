@@ -13,6 +13,8 @@ export interface MaterializedViews {
   start(): Promise<void>;
   /** Resolves once every acknowledged write is applied to the views. */
   idle(): Promise<void>;
+  /** Checks again the rows of views over families with an age rule (a timer does it every `expiryCheckMillis`). */
+  recheckExpiring(): Promise<void>;
   /** Applies what is pending and marks the views clean; before the db closes. */
   close(): Promise<void>;
 }
@@ -23,6 +25,7 @@ export function createMaterializedViews(db: MaterializedViewsDb, options: Materi
     views: engine.catalog(),
     start: () => engine.start(),
     idle: () => engine.idle(),
+    recheckExpiring: () => engine.recheckExpiring(),
     close: () => engine.close(),
   };
 }

@@ -243,6 +243,37 @@ describe('continuous materialized views: maintenance', () => {
     expect(await h.viewRows('v')).toEqual(['_key=b"west" n=1 total=9 lo=9 hi=9']);
   });
 
+  it('follows cells that expire under an age rule, without a write', async () => {
+    const fx = await openDb();
+    const day = { kind: 'maxAge' as const, maxAgeMicros: 1_000_000 };
+    await fx.db.createTable(T, { families: [family('cf'), family('short', day)], initialSplits: [], deletionProtection: false });
+    const h = await startViews(fx.db);
+    const query =
+      "SELECT cf['region'] AS _key, COUNT(*) AS n, COUNT(short['flag']) AS flagged FROM sales WHERE short['gone'] IS NULL GROUP BY 1";
+    await fx.db.createMaterializedView(view('v'), { query, deletionProtection: false });
+    const now = (): number => fx.clock.nowMicros();
+    const short = (q: string, ts: number): Mutation => ({
+      kind: 'setCell',
+      family: 'short',
+      qualifier: q,
+      timestamp: ts,
+      value: utf8('1'),
+    });
+    await fx.db.mutateRows(T, [
+      { key: 's1', mutations: [set('region', 'east'), short('flag', now())] },
+      { key: 's2', mutations: [set('region', 'east'), short('gone', now())] },
+      { key: 's3', mutations: [short('flag', now())] },
+    ]);
+    await h.mv.idle();
+    expect(await h.viewRows('v')).toEqual(['_key=b"east" n=1 flagged=1']);
+    fx.clock.advanceMillis(2000);
+    await h.mv.recheckExpiring();
+    await h.mv.idle();
+    // s1's flag expired; s2's `gone` expired, so it passes WHERE now; s3 expired whole.
+    expect(await h.viewRows('v')).toEqual(['_key=b"east" n=2 flagged=0']);
+    expect((await h.viewRows('v')).sort()).toEqual((await h.queryRows('v')).sort());
+  });
+
   it('deletes a view with its data, honours the etag and deletion protection, and keeps the source table while views read it', async () => {
     const fx = await salesDb();
     await startViews(fx.db);

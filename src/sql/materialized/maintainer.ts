@@ -3,6 +3,7 @@ import { viewTables } from '../../db/index.js';
 import type { ByteString } from '../../model/bytes.js';
 import { fromBytes, fromUtf8, prefixSuccessor, toBytes, toUtf8 } from '../../model/bytes.js';
 import type { Row } from '../../model/cell.js';
+import type { RowFilter } from '../../model/filter/index.js';
 import { isTabletopError, notFound } from '../../model/errors.js';
 import { FULL_RANGE, type KeyRange, pointRange } from '../../model/key-range.js';
 import type { Mutation, RowMutation } from '../../model/mutation.js';
@@ -57,6 +58,8 @@ const STATE_FAMILY = 'c';
 const STATE_QUALIFIER = 'v';
 const CLEAN = 'clean';
 const BATCH = 500;
+/** A row's key and no more (one value-less cell). */
+const KEYS_ONLY: RowFilter = { kind: 'chain', filters: [{ kind: 'cellsPerRowLimit', limit: 1 }, { kind: 'stripValue' }] };
 
 export type MaterializedViewsDb = Pick<
   DatabaseCore,
@@ -114,6 +117,11 @@ const ENV: EvalEnv = { params: new Map(), ctx: { now: new SqlTimestamp(0n) } };
 export interface MaterializedViewsOptions {
   /** Failures of background maintenance (logged by the server). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * How often the rows of views that read families with an age rule are checked again (their cells expire
+   * without a write); 0 never (tests call `recheckExpiring()`). Default 60 s, the GC sweep's period.
+   */
+  readonly expiryCheckMillis?: number;
 }
 
 export class MaterializedViewEngine implements MaterializedViewMaintainer {
@@ -124,12 +132,34 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
   private inFlight: { readonly view: LiveView; readonly done: Promise<void> } | undefined;
   private stopped = false;
   private readonly onError: (error: unknown) => void;
+  private readonly expiryCheckMillis: number;
+  private expiryTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly db: MaterializedViewsDb,
     options: MaterializedViewsOptions = {},
   ) {
     this.onError = options.onError ?? ((e) => console.error('materialized view maintenance failed:', e));
+    this.expiryCheckMillis = options.expiryCheckMillis ?? 60_000;
+  }
+
+  /**
+   * Marks dirty every row of each view whose query reads a family with an age rule: the rows in its source table
+   * and those that contributed to it (a row whose cells all expired is gone from the source table). Rows whose
+   * contribution did not change cost a comparison; the view is never emptied meanwhile, as a rebuild would.
+   */
+  async recheckExpiring(): Promise<void> {
+    for (const v of [...this.views.values()]) {
+      if (!v.def.expiring || v.dropped) continue;
+      try {
+        const keys: ByteString[] = [];
+        for await (const row of this.scan(v.def.source, FULL_RANGE, undefined, KEYS_ONLY)) keys.push(row.key);
+        for await (const row of this.scan(v.state, { start: 'r', end: 's' }, undefined, KEYS_ONLY)) keys.push(row.key.slice(1));
+        this.rowsChanged(v.def.source, keys);
+      } catch (e) {
+        if (!v.dropped) this.onError(e);
+      }
+    }
   }
 
   /** Attaches to the db and brings every view up: a view not closed cleanly is rebuilt (in the background). */
@@ -147,10 +177,15 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       }
     }
     this.kick();
+    if (this.expiryCheckMillis > 0) {
+      this.expiryTimer = setInterval(() => void this.recheckExpiring(), this.expiryCheckMillis);
+      this.expiryTimer.unref();
+    }
   }
 
   /** Applies what is pending, then marks every view clean (a later start need not rebuild it). */
   async close(): Promise<void> {
+    clearInterval(this.expiryTimer);
     await this.idle();
     this.stopped = true;
     for (const v of this.views.values()) {
@@ -403,11 +438,11 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     }
   }
 
-  private async *scan(table: TableName, range: KeyRange | readonly KeyRange[], v?: LiveView): AsyncGenerator<Row> {
+  private async *scan(table: TableName, range: KeyRange | readonly KeyRange[], v?: LiveView, filter?: RowFilter): AsyncGenerator<Row> {
     const ranges = Array.isArray(range) ? (range as readonly KeyRange[]) : [range as KeyRange];
     const request =
       v === undefined
-        ? { rows: rowSetOf(ranges), filter: undefined, limit: undefined, reversed: false }
+        ? { rows: rowSetOf(ranges), filter, limit: undefined, reversed: false }
         : readRequest(v.def.analyzed, ranges, v.def.families, LATEST_CELL);
     const reader = this.db.readRows(table, request);
     try {

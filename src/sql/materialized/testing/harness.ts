@@ -24,7 +24,7 @@ export interface ViewHarness {
 
 export async function startViews(db: TabletopDatabase): Promise<ViewHarness> {
   const errors: unknown[] = [];
-  const mv = createMaterializedViews(db, { onError: (e) => errors.push(e) });
+  const mv = createMaterializedViews(db, { onError: (e) => errors.push(e), expiryCheckMillis: 0 });
   await mv.start();
   const sql = createSqlEngine(db, { views: { ...NO_VIEWS, ...mv.views } });
   const source = (id: string) => {
