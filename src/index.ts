@@ -19,6 +19,8 @@ import { tableNameString } from './model/names.js';
 import type { Database } from './db/api.js';
 import { consoleLogger, type Logger } from './server/logger.js';
 import { startTabletopServer } from './server/server.js';
+import { dbViewCatalog } from './server/admin/logical-view-queries.js';
+import { createMaterializedViews } from './sql/materialized/index.js';
 import type { ServerTuning } from './server/server-config.js';
 import { createMemoryEngine } from './storage/memory/index.js';
 import type { StorageEngine } from './storage/store.js';
@@ -197,9 +199,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         });
   const { db, opened } = await openDatabase(options, logger, insight);
   let server;
+  // Continuous materialized views: brought up (rebuilt if not closed cleanly) before the server serves a write.
+  const materialized = createMaterializedViews(db, {
+    onError: (e) => logger.error(`materialized view maintenance failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+  });
   try {
+    await materialized.start();
     await insight?.start(db, opened.engine);
     server = await startTabletopServer({
+      // FROM finds the db's logical views and the engine's materialized views (the server builds the SQL engine).
+      views: dbViewCatalog(db, (instance, id) => materialized.views.materializedView(instance, id)),
       db,
       host: options.host ?? 'localhost',
       port: options.port ?? 0,
@@ -227,6 +236,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       // The recording writes its open columns before the database (and its engine) closes.
       stopping ??= running
         .stop()
+        .then(() => materialized.close())
         .then(() => insight?.close())
         .finally(() => db.close());
       return stopping;

@@ -5,7 +5,7 @@ import type { RowFilter } from '../model/filter/index.js';
 import type { GcRule } from '../model/gc-rule.js';
 import type { RowSet } from '../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
-import type { InstanceName, TableName } from '../model/names.js';
+import type { ChildName, InstanceName, TableName } from '../model/names.js';
 import type { TabletopError } from '../model/errors.js';
 import type { EngineStats, MaybePromise } from '../storage/store.js';
 import type { ValueType } from '../model/value-type.js';
@@ -66,6 +66,24 @@ export interface DatabaseCore {
   listLogicalViews(instance: InstanceName): LogicalViewInfo[];
   updateLogicalView(instance: InstanceName, viewId: string, update: Partial<LogicalViewSpec>, etag?: string): MaybePromise<LogicalViewInfo>;
   deleteLogicalView(instance: InstanceName, viewId: string, etag?: string): MaybePromise<void>;
+  // ---- continuous materialized views (materialized-views.ts) ----
+  /**
+   * Checks the query (through the attached maintainer: InvalidArgument for a query that cannot be a
+   * materialized view), stores the view, and answers once its data is built from the source table.
+   * FailedPrecondition when no maintainer is attached (a database without the SQL engine).
+   */
+  createMaterializedView(name: ChildName, spec: MaterializedViewSpec): Promise<MaterializedViewInfo>;
+  getMaterializedView(name: ChildName): MaterializedViewInfo;
+  /** In id order. */
+  listMaterializedViews(instance: InstanceName): MaterializedViewInfo[];
+  /** Only deletion protection changes (the query is immutable); Aborted when `etag` is given and stale. */
+  updateMaterializedView(
+    name: ChildName,
+    update: { readonly deletionProtection?: boolean },
+    etag?: string,
+  ): MaybePromise<MaterializedViewInfo>;
+  /** FailedPrecondition under deletion protection; Aborted when `etag` is given and stale. Its data goes too. */
+  deleteMaterializedView(name: ChildName, etag?: string): Promise<void>;
 
   // ---- table admin ----
   createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo>;
@@ -211,12 +229,31 @@ export interface LogicalViewInfo extends LogicalViewSpec {
   readonly etag: string;
 }
 
+export interface MaterializedViewSpec {
+  readonly query: string;
+  readonly deletionProtection: boolean;
+}
+
+export interface MaterializedViewInfo extends MaterializedViewSpec {
+  readonly name: ChildName;
+  /** Names the view's internal tables (unique for the life of the database). */
+  readonly uid: string;
+  readonly sourceTable: string;
+  readonly etag: string;
+  readonly createTimeMillis: number;
+}
+
 export interface TableSpec {
   /** Families in the order given (becomes their creation order). */
   readonly families: readonly ColumnFamily[];
   /** Initial tablet boundaries (row keys), any order; duplicates are ignored. */
   readonly initialSplits: readonly ByteString[];
   readonly deletionProtection: boolean;
+  /**
+   * An internal table (a materialized view's data): its id begins with INTERNAL_TABLE_PREFIX (model/names.ts)
+   * instead of being a valid table id, and ListTables leaves it out. Only the db's own users set this.
+   */
+  readonly internal?: boolean;
 }
 
 export interface TableInfo {

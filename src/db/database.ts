@@ -3,13 +3,13 @@ import type { Logger } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
 import type { Row } from '../model/cell.js';
 import type { Clock } from '../model/clock.js';
-import { type TabletopError, invalidArgument } from '../model/errors.js';
+import { type TabletopError, failedPrecondition, invalidArgument } from '../model/errors.js';
 import type { CompileOptions, RowFilter } from '../model/filter/index.js';
 import { collectColumn } from '../model/gc.js';
 import { normalizeRowSet } from '../model/key-range.js';
 import { LIMITS } from '../model/limits.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
-import type { InstanceName, TableName } from '../model/names.js';
+import type { ChildName, InstanceName, TableName } from '../model/names.js';
 import { tooManyMutationsMessage, validateMutations, validateReadModifyWriteRules } from '../model/validate-mutation.js';
 import type { ColumnGc, MaybePromise, StorageEngine } from '../storage/store.js';
 import type {
@@ -27,6 +27,8 @@ import type {
   HotTabletInfo,
   InstanceInfo,
   InstanceSpec,
+  MaterializedViewInfo,
+  MaterializedViewSpec,
   ReadRequest,
   RowPuller,
   RowReader,
@@ -46,6 +48,7 @@ import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { andThen } from './maybe.js';
 import { TabletManager } from './tablet-manager.js';
+import { MaterializedViewAdmin, type MaterializedViewMaintainer, viewNameString } from './materialized-views.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
 import { keyDistribution } from './key-distribution.js';
 import { type RowShape, profileRows } from './row-profiles.js';
@@ -80,6 +83,7 @@ export class LocalDatabase implements DatabaseCore {
   private readonly instances: InstanceAdmin;
   private readonly logicalViews: LogicalViews;
   private readonly tables: TableAdmin;
+  private readonly views: MaterializedViewAdmin;
   private readonly sweeper: GcSweeper;
   private readonly tabletManager: TabletManager;
   private readonly clock: Clock;
@@ -104,6 +108,11 @@ export class LocalDatabase implements DatabaseCore {
       parts.clock,
       (m, f) => (logger === undefined ? console.warn(m) : logger.warn(m, f)),
       parts.access,
+    );
+    this.views = new MaterializedViewAdmin(
+      this.catalog,
+      () => Math.floor(parts.clock.nowMicros() / 1000),
+      (name) => this.instances.find(name),
     );
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
     this.tabletManager = new TabletManager({
@@ -214,6 +223,60 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(this.logicalViews.delete(instance, viewId, etag));
   }
 
+  // ---- continuous materialized views ----
+
+  /**
+   * Attaches the engine that checks, builds and maintains materialized views (src/sql/materialized): from now
+   * on it hears of every acknowledged write. Without one, CreateMaterializedView answers FailedPrecondition.
+   */
+  attachMaterializedViews(maintainer: MaterializedViewMaintainer): void {
+    this.views.maintainer = maintainer;
+  }
+
+  /** Every materialized view of every instance (the maintainer's start). */
+  allMaterializedViews(): MaterializedViewInfo[] {
+    return this.views.all();
+  }
+
+  async createMaterializedView(name: ChildName, spec: MaterializedViewSpec): Promise<MaterializedViewInfo> {
+    const info = this.views.create(name, spec);
+    await this.persisted(info);
+    try {
+      await this.views.maintainer!.created(info);
+    } catch (e) {
+      // The build failed: the view goes again, with whatever of its data was made.
+      this.views.discard(name);
+      await this.persisted(undefined);
+      await this.views.maintainer?.deleted(info).catch(() => undefined);
+      throw e;
+    }
+    return info;
+  }
+  getMaterializedView(name: ChildName): MaterializedViewInfo {
+    return this.views.get(name);
+  }
+  listMaterializedViews(instance: InstanceName): MaterializedViewInfo[] {
+    return this.views.list(instance);
+  }
+  updateMaterializedView(
+    name: ChildName,
+    update: { readonly deletionProtection?: boolean },
+    etag?: string,
+  ): MaybePromise<MaterializedViewInfo> {
+    return this.persisted(this.views.update(name, update, etag));
+  }
+  async deleteMaterializedView(name: ChildName, etag?: string): Promise<void> {
+    const info = this.views.remove(name, etag);
+    await this.persisted(info);
+    await this.views.maintainer?.deleted(info);
+  }
+
+  /** The maintainer, when a materialized view reads the table: it is told which rows each acknowledged write changed. */
+  private watcher(name: TableName): MaterializedViewMaintainer | undefined {
+    const maintainer = this.views.maintainer;
+    return maintainer !== undefined && maintainer.watches(name) ? maintainer : undefined;
+  }
+
   // ---- table admin ----
 
   createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
@@ -229,6 +292,11 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(this.tables.updateTable(name, update));
   }
   deleteTable(name: TableName): MaybePromise<void> {
+    const readers = this.views.readersOf(name);
+    if (readers.length > 0) {
+      const views = readers.map((id) => viewNameString({ ...name, id })).join(', ');
+      throw failedPrecondition(`Table ${name.table} cannot be deleted: materialized views read it (${views}); delete them first`);
+    }
     return this.persisted(this.tables.deleteTable(name));
   }
   modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
@@ -238,7 +306,8 @@ export class LocalDatabase implements DatabaseCore {
     name: TableName,
     target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' },
   ): MaybePromise<void> {
-    return this.tables.dropRowRange(name, target);
+    const dropped = this.tables.dropRowRange(name, target);
+    return andThen(dropped, () => this.watcher(name)?.rowsChanged(name, 'all'));
   }
   generateConsistencyToken(name: TableName): MaybePromise<string> {
     return this.persisted(this.tables.generateConsistencyToken(name));
@@ -276,7 +345,11 @@ export class LocalDatabase implements DatabaseCore {
     const schema = table.schema;
     validateMutations(schema, key, mutations);
     const results: (TabletopError | undefined)[] = [undefined];
-    await applyEntries(table, [{ key, mutations }], results, schema, serverTimeMicros(this.clock));
+    try {
+      await applyEntries(table, [{ key, mutations }], results, schema, serverTimeMicros(this.clock));
+    } finally {
+      this.watcher(name)?.rowsChanged(name, [key]);
+    }
     const error = results[0];
     if (error !== undefined) throw error;
   }
@@ -289,7 +362,14 @@ export class LocalDatabase implements DatabaseCore {
     if (total > LIMITS.maxMutationsPerRequest) throw invalidArgument(tooManyMutationsMessage(total));
     const schema = table.schema;
     const results = validateEntries(schema, entries);
-    await applyEntries(table, entries, results, schema, serverTimeMicros(this.clock));
+    try {
+      await applyEntries(table, entries, results, schema, serverTimeMicros(this.clock));
+    } finally {
+      this.watcher(name)?.rowsChanged(
+        name,
+        entries.map((e) => e.key),
+      );
+    }
     return results;
   }
 
@@ -304,14 +384,22 @@ export class LocalDatabase implements DatabaseCore {
     const schema = table.schema;
     validateCheckAndMutate(schema, key, trueMutations, falseMutations);
     const compiled = predicate === undefined ? undefined : compileRequestFilter(predicate, this.filterOptions);
-    return checkAndMutate(table, key, compiled, trueMutations, falseMutations, serverTimeMicros(this.clock));
+    try {
+      return await checkAndMutate(table, key, compiled, trueMutations, falseMutations, serverTimeMicros(this.clock));
+    } finally {
+      this.watcher(name)?.rowsChanged(name, [key]);
+    }
   }
 
   async readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[]): Promise<Row> {
     const table = this.tables.runtime(name);
     const schema = table.schema;
     validateReadModifyWriteRules(schema, key, rules);
-    return readModifyWrite(table, key, rules, schema, serverTimeMicros(this.clock));
+    try {
+      return await readModifyWrite(table, key, rules, schema, serverTimeMicros(this.clock));
+    } finally {
+      this.watcher(name)?.rowsChanged(name, [key]);
+    }
   }
 
   /**

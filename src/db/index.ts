@@ -5,13 +5,16 @@ import type { ByteString } from '../model/bytes.js';
 import type { TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
-import type { DatabaseCore, DatabaseStats } from './api.js';
+import type { DatabaseCore, DatabaseStats, MaterializedViewInfo } from './api.js';
+import type { MaterializedViewMaintainer } from './materialized-views.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import type { RowShape } from './row-profiles.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
 export type * from './api.js';
 export type { AccessRecorder, KeyDistribution, RowBatch, TableAccess } from './access.js';
+export type { MaterializedViewMaintainer } from './materialized-views.js';
+export { viewTables } from './materialized-views.js';
 export type { CatalogState } from './catalog/catalog-state.js';
 export type { FamilyShape, RowShape } from './row-profiles.js';
 export { promiseDatabase } from './promise-database.js';
@@ -67,6 +70,10 @@ export interface TabletopDatabase extends DatabaseCore {
   listProjects(): string[];
   /** What the database and its engine have done and hold (for /metrics). */
   stats(): DatabaseStats;
+  /** Attaches the engine of continuous materialized views (src/sql/materialized; src/index.ts wires it). */
+  attachMaterializedViews(maintainer: MaterializedViewMaintainer): void;
+  /** Every materialized view of every instance. */
+  allMaterializedViews(): MaterializedViewInfo[];
 }
 
 /** What `TabletopDatabase.tableSize` tells. */

@@ -6,8 +6,8 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '..
 import { FULL_RANGE, type KeyRange, intersectRanges } from '../model/key-range.js';
 import { LIMITS } from '../model/limits.js';
 import type { InstanceName, TableName } from '../model/names.js';
-import { tableNameString, validateTableId } from '../model/names.js';
-import { hasLogicalView } from './catalog/logical-views.js';
+import { INTERNAL_TABLE_PREFIX, tableNameString, validateTableId } from '../model/names.js';
+import { idHolder } from './catalog/resource-ids.js';
 import type { MaybePromise, StorageEngine } from '../storage/store.js';
 import { normalizeSplits } from '../tablet/splits.js';
 import { TabletMap } from '../tablet/tablet-map.js';
@@ -100,7 +100,10 @@ export class TableAdmin {
   }
 
   createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo> {
-    validateTableId(name.table);
+    if (spec.internal === true) {
+      if (!name.table.startsWith(INTERNAL_TABLE_PREFIX))
+        throw invalidArgument(`An internal table's id must begin with ${INTERNAL_TABLE_PREFIX}`);
+    } else validateTableId(name.table);
     validateNewFamilies(spec.families);
     const splits = normalizeSplits(spec.initialSplits);
     // The instance is created (implicitly, when it does not exist) only once the table is.
@@ -109,8 +112,9 @@ export class TableAdmin {
     if (tables?.has(name.table) === true || this.creating.has(key)) {
       throw alreadyExists(`Table ${tableNameString(name)} already exists`);
     }
-    if (hasLogicalView(this.catalog.instance(name), name.table)) {
-      throw alreadyExists(`Instance ${name.instance} already has a logical view named ${name.table}: a table needs an id of its own`);
+    const holder = idHolder(this.catalog.instance(name), name.table);
+    if (holder !== undefined && holder !== 'table') {
+      throw alreadyExists(`Instance ${name.instance} already has a ${holder} named ${name.table}: a table needs an id of its own`);
     }
     if (tables !== undefined && tables.size >= LIMITS.maxTablesPerInstance) {
       throw failedPrecondition(
@@ -171,6 +175,7 @@ export class TableAdmin {
   listTables(instance: InstanceName): TableInfo[] {
     const entry = this.instances.find(instance);
     return [...entry.tables.values()]
+      .filter((t) => !t.id.startsWith(INTERNAL_TABLE_PREFIX))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((t) => tableInfo({ ...instance, table: t.id }, t));
   }

@@ -25,6 +25,12 @@ export interface ChildName extends InstanceName {
 
 const SEGMENT = /^[^/]+$/;
 
+/**
+ * Table ids beginning with this belong to the database itself (a materialized view's data): no valid table id
+ * begins with it, ListTables leaves them out, and a client's table name that names one is refused.
+ */
+export const INTERNAL_TABLE_PREFIX = '$';
+
 function segment(what: string, value: string | undefined, full: string): string {
   if (value === undefined || !SEGMENT.test(value)) throw invalidArgument(`Invalid ${what} name: "${full}"`);
   return value;
@@ -50,11 +56,16 @@ export function parseTableName(name: string): TableName {
     throw invalidArgument(`Invalid table name: "${name}"; expected projects/{project}/instances/{instance}/tables/{table}`);
   }
   const table = segment('table', parts[5], name);
+  // The db's internal tables (a materialized view's data) are never named by clients.
+  if (table.startsWith(INTERNAL_TABLE_PREFIX)) throw invalidArgument(`Invalid table name: "${name}"`);
   return { project: segment('project', parts[1], name), instance: segment('instance', parts[3], name), table };
 }
 
 /** Parses `projects/p/instances/i/{collection}/{id}`. */
-export function parseChildName(name: string, collection: 'clusters' | 'appProfiles' | 'tables' | 'logicalViews'): ChildName {
+export function parseChildName(
+  name: string,
+  collection: 'clusters' | 'appProfiles' | 'tables' | 'logicalViews' | 'materializedViews',
+): ChildName {
   const parts = name.split('/');
   if (parts.length !== 6 || parts[0] !== 'projects' || parts[2] !== 'instances' || parts[4] !== collection) {
     throw invalidArgument(`Invalid name: "${name}"; expected projects/{project}/instances/{instance}/${collection}/{id}`);

@@ -27,6 +27,8 @@ export interface InstanceRecord extends InstanceSpec {
   readonly tables: readonly TableRecord[];
   /** Absent in catalogs written before logical views existed (read as none). */
   readonly logicalViews?: readonly LogicalViewRecord[];
+  /** Continuous materialized views (absent in catalogs written before they existed). */
+  readonly materializedViews?: readonly MaterializedViewRecord[];
 }
 
 export interface LogicalViewRecord {
@@ -35,6 +37,18 @@ export interface LogicalViewRecord {
   readonly deletionProtection: boolean;
   /** A fresh one on every change. */
   readonly etag: string;
+}
+
+/** A continuous materialized view: its query, and the uid that names its internal tables. */
+export interface MaterializedViewRecord {
+  readonly id: string;
+  readonly uid: string;
+  readonly query: string;
+  /** The id of the table the query reads (DeleteTable refuses it while the view exists). */
+  readonly sourceTable: string;
+  readonly deletionProtection: boolean;
+  readonly etag: string;
+  readonly createTimeMillis: number;
 }
 
 export interface ClusterRecord extends ClusterSpec {

@@ -1,4 +1,5 @@
 import { TabletopError, alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../model/errors.js';
+import { idHolder } from './resource-ids.js';
 import { type InstanceName, childNameString } from '../../model/names.js';
 import type { LogicalViewInfo, LogicalViewSpec } from '../api.js';
 import type { Catalog, InstanceEntry } from './catalog.js';
@@ -27,9 +28,10 @@ export class LogicalViews {
     validateViewId(viewId);
     validateQuery(spec.query);
     const entry = this.find(instance);
-    if (viewsOf(entry).some((v) => v.id === viewId)) throw alreadyExists(`Logical view ${viewName(instance, viewId)} already exists`);
-    if (entry.tables.has(viewId)) {
-      throw alreadyExists(`Instance ${instance.instance} already has a table named ${viewId}: a logical view needs an id of its own`);
+    const holder = idHolder(entry, viewId);
+    if (holder === 'logical view') throw alreadyExists(`Logical view ${viewName(instance, viewId)} already exists`);
+    if (holder !== undefined) {
+      throw alreadyExists(`Instance ${instance.instance} already has a ${holder} named ${viewId}: a logical view needs an id of its own`);
     }
     const record: LogicalViewRecord = {
       id: viewId,
@@ -81,11 +83,6 @@ export class LogicalViews {
     if (v === undefined) throw notFound(`Logical view ${viewName(instance, viewId)} not found`);
     return v;
   }
-}
-
-/** True when the instance has a logical view of that id (CreateTable keeps table ids apart from view ids). */
-export function hasLogicalView(entry: InstanceEntry | undefined, id: string): boolean {
-  return entry !== undefined && viewsOf(entry).some((v) => v.id === id);
 }
 
 const viewsOf = (entry: InstanceEntry): readonly LogicalViewRecord[] => entry.record.logicalViews ?? [];

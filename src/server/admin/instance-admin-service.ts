@@ -49,6 +49,7 @@ import { type ServiceSpec, resource, unary } from '../method-table.js';
 import { SERVICES } from '../protos.js';
 import { type IamPolicies, iamMethods } from './iam.js';
 import type { LogicalViewQueryCheck } from './logical-view-queries.js';
+import { materializedViewMethods } from './materialized-view-methods.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 import { required } from './table-admin-service.js';
@@ -312,20 +313,12 @@ export function instanceAdminService(
       return {};
     }),
 
+    ...materializedViewMethods(db, operations, instancesOf),
     ...iamMethods(db, policies),
   };
 
   return {
     service: SERVICES.instanceAdmin,
     methods,
-    notYet: {
-      'materialized views': [
-        'CreateMaterializedView',
-        'GetMaterializedView',
-        'ListMaterializedViews',
-        'UpdateMaterializedView',
-        'DeleteMaterializedView',
-      ],
-    },
   };
 }

@@ -4,7 +4,7 @@ import { invalidArgument, unimplemented } from '../../model/errors.js';
 import type { RowFilter } from '../../model/filter/index.js';
 import type { RowRange, RowSet } from '../../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule } from '../../model/mutation.js';
-import { type InstanceName, type TableName, parseInstanceName, parseTableName } from '../../model/names.js';
+import { type ChildName, type InstanceName, type TableName, parseChildName, parseInstanceName, parseTableName } from '../../model/names.js';
 import { int64ToNumber } from './int64.js';
 import { mutationsFromProto, readModifyWriteRuleFromProto } from './mutation.js';
 import type {
@@ -30,9 +30,12 @@ import { rowRangeFromProto, rowSetFromProto } from './row-set.js';
 export function targetTable(
   rpc: string,
   req: { tableName?: string | null; authorizedViewName?: string | null; materializedViewName?: string | null },
+  /** The internal table holding a materialized view's rows (reads only: ReadRows and SampleRowKeys). */
+  viewTable?: (name: ChildName) => TableName,
 ): TableName {
   if (req.authorizedViewName)
     throw unimplemented(`${rpc} on an authorized view (${req.authorizedViewName}) is not implemented by tabletop yet`);
+  if (req.materializedViewName && viewTable !== undefined) return viewTable(parseChildName(req.materializedViewName, 'materializedViews'));
   if (req.materializedViewName)
     throw unimplemented(`${rpc} on a materialized view (${req.materializedViewName}) is not implemented by tabletop yet`);
   if (!req.tableName) throw invalidArgument(`${rpc}: table_name is required`);
@@ -48,8 +51,8 @@ export interface ReadRowsCommand {
   readonly fullStats: boolean;
 }
 
-export function readRowsRequestFromProto(req: PReadRowsRequest): ReadRowsCommand {
-  const table = targetTable('ReadRows', req);
+export function readRowsRequestFromProto(req: PReadRowsRequest, viewTable?: (name: ChildName) => TableName): ReadRowsCommand {
+  const table = targetTable('ReadRows', req, viewTable);
   const limit = int64ToNumber(req.rowsLimit, 'rows_limit');
   if (limit < 0) throw invalidArgument(`rows_limit must not be negative (got ${limit})`);
   const view = req.requestStatsView;
@@ -69,8 +72,11 @@ export interface SampleRowKeysCommand {
   readonly range: RowRange | undefined;
 }
 
-export function sampleRowKeysRequestFromProto(req: PSampleRowKeysRequest): SampleRowKeysCommand {
-  return { table: targetTable('SampleRowKeys', req), range: req.rowRange == null ? undefined : rowRangeFromProto(req.rowRange) };
+export function sampleRowKeysRequestFromProto(
+  req: PSampleRowKeysRequest,
+  viewTable?: (name: ChildName) => TableName,
+): SampleRowKeysCommand {
+  return { table: targetTable('SampleRowKeys', req, viewTable), range: req.rowRange == null ? undefined : rowRangeFromProto(req.rowRange) };
 }
 
 export function sampleToProto(s: { readonly key: ByteString; readonly offsetBytes: number }): PSampleRowKeysResponse {

@@ -1,7 +1,8 @@
-import type { AppProfileInfo, ClusterInfo, InstanceInfo, LogicalViewInfo, TableInfo } from '../../db/api.js';
+import type { AppProfileInfo, ClusterInfo, InstanceInfo, LogicalViewInfo, MaterializedViewInfo, TableInfo } from '../../db/api.js';
 import { tableNameString } from '../../model/names.js';
 import { appProfileToProto, clusterToProto, instanceToProto } from './instance.js';
 import { logicalViewToProto } from './logical-view.js';
+import { materializedViewName, materializedViewToProto } from './materialized-view.js';
 import { millisToTimestamp } from './int64.js';
 import type { PAny, POperation } from './proto-types.js';
 import { tableResultToProto } from './table.js';
@@ -18,7 +19,8 @@ export type OperationResult =
   | { readonly kind: 'instance'; readonly instance: InstanceInfo }
   | { readonly kind: 'cluster'; readonly cluster: ClusterInfo }
   | { readonly kind: 'appProfile'; readonly appProfile: AppProfileInfo }
-  | { readonly kind: 'logicalView'; readonly logicalView: LogicalViewInfo };
+  | { readonly kind: 'logicalView'; readonly logicalView: LogicalViewInfo }
+  | { readonly kind: 'materializedView'; readonly materializedView: MaterializedViewInfo };
 
 /** Metadata message types of the admin APIs, by the shape of their time fields. */
 export type OperationMetadataType =
@@ -30,7 +32,9 @@ export type OperationMetadataType =
   | 'PartialUpdateClusterMetadata'
   | 'UpdateAppProfileMetadata'
   | 'CreateLogicalViewMetadata'
-  | 'UpdateLogicalViewMetadata';
+  | 'UpdateLogicalViewMetadata'
+  | 'CreateMaterializedViewMetadata'
+  | 'UpdateMaterializedViewMetadata';
 
 export interface OperationRecord {
   readonly name: string;
@@ -58,6 +62,8 @@ function resultAny(r: OperationResult): PAny {
       return { '@type': ADMIN + 'AppProfile', ...appProfileToProto(r.appProfile) };
     case 'logicalView':
       return { '@type': ADMIN + 'LogicalView', ...logicalViewToProto(r.logicalView) };
+    case 'materializedView':
+      return { '@type': ADMIN + 'MaterializedView', ...materializedViewToProto(r.materializedView) };
   }
 }
 
@@ -84,5 +90,16 @@ function metadataAny(op: OperationRecord): PAny {
     case 'CreateLogicalViewMetadata':
     case 'UpdateLogicalViewMetadata':
       return { '@type': type, startTime: start, endTime: end };
+    case 'CreateMaterializedViewMetadata':
+    case 'UpdateMaterializedViewMetadata': {
+      const view = op.result.kind === 'materializedView' ? op.result.materializedView : undefined;
+      const request =
+        view === undefined
+          ? {}
+          : op.metadataType === 'CreateMaterializedViewMetadata'
+            ? { parent: `projects/${view.name.project}/instances/${view.name.instance}`, materializedViewId: view.name.id }
+            : { materializedView: { name: materializedViewName(view) } };
+      return { '@type': type, originalRequest: request, startTime: start, endTime: end };
+    }
   }
 }

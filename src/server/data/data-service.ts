@@ -1,4 +1,6 @@
 import type { DatabaseCore } from '../../db/api.js';
+import { viewTables } from '../../db/materialized-views.js';
+import type { ChildName, TableName } from '../../model/names.js';
 import { TabletopError, invalidArgument, unimplemented } from '../../model/errors.js';
 import { LIMITS } from '../../model/limits.js';
 import type { Row } from '../../model/cell.js';
@@ -51,13 +53,15 @@ import type { SqlEngine } from '../../sql/engine.js';
  * the protos' codecs.
  */
 export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Metrics, logger: Logger, sql?: SqlEngine): ServiceSpec {
+  /** ReadRows and SampleRowKeys with materialized_view_name read the view's internal data table. */
+  const viewTable = (name: ChildName): TableName => viewTables(db.getMaterializedView(name)).data;
   const methods = {
     ...(sql === undefined ? {} : sqlMethods(sql, tuning)),
     ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>(
       { encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget },
       async (req, out, ctx) => {
         const started = performance.now();
-        const cmd = readRowsRequestFromProto(req);
+        const cmd = readRowsRequestFromProto(req, viewTable);
         if (cmd.reversed && !ctx.features.reverseScans) {
           throw unimplemented(
             "Client doesn't support reverse scans yet: a reversed ReadRows needs the client to send the bigtable-features header with reverse_scans set",
@@ -102,7 +106,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
     ),
 
     SampleRowKeys: serverStream<PSampleRowKeysRequest, PSampleRowKeysResponse>({ resource: dataTarget }, async (req, out, ctx) => {
-      const cmd = sampleRowKeysRequestFromProto(req);
+      const cmd = sampleRowKeysRequestFromProto(req, viewTable);
       const samples = await db.sampleRowKeys(cmd.table);
       const selected = cmd.range === undefined ? samples : restrictSamples(samples, cmd.range);
       for (const s of selected) {

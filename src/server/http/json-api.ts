@@ -1,4 +1,13 @@
-import type { AppProfileInfo, ClusterInfo, ClusterNodesInfo, HotTabletInfo, InstanceInfo, TableInfo, TabletInfo } from '../../db/api.js';
+import type {
+  AppProfileInfo,
+  ClusterInfo,
+  ClusterNodesInfo,
+  HotTabletInfo,
+  InstanceInfo,
+  MaterializedViewInfo,
+  TableInfo,
+  TabletInfo,
+} from '../../db/api.js';
 import { type ByteString, printable, toBytes } from '../../model/bytes.js';
 import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
@@ -21,6 +30,8 @@ import type { ServedDatabase } from './served-database.js';
  *   GET /api/v1/projects/{project}/instances/{instance}
  *       the instance with its clusters (serveNodes, and autoscaling: limits
  *       and targets, or null for manual scaling) and app profiles
+ *   GET /api/v1/projects/{project}/instances/{instance}/materializedViews
+ *       the instance's continuous materialized views (also in the instance's own JSON)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables
  *       each table with its storedBytes, rowCount, tabletCount and
  *       `estimates` (which of those are estimates, as a tablet's)
@@ -117,8 +128,11 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
       ...instanceJson(db.getInstance(name)),
       clusters: db.listClusters(name).map(clusterJson),
       appProfiles: db.listAppProfiles(name).map(appProfileJson),
+      materializedViews: db.listMaterializedViews(name).map(materializedViewJson),
     };
   }
+  if (tables === 'materializedViews' && table === undefined)
+    return { materializedViews: db.listMaterializedViews(name).map(materializedViewJson) };
   if (tables !== 'tables') throw notFound(`No such API path: /${segments.join('/')}`);
   if (table === undefined)
     return {
@@ -260,6 +274,18 @@ function clusterJson(c: ClusterInfo) {
 
 function appProfileJson(p: AppProfileInfo) {
   return { appProfileId: p.id, description: p.description, routing: p.routing, priority: p.priority };
+}
+
+function materializedViewJson(v: MaterializedViewInfo) {
+  return {
+    name: `projects/${v.name.project}/instances/${v.name.instance}/materializedViews/${v.name.id}`,
+    materializedViewId: v.name.id,
+    query: v.query,
+    sourceTable: v.sourceTable,
+    deletionProtection: v.deletionProtection,
+    etag: v.etag,
+    createTime: new Date(v.createTimeMillis).toISOString(),
+  };
 }
 
 function tableJson(t: TableInfo) {

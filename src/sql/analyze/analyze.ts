@@ -265,7 +265,7 @@ export function analyzeSelect(
   if (aggregating) {
     const groupKeys = new Map<string, { index: number; type: SqlType }>();
     groups = stmt.groupBy.map((g) => {
-      const target = groupTarget(g, stmt.items, columns);
+      const target = groupTarget(g, stmt.items);
       const b = bindExpr(target, { ...rowScope, noAggregates: 'GROUP BY' });
       if (!isEquatable(b.type)) throw queryError(g.pos, `Grouping by expressions of type ${typeText(b.type)} is not allowed`);
       if (!groupKeys.has(boundKey(b))) groupKeys.set(boundKey(b), { index: groupKeys.size, type: b.type });
@@ -381,13 +381,15 @@ function count(e: Expr, params: ReadonlyMap<string, SqlType>, clause: string): B
   return b;
 }
 
-function groupTarget(g: Expr, items: readonly SelectItem[], columns: readonly ScopeColumn[]): Expr {
+function groupTarget(g: Expr, items: readonly SelectItem[]): Expr {
   if (g.kind === 'int') {
     const item = items[Number(g.value) - 1];
     if (item === undefined || item.kind !== 'expr') throw queryError(g.pos, `GROUP BY column number ${g.value} is out of range`);
     return item.expr;
   }
-  if (g.kind === 'ident' && !columns.some((c) => c.name.toLowerCase() === g.ident.name.toLowerCase())) {
+  // A SELECT alias overrides a FROM column of the same name, as GoogleSQL defines GROUP BY: the reference's own
+  // materialized view `SELECT '*' AS _key, COUNT(*) AS count FROM t GROUP BY _key` counts every row in one group.
+  if (g.kind === 'ident') {
     const item = items.find((i) => i.kind === 'expr' && i.alias?.name.toLowerCase() === g.ident.name.toLowerCase());
     if (item !== undefined && item.kind === 'expr') return item.expr;
   }

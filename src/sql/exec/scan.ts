@@ -53,7 +53,7 @@ export async function* scanRows(
   }
 }
 
-function scanRow(
+export function scanRow(
   row: Row,
   q: AnalyzedQuery,
   families: readonly number[],
