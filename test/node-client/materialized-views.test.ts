@@ -114,6 +114,15 @@ describe('continuous materialized views through the Node client, on the durable 
         'west default:n=1 default:total=10',
       ]),
     );
+    // GoogleSQL reads the view as a table of typed columns, key first, through prepareStatement / executeQuery.
+    const [statement] = await instance.prepareStatement('SELECT _key, n, total FROM by_region WHERE total > 1 ORDER BY total DESC');
+    const [sqlRows] = await instance.executeQuery(statement);
+    expect(sqlRows.map((r) => [Buffer.from(r.get('_key') as Uint8Array).toString(), r.get('n'), r.get('total')])).toEqual([
+      ['west', 1n, 10n],
+      ['east', 1n, 5n],
+    ]);
+    const [counted] = await instance.executeQuery((await instance.prepareStatement('SELECT SUM(n) AS rows_in_view FROM by_region'))[0]);
+    expect(counted.map((r) => r.get('rows_in_view'))).toEqual([3n]);
     const samples: { rowKey: Buffer }[] = await new Promise((resolve, reject) => {
       const out: { rowKey: Buffer }[] = [];
       client!
