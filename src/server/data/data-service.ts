@@ -198,9 +198,8 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
       'change streams': ['GenerateInitialChangeStreamPartitions', 'ReadChangeStream'],
       ...(sql === undefined ? { 'SQL queries': ['PrepareQuery', 'ExecuteQuery'] } : {}),
       'client configuration': ['GetClientConfiguration'],
-      'the session API': ['OpenTable'],
+      'the session API': ['OpenTable', 'OpenMaterializedView'],
       'the session API and authorized views': ['OpenAuthorizedView'],
-      'the session API and materialized views': ['OpenMaterializedView'],
     },
   };
 }
