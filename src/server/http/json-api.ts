@@ -30,8 +30,9 @@ import type { ServedDatabase } from './served-database.js';
  *   GET /api/v1/projects/{project}/instances/{instance}
  *       the instance with its clusters (serveNodes, and autoscaling: limits
  *       and targets, or null for manual scaling) and app profiles
- *   GET /api/v1/projects/{project}/instances/{instance}/materializedViews
- *       the instance's continuous materialized views (also in the instance's own JSON)
+ *   GET /api/v1/projects/{project}/instances/{instance}/materializedViews[/{view}]
+ *       the instance's continuous materialized views (also in the instance's own JSON), or one; each with
+ *       `maintenance` (pendingRows, rebuilding, rebuilds, evaluationErrors, lastEvaluationError)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables
  *       each table with its storedBytes, rowCount, tabletCount and
  *       `estimates` (which of those are estimates, as a tablet's)
@@ -128,11 +129,12 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
       ...instanceJson(db.getInstance(name)),
       clusters: db.listClusters(name).map(clusterJson),
       appProfiles: db.listAppProfiles(name).map(appProfileJson),
-      materializedViews: db.listMaterializedViews(name).map(materializedViewJson),
+      materializedViews: db.listMaterializedViews(name).map((v) => materializedViewJson(db, v)),
     };
   }
   if (tables === 'materializedViews' && table === undefined)
-    return { materializedViews: db.listMaterializedViews(name).map(materializedViewJson) };
+    return { materializedViews: db.listMaterializedViews(name).map((v) => materializedViewJson(db, v)) };
+  if (tables === 'materializedViews') return materializedViewJson(db, db.getMaterializedView({ ...name, id: table! }));
   if (tables !== 'tables') throw notFound(`No such API path: /${segments.join('/')}`);
   if (table === undefined)
     return {
@@ -276,7 +278,9 @@ function appProfileJson(p: AppProfileInfo) {
   return { appProfileId: p.id, description: p.description, routing: p.routing, priority: p.priority };
 }
 
-function materializedViewJson(v: MaterializedViewInfo) {
+/** A view's record, with how its maintenance is going (`maintenance`: pending rows, rebuilds, evaluation errors). */
+function materializedViewJson(db: ServedDatabase, v: MaterializedViewInfo) {
+  const status = db.materializedViewStatus?.(v.name);
   return {
     name: `projects/${v.name.project}/instances/${v.name.instance}/materializedViews/${v.name.id}`,
     materializedViewId: v.name.id,
@@ -285,6 +289,17 @@ function materializedViewJson(v: MaterializedViewInfo) {
     deletionProtection: v.deletionProtection,
     etag: v.etag,
     createTime: new Date(v.createTimeMillis).toISOString(),
+    ...(status === undefined
+      ? {}
+      : {
+          maintenance: {
+            ...status,
+            lastEvaluationError:
+              status.lastEvaluationError === undefined
+                ? null
+                : { ...status.lastEvaluationError, time: new Date(status.lastEvaluationError.timeMillis).toISOString() },
+          },
+        }),
   };
 }
 

@@ -1,14 +1,14 @@
-import type { DatabaseCore, MaterializedViewInfo, MaterializedViewMaintainer, TableSpec } from '../../db/index.js';
+import type { DatabaseCore, MaterializedViewInfo, MaterializedViewMaintainer, MaterializedViewStatus, TableSpec } from '../../db/index.js';
 import { viewTables } from '../../db/index.js';
 import type { ByteString } from '../../model/bytes.js';
-import { fromBytes, fromUtf8, prefixSuccessor, toBytes, toUtf8 } from '../../model/bytes.js';
+import { fromBytes, fromUtf8, prefixSuccessor, printable, toBytes, toUtf8 } from '../../model/bytes.js';
 import type { Row } from '../../model/cell.js';
 import type { RowFilter } from '../../model/filter/index.js';
 import { isTabletopError, notFound } from '../../model/errors.js';
 import { FULL_RANGE, type KeyRange, pointRange } from '../../model/key-range.js';
 import type { Mutation, RowMutation } from '../../model/mutation.js';
 import { SERVER_TIME } from '../../model/mutation.js';
-import type { InstanceName, TableName } from '../../model/names.js';
+import type { ChildName, InstanceName, TableName } from '../../model/names.js';
 import { BYTES_TYPE } from '../../model/value-type.js';
 import { schemaFingerprint } from '../analyze/analyze.js';
 import { type EvalEnv, evaluate } from '../bound/evaluate.js';
@@ -16,6 +16,7 @@ import { scanRow } from '../exec/scan.js';
 import type { Accumulator } from '../functions/index.js';
 import { LATEST_CELL, readRequest, rowSetOf } from '../plan/read-plan.js';
 import { BYTES, SqlTimestamp, type SqlType, type SqlValue } from '../types.js';
+import { checkedInt64 } from '../values/cast.js';
 import { isEvalError } from '../values/errors.js';
 import type { MaterializedSource, ViewCatalog } from '../views.js';
 import { type Stored, cellBytes, fromCellBytes, fromStored, keyOf, keyPart, toStored } from './codec.js';
@@ -46,11 +47,21 @@ import { type ViewDefinition, defineView } from './definition.js';
  * BIT_OR fold new members into their last result while a group only gains members; otherwise an aggregate is
  * recomputed from the group's members in source key order (so ANY_VALUE, AVG and FLOAT64 sums equal the
  * query's own result exactly). Since a row is re-read, not replayed, the view converges to the query's result
- * whatever the order writes arrive in. A DropRowRange, a change of the source table's families or a failed
- * step rebuilds the view from the source table.
+ * whatever the order writes arrive in. A DropRowRange, a change of the source table's families, a failed
+ * step, or more than `maxPendingRows` dirty rows of one view (a bulk load: the set is dropped, one scan of the
+ * source covers them all) rebuilds the view from the source table.
+ *
+ * Rebuilds never show a half-built view: a build fills the next generation's pair of tables (viewTables), then
+ * the catalog's record moves to it in one step (db switchMaterializedView), so ReadRows, SampleRowKeys and SQL
+ * read the previous complete view until then; the old pair is dropped `retireMillis` later (reads in progress
+ * finish on it). A source row on which the view's expressions fail (TO_INT64 of 3 bytes, an overflow) is left
+ * out of the view, as SAFE_ functions would, counted, and reported (status(), and a warning at most once a
+ * minute per view).
  *
  * Durability: the marker `m` is written by `close()` after the last dirty row is applied and deleted by
- * `start()`; a view without it at start (a crash, or a build cut short) is rebuilt from its source table.
+ * `start()`; a view without it at start (a crash, or a build cut short) is rebuilt from its source table,
+ * while readers see the view as it was at the crash (it may lack writes acknowledged just before: eventually
+ * consistent, as in the service).
  */
 
 const DATA_FAMILY = 'default';
@@ -58,6 +69,8 @@ const STATE_FAMILY = 'c';
 const STATE_QUALIFIER = 'v';
 const CLEAN = 'clean';
 const BATCH = 500;
+/** At most one warning a minute per view about rows left out. */
+const WARN_EVERY_MILLIS = 60_000;
 /** A row's key and no more (one value-less cell). */
 const KEYS_ONLY: RowFilter = { kind: 'chain', filters: [{ kind: 'cellsPerRowLimit', limit: 1 }, { kind: 'stripValue' }] };
 
@@ -67,14 +80,19 @@ export type MaterializedViewsDb = Pick<
 > & {
   attachMaterializedViews(maintainer: MaterializedViewMaintainer): void;
   allMaterializedViews(): MaterializedViewInfo[];
+  switchMaterializedView(name: ChildName, uid: string, generation: number): Promise<void>;
 };
 
 interface LiveView {
   readonly info: MaterializedViewInfo;
   /** The query analyzed against the source table's schema of the moment (again after a family change). */
   def: ViewDefinition;
-  readonly data: TableName;
-  readonly state: TableName;
+  /** The generation whose tables hold the view now (the catalog's), and those tables. */
+  generation: number;
+  data: TableName;
+  state: TableName;
+  /** An older generation whose tables go once reads in progress on them are done. */
+  retired: { readonly generation: number; readonly timer: ReturnType<typeof setTimeout> | undefined } | undefined;
   slotOf: ReadonlyMap<string, number>;
   groupTypes: readonly SqlType[];
   /** The source schema under which the query stopped fitting (its families changed): nothing is applied. */
@@ -87,6 +105,12 @@ interface LiveView {
   broken: boolean;
   /** Waiting for the next build to finish (CreateMaterializedView). */
   builtWaiters: { resolve: () => void; reject: (e: unknown) => void }[];
+  rebuilds: number;
+  evaluationErrors: number;
+  lastEvaluationError: MaterializedViewStatus['lastEvaluationError'];
+  /** Evaluation errors not yet in a warning, and when the last warning went. */
+  unwarned: number;
+  warnedAt: number;
 }
 
 /** What a source row contributes to an aggregating view: its group and its aggregates' arguments. */
@@ -122,25 +146,46 @@ export interface MaterializedViewsOptions {
    * without a write); 0 never (tests call `recheckExpiring()`). Default 60 s, the GC sweep's period.
    */
   readonly expiryCheckMillis?: number;
+  /** Rows left out of a view because its expressions failed on them (rate-limited; logged as warnings). */
+  readonly onWarning?: (message: string) => void;
+  /**
+   * The most dirty source rows held in memory per view (default 100,000): past it the set is dropped and the
+   * view rebuilt (one scan of the source instead of a read per row, and bounded memory under a bulk load).
+   */
+  readonly maxPendingRows?: number;
+  /** How long the tables of a view's previous generation stay after a rebuild (default 10 s; reads finish). */
+  readonly retireMillis?: number;
+  /** Called after each batch a build writes, with the view's id (tests pause a build here); may wait. */
+  readonly onBuildBatch?: (viewId: string) => Promise<void> | void;
+  /** The time, for the last error's stamp and the warnings' rate (default Date.now). */
+  readonly nowMillis?: () => number;
 }
 
 export class MaterializedViewEngine implements MaterializedViewMaintainer {
   private readonly views = new Map<string, LiveView>();
   private readonly bySource = new Map<string, LiveView[]>();
   private running: Promise<void> | undefined;
-  /** The unit of work running now, and its view. */
-  private inFlight: { readonly view: LiveView; readonly done: Promise<void> } | undefined;
+  /** The unit of work running now, its view, and whether it is a build. */
+  private inFlight: { readonly view: LiveView; readonly building: boolean; readonly done: Promise<void> } | undefined;
   private stopped = false;
   private readonly onError: (error: unknown) => void;
   private readonly expiryCheckMillis: number;
   private expiryTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly onWarning: (message: string) => void;
+  private readonly maxPendingRows: number;
+  private readonly retireMillis: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly db: MaterializedViewsDb,
-    options: MaterializedViewsOptions = {},
+    private readonly options: MaterializedViewsOptions = {},
   ) {
     this.onError = options.onError ?? ((e) => console.error('materialized view maintenance failed:', e));
+    this.onWarning = options.onWarning ?? ((m) => console.error(`warning: ${m}`));
     this.expiryCheckMillis = options.expiryCheckMillis ?? 60_000;
+    this.maxPendingRows = Math.max(1, options.maxPendingRows ?? 100_000);
+    this.retireMillis = options.retireMillis ?? 10_000;
+    this.now = options.nowMillis ?? Date.now;
   }
 
   /**
@@ -168,7 +213,9 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     for (const info of this.db.allMaterializedViews()) {
       try {
         const v = this.register(info);
-        const created = await this.ensureTables(v);
+        // A rebuild that switched generations just before a stop or crash may have left the older pair.
+        if (v.generation > 0) await this.dropTables(viewTables(info, v.generation - 1));
+        const created = await this.createTables(v);
         const marker = created ? undefined : await this.readCell(v.state, 'm');
         if (marker === CLEAN) await this.db.mutateRow(v.state, 'm', [{ kind: 'deleteFromRow' }]);
         else v.rebuild = true;
@@ -189,6 +236,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     await this.idle();
     this.stopped = true;
     for (const v of this.views.values()) {
+      await this.dropRetired(v).catch((e: unknown) => this.onError(e));
       if (v.rebuild || v.pending.size > 0 || v.dropped || v.broken) continue;
       await this.db.mutateRow(v.state, 'm', [setCell(STATE_FAMILY, STATE_QUALIFIER, Buffer.from(CLEAN))]);
     }
@@ -212,13 +260,25 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     return def.source.table;
   }
 
+  status(name: ChildName): MaterializedViewStatus | undefined {
+    const v = this.views.get(viewKey(name));
+    if (v === undefined) return undefined;
+    return {
+      pendingRows: v.pending.size,
+      rebuilding: v.rebuild || (this.inFlight?.view === v && this.inFlight.building),
+      rebuilds: v.rebuilds,
+      evaluationErrors: v.evaluationErrors,
+      ...(v.lastEvaluationError === undefined ? {} : { lastEvaluationError: v.lastEvaluationError }),
+    };
+  }
+
   watches(table: TableName): boolean {
     return this.bySource.size > 0 && this.bySource.has(tableKey(table));
   }
 
   async created(info: MaterializedViewInfo): Promise<void> {
     const v = this.register(info);
-    await this.ensureTables(v);
+    await this.createTables(v);
     const built = new Promise<void>((resolve, reject) => v.builtWaiters.push({ resolve, reject }));
     v.rebuild = true;
     this.kick();
@@ -231,14 +291,10 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     // Its unit of work in flight, if any, ends before its tables go (no other starts: it is unregistered).
     const inFlight = this.inFlight;
     if (inFlight !== undefined && inFlight.view === v) await inFlight.done.catch(() => undefined);
-    const tables = viewTables(info);
-    for (const t of [tables.data, tables.state]) {
-      try {
-        await this.db.deleteTable(t);
-      } catch (e) {
-        if (!isTabletopError(e, 'NotFound')) throw e;
-      }
-    }
+    if (v?.retired !== undefined) clearTimeout(v.retired.timer);
+    // Its generation, the one before (retired) and the one after (a build cut short by the deletion).
+    const g = Math.max(info.generation, v?.generation ?? 0);
+    for (const gen of [g - 1, g, g + 1]) if (gen >= 0) await this.dropTables(viewTables(info, gen));
   }
 
   rowsChanged(table: TableName, keys: readonly ByteString[] | 'all'): void {
@@ -246,7 +302,20 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     if (views === undefined) return;
     for (const v of views) {
       if (keys === 'all') v.rebuild = true;
-      else for (const k of keys) v.pending.add(k);
+      // A queued rebuild reads every row as it will be: no key need be held.
+      if (v.rebuild) {
+        v.pending.clear();
+        continue;
+      }
+      for (const k of keys) {
+        if (v.pending.size >= this.maxPendingRows && !v.pending.has(k)) {
+          // Too many to hold: one scan of the source covers them all.
+          v.pending.clear();
+          v.rebuild = true;
+          break;
+        }
+        v.pending.add(k);
+      }
     }
     this.kick();
   }
@@ -259,8 +328,15 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     const v: LiveView = {
       info,
       def,
+      generation: info.generation,
       data: tables.data,
       state: tables.state,
+      retired: undefined,
+      rebuilds: 0,
+      evaluationErrors: 0,
+      lastEvaluationError: undefined,
+      unwarned: 0,
+      warnedAt: -Infinity,
       ...shapeOf(def),
       misfit: undefined,
       pending: new Set(),
@@ -296,12 +372,12 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     }
   }
 
-  /** Creates the view's internal tables where missing; true when the state table was created now. */
-  private async ensureTables(v: LiveView): Promise<boolean> {
+  /** Creates these internal tables where missing; true when the state table was created now. */
+  private async createTables(tables: { readonly data: TableName; readonly state: TableName }): Promise<boolean> {
     let created = false;
     for (const [name, family] of [
-      [v.data, DATA_FAMILY],
-      [v.state, STATE_FAMILY],
+      [tables.data, DATA_FAMILY],
+      [tables.state, STATE_FAMILY],
     ] as const) {
       try {
         this.db.getTable(name);
@@ -314,10 +390,40 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
           internal: true,
         };
         await this.db.createTable(name, spec);
-        if (name === v.state) created = true;
+        if (name === tables.state) created = true;
       }
     }
     return created;
+  }
+
+  /** Deletes these internal tables where they exist. */
+  private async dropTables(tables: { readonly data: TableName; readonly state: TableName }): Promise<void> {
+    for (const t of [tables.data, tables.state]) {
+      try {
+        await this.db.deleteTable(t);
+      } catch (e) {
+        if (!isTabletopError(e, 'NotFound')) throw e;
+      }
+    }
+  }
+
+  /** The generation a rebuild replaced goes after `retireMillis` (reads already on it finish first). */
+  private retire(v: LiveView, generation: number): void {
+    const timer =
+      this.retireMillis <= 0
+        ? undefined
+        : setTimeout(() => void this.dropRetired(v).catch((e: unknown) => this.onError(e)), this.retireMillis);
+    timer?.unref();
+    v.retired = { generation, timer };
+    if (timer === undefined) void this.dropRetired(v).catch((e: unknown) => this.onError(e));
+  }
+
+  private async dropRetired(v: LiveView): Promise<void> {
+    const retired = v.retired;
+    if (retired === undefined) return;
+    v.retired = undefined;
+    clearTimeout(retired.timer);
+    if (!v.dropped) await this.dropTables(viewTables(v.info, retired.generation));
   }
 
   // ---- the worker ----
@@ -339,7 +445,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     for (let v = this.nextView(); v !== undefined; v = this.nextView()) {
       const building = v.rebuild;
       const done = this.step(v, building);
-      this.inFlight = { view: v, done };
+      this.inFlight = { view: v, building, done };
       try {
         await done;
       } catch (e) {
@@ -494,7 +600,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     return where === undefined || evaluate(where, row, ENV) === true;
   }
 
-  private contribution(v: LiveView, row: SqlValue[]): Contribution | undefined {
+  private contribution(v: LiveView, key: ByteString, row: SqlValue[]): Contribution | undefined {
     const agg = v.def.analyzed.aggregate!;
     try {
       if (!this.passes(v, row)) return undefined;
@@ -502,7 +608,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       const args = agg.aggregates.map((a) => a.args.map((x) => toStored(evaluate(x, row, ENV))));
       return { g: keyOf(keys, v.groupTypes), k: keys.map(toStored), a: args };
     } catch (e) {
-      if (isEvalError(e)) return undefined;
+      if (isEvalError(e)) return this.leftOut(v, 'source row', key, e);
       throw e;
     }
   }
@@ -517,9 +623,30 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       const keyTypes = v.def.columns.slice(0, v.def.keyColumns).map((c) => c.type);
       return { key: keyOf(keyValues, keyTypes) + keyPart(new Uint8Array(toBytes(key)), BYTES), values };
     } catch (e) {
-      if (isEvalError(e)) return undefined;
+      if (isEvalError(e)) return this.leftOut(v, 'source row', key, e);
       throw e;
     }
+  }
+
+  /**
+   * A source row on which the view's expressions fail is left out of the view (the query itself would fail;
+   * a view cannot): counted, kept as the last error, and told in a warning at most once a minute per view.
+   */
+  private leftOut(v: LiveView, where: 'source row' | 'group', key: ByteString, e: unknown): undefined {
+    const message = e instanceof Error ? e.message : String(e);
+    const now = this.now();
+    v.evaluationErrors++;
+    v.unwarned++;
+    v.lastEvaluationError = { where, key: printable(key), message, timeMillis: now };
+    if (now - v.warnedAt >= WARN_EVERY_MILLIS) {
+      this.onWarning(
+        `materialized view ${v.info.name.id}: ${v.unwarned} evaluation error(s) left rows out of the view ` +
+          `(${v.evaluationErrors} since start); last: ${where} ${printable(key)}: ${message}`,
+      );
+      v.warnedAt = now;
+      v.unwarned = 0;
+    }
+    return undefined;
   }
 
   // ---- incremental maintenance ----
@@ -546,7 +673,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     };
     for (const key of keys) {
       const row = rows.get(key);
-      const next = row === undefined ? undefined : this.contribution(v, row);
+      const next = row === undefined ? undefined : this.contribution(v, key, row);
       const prevText = prevs.get('r' + key);
       const nextText = next === undefined ? undefined : JSON.stringify(next);
       if (prevText === nextText) continue;
@@ -619,31 +746,47 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
         if (viewKey !== undefined) dataOut.push({ key: viewKey, mutations: [{ kind: 'deleteFromRow' }] });
         continue;
       }
-      const results: SqlValue[] = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? inPlaceResult(a.fn.name, state.acc[i]!) : null));
-      const last = state.r;
-      if (d.removed.length === 0 && last !== undefined && v.def.inPlace.every((p, i) => p || v.def.mergeable[i])) {
-        // The group only gained members: they fold into its last results, no member need be read.
-        agg.aggregates.forEach((a, i) => {
-          if (v.def.inPlace[i]) return;
-          const acc = a.fn.create(a.type);
-          acc.add([fromStored(last[i] ?? null)]);
-          for (const added of d.added) acc.add(added[i]!.map(fromStored));
-          results[i] = acc.result();
-        });
-      } else if (v.def.inPlace.some((p) => !p)) {
-        const accs = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? undefined : a.fn.create(a.type)));
-        const prefix = 'g' + g;
-        for await (const member of this.scan(v.state, { start: prefix, end: prefixSuccessor(prefix) })) addMember(accs, member);
-        accs.forEach((acc, i) => {
-          if (acc !== undefined) results[i] = acc.result();
-        });
+      let cells: Mutation[] | undefined;
+      try {
+        const results = await this.groupResults(v, g, d, state);
+        cells = this.viewCells(v, this.project(v, keyValues, results));
+        state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
+      } catch (e) {
+        if (!isEvalError(e)) throw e;
+        // An aggregate overflowed: the group has no row (its members stay, and it comes back once it fits).
+        this.leftOut(v, 'group', viewKey ?? g, e);
+        delete state.r;
       }
-      state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
       stateOut.push({ key: 's' + g, mutations: [stateCell(JSON.stringify(state))] });
-      if (viewKey !== undefined) dataOut.push({ key: viewKey, mutations: this.viewCells(v, this.project(v, keyValues, results)) });
+      if (viewKey !== undefined) dataOut.push({ key: viewKey, mutations: cells ?? [{ kind: 'deleteFromRow' }] });
     }
     await this.write(v.state, stateOut);
     await this.write(v.data, dataOut);
+  }
+
+  /** A group's aggregate results after a batch: in place, folded into its last results, or from its members. */
+  private async groupResults(v: LiveView, g: ByteString, d: GroupDelta, state: GroupState): Promise<SqlValue[]> {
+    const agg = v.def.analyzed.aggregate!;
+    const results: SqlValue[] = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? inPlaceResult(a.fn.name, state.acc[i]!) : null));
+    const last = state.r;
+    if (d.removed.length === 0 && last !== undefined && v.def.inPlace.every((p, i) => p || v.def.mergeable[i])) {
+      // The group only gained members: they fold into its last results, no member need be read.
+      agg.aggregates.forEach((a, i) => {
+        if (v.def.inPlace[i]) return;
+        const acc = a.fn.create(a.type);
+        acc.add([fromStored(last[i] ?? null)]);
+        for (const added of d.added) acc.add(added[i]!.map(fromStored));
+        results[i] = acc.result();
+      });
+    } else if (v.def.inPlace.some((p) => !p)) {
+      const accs = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? undefined : a.fn.create(a.type)));
+      const prefix = 'g' + g;
+      for await (const member of this.scan(v.state, { start: prefix, end: prefixSuccessor(prefix) })) addMember(accs, member);
+      accs.forEach((acc, i) => {
+        if (acc !== undefined) results[i] = acc.result();
+      });
+    }
+    return results;
   }
 
   private applyInPlace(v: LiveView, state: GroupState, args: Contribution['a'], sign: bigint): void {
@@ -695,17 +838,37 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
 
   // ---- building from scratch ----
 
+  /**
+   * Builds the view into the next generation's tables (emptied first: a build cut short may have left them),
+   * then moves the catalog's record to them: readers see the previous view whole until that moment.
+   */
   private async build(v: LiveView): Promise<void> {
-    await this.db.dropRowRange(v.data, { kind: 'all' });
-    await this.db.dropRowRange(v.state, { kind: 'all' });
+    await this.dropRetired(v);
+    v.rebuilds++;
+    const next = v.generation + 1;
+    const target = viewTables(v.info, next);
+    await this.dropTables(target);
+    await this.createTables(target);
+    await this.fill(v, target);
+    await this.db.switchMaterializedView(v.info.name, v.info.uid, next);
+    const old = v.generation;
+    v.generation = next;
+    v.data = target.data;
+    v.state = target.state;
+    this.retire(v, old);
+  }
+
+  private async fill(v: LiveView, target: { readonly data: TableName; readonly state: TableName }): Promise<void> {
     const state: RowMutation[] = [];
     const data: RowMutation[] = [];
     const flush = async (force: boolean): Promise<void> => {
-      if (force || state.length >= BATCH) await this.write(v.state, state.splice(0));
-      if (force || data.length >= BATCH) await this.write(v.data, data.splice(0));
+      const full = state.length >= BATCH || data.length >= BATCH;
+      if (force || state.length >= BATCH) await this.write(target.state, state.splice(0));
+      if (force || data.length >= BATCH) await this.write(target.data, data.splice(0));
+      if (full || force) await this.options.onBuildBatch?.(v.info.name.id);
     };
     const agg = v.def.analyzed.aggregate;
-    const groups = new Map<ByteString, { state: GroupState; accs: (Accumulator | undefined)[] }>();
+    const groups = new Map<ByteString, { state: GroupState; accs: (Accumulator | undefined)[]; failed?: unknown }>();
     for await (const row of this.scan(v.def.source, FULL_RANGE, v)) {
       const values = this.scanValues(v, row);
       if (agg === undefined) {
@@ -714,7 +877,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
         data.push({ key: index.key, mutations: this.viewCells(v, index.values) });
         state.push({ key: 'r' + row.key, mutations: [stateCell(index.key)] });
       } else {
-        const c = this.contribution(v, values);
+        const c = this.contribution(v, row.key, values);
         if (c === undefined) continue;
         state.push({ key: 'r' + row.key, mutations: [stateCell(JSON.stringify(c))] });
         state.push({ key: 'g' + c.g + row.key, mutations: [stateCell(JSON.stringify(c.a))] });
@@ -728,20 +891,32 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
         }
         group.state.n++;
         this.applyInPlace(v, group.state, c.a, 1n);
-        group.accs.forEach((acc, i) => acc?.add(c.a[i]!.map(fromStored)));
+        try {
+          if (group.failed === undefined) group.accs.forEach((acc, i) => acc?.add(c.a[i]!.map(fromStored)));
+        } catch (e) {
+          if (!isEvalError(e)) throw e;
+          group.failed = e;
+        }
       }
       await flush(false);
     }
     if (agg !== undefined) {
       for (const [g, group] of groups) {
         const keys = group.state.k.map(fromStored);
-        const results = agg.aggregates.map((a, i) =>
-          v.def.inPlace[i] ? inPlaceResult(a.fn.name, group.state.acc[i]!) : group.accs[i]!.result(),
-        );
-        group.state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
-        state.push({ key: 's' + g, mutations: [stateCell(JSON.stringify(group.state))] });
         const viewKey = this.groupViewKey(v, g, keys);
-        if (viewKey !== undefined) data.push({ key: viewKey, mutations: this.viewCells(v, this.project(v, keys, results)) });
+        try {
+          if (group.failed !== undefined) throw group.failed;
+          const results = agg.aggregates.map((a, i) =>
+            v.def.inPlace[i] ? inPlaceResult(a.fn.name, group.state.acc[i]!) : group.accs[i]!.result(),
+          );
+          const cells = this.viewCells(v, this.project(v, keys, results));
+          group.state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
+          if (viewKey !== undefined) data.push({ key: viewKey, mutations: cells });
+        } catch (e) {
+          if (!isEvalError(e)) throw e;
+          this.leftOut(v, 'group', viewKey ?? g, e);
+        }
+        state.push({ key: 's' + g, mutations: [stateCell(JSON.stringify(group.state))] });
         await flush(false);
       }
     }
@@ -801,7 +976,7 @@ function addMember(accs: readonly (Accumulator | undefined)[], member: Row): voi
 function inPlaceResult(fn: string, s: { c: string; v: string }): SqlValue {
   const c = BigInt(s.c);
   if (fn === '$count_star' || fn === 'COUNT') return c;
-  return c === 0n ? null : BigInt(s.v);
+  return c === 0n ? null : checkedInt64(BigInt(s.v));
 }
 
 function setCell(family: string, qualifier: ByteString, value: Uint8Array): Mutation {
