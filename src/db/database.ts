@@ -52,6 +52,7 @@ import {
   MaterializedViewAdmin,
   type MaterializedViewMaintainer,
   type MaterializedViewStatus,
+  describeTable,
   viewNameString,
 } from './materialized-views.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
@@ -135,6 +136,7 @@ export class LocalDatabase implements DatabaseCore {
         logger?.info(m, f);
       },
       onError: parts.onBackgroundError,
+      describeTable: (name) => this.describeTable(name),
     });
   }
 
@@ -264,6 +266,11 @@ export class LocalDatabase implements DatabaseCore {
   async switchMaterializedView(name: ChildName, uid: string, generation: number): Promise<void> {
     this.views.switchGeneration(name, uid, generation);
     await this.persisted(undefined);
+  }
+  /** How logs and listings name a table: a materialized view's internal tables by the view's name. */
+  describeTable(name: TableName): string {
+    const entry = this.catalog.instance(name);
+    return describeTable(name, entry === undefined ? [] : this.views.list(name));
   }
   /** How the maintainer is doing with a view (undefined without a maintainer or for a view it does not know). */
   materializedViewStatus(name: ChildName): MaterializedViewStatus | undefined {

@@ -74,6 +74,8 @@ export interface TabletopDatabase extends DatabaseCore {
   attachMaterializedViews(maintainer: MaterializedViewMaintainer): void;
   /** Every materialized view of every instance. */
   allMaterializedViews(): MaterializedViewInfo[];
+  /** How logs and listings name a table: `$mv.<uid>` as `projects/../materializedViews/<id> (data)`. */
+  describeTable(name: TableName): string;
   /** The maintainer's side: points a view at the internal tables of another generation (viewTables), durably. */
   switchMaterializedView(name: ChildName, uid: string, generation: number): Promise<void>;
   /** How the maintainer is doing with a view: pending rows, rebuilds, rows left out (the JSON API shows it). */

@@ -1,7 +1,7 @@
 import type { ByteString } from '../model/bytes.js';
 import { idHolder } from './catalog/resource-ids.js';
 import { TabletopError, alreadyExists, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
-import { type ChildName, INTERNAL_TABLE_PREFIX, type InstanceName, type TableName } from '../model/names.js';
+import { type ChildName, INTERNAL_TABLE_PREFIX, type InstanceName, type TableName, tableNameString } from '../model/names.js';
 import type { MaterializedViewInfo, MaterializedViewSpec } from './api.js';
 import type { Catalog, InstanceEntry } from './catalog/catalog.js';
 import type { MaterializedViewRecord } from './catalog/catalog-state.js';
@@ -206,6 +206,16 @@ export function viewTables(
 }
 
 const INTERNAL_VIEW_TABLE_RE = /^\$(mvs?)\.([^.]+)(?:\.\d+)?$/;
+
+/**
+ * How logs and listings name a table: its full name, or for a view's internal table the view's name and which
+ * of its tables it is (`projects/p/instances/i/materializedViews/by_region (data)`), since `$mv.<uid>` means
+ * nothing to a developer.
+ */
+export function describeTable(name: TableName, views: readonly Pick<MaterializedViewInfo, 'name' | 'uid'>[]): string {
+  const owner = internalTableOwner(name.table, views);
+  return owner === undefined ? tableNameString(name) : `${viewNameString({ ...name, id: owner.view })} (${owner.part})`;
+}
 
 /** Which view an internal table belongs to, and which of its tables it is (undefined for other tables). */
 export function internalTableOwner(

@@ -13,6 +13,7 @@ import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
 import type { ColumnFamily } from '../../model/family.js';
 import { describeGcRule } from '../../model/gc.js';
+import { internalTableOwner } from '../../db/materialized-views.js';
 import { childNameString, instanceNameString, tableNameString } from '../../model/names.js';
 import type { AdvisorDeps } from '../../insight/advisor/gather.js';
 import type { AdvisorThresholds } from '../../insight/advisor/thresholds.js';
@@ -107,7 +108,10 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
   if (instance === undefined) return { instances: db.listInstances(project).map(instanceJson) };
   const name = { project, instance };
   if (tables === 'nodes' && table === undefined) return { clusters: db.listNodes(name).map(clusterNodesJson) };
-  if (tables === 'hot-tablets' && table === undefined) return { hotTablets: db.listHotTablets(name).map(hotTabletJson) };
+  if (tables === 'hot-tablets' && table === undefined) {
+    const views = db.listMaterializedViews(name);
+    return { hotTablets: db.listHotTablets(name).map((h) => hotTabletJson(h, views)) };
+  }
   if (tables === 'advice' && table === undefined) return adviceRoute(advisorDeps(ctx), name, query);
   if (tables === 'logical-views' && table === undefined) {
     return {
@@ -146,7 +150,12 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
   const info = db.getTable({ ...name, table });
   const tablets = db.listTablets(info.name);
   const hot = db.listHotTablets(name).filter((h) => h.table.table === table);
-  return { ...tableJson(info), ...tableSizeJson(tablets), tablets: tablets.map(tabletJson), hotTablets: hot.map(hotTabletJson) };
+  return {
+    ...tableJson(info),
+    ...tableSizeJson(tablets),
+    tablets: tablets.map(tabletJson),
+    hotTablets: hot.map((h) => hotTabletJson(h, [])),
+  };
 }
 
 function advisorDeps(ctx: ApiContext): AdvisorDeps {
@@ -240,9 +249,12 @@ function clusterNodesJson(c: ClusterNodesInfo) {
   };
 }
 
-function hotTabletJson(h: HotTabletInfo) {
+/** `tableLabel`: the table's id, or for a materialized view's internal table `materialized view <id> (data)`. */
+function hotTabletJson(h: HotTabletInfo, views: readonly MaterializedViewInfo[]) {
+  const owner = internalTableOwner(h.table.table, views);
   return {
     ...tabletJson(h),
+    tableLabel: owner === undefined ? h.table.table : `materialized view ${owner.view} (${owner.part})`,
     clusterId: h.cluster,
     node: h.node,
     startTime: new Date(h.startMicros / 1000).toISOString(),

@@ -177,3 +177,22 @@ describe('continuous materialized views: evaluation errors', () => {
     expect(h.errors).toEqual([]);
   });
 });
+
+describe('continuous materialized views: internal tables in logs and listings', () => {
+  it('names a view’s internal tables, of every generation, by the view', async () => {
+    const fx = await salesDb();
+    const h = await startViews(fx.db, { retireMillis: 0 });
+    await fx.db.createMaterializedView(view('by_region'), { query: BY_REGION, deletionProtection: false });
+    await fx.db.dropRowRange(T, { kind: 'all' }); // a rebuild: the next generation
+    await h.mv.idle();
+    const info = fx.db.getMaterializedView(view('by_region'));
+    expect(info.generation).toBeGreaterThan(1);
+    const tables = viewTables(info);
+    expect(tables.data.table).toMatch(/^\$mv\.[^.]+\.\d+$/);
+    expect(fx.db.describeTable(tables.data)).toBe('projects/p/instances/i/materializedViews/by_region (data)');
+    expect(fx.db.describeTable(tables.state)).toBe('projects/p/instances/i/materializedViews/by_region (state)');
+    expect(fx.db.describeTable(viewTables(info, 0).data)).toBe('projects/p/instances/i/materializedViews/by_region (data)');
+    expect(fx.db.describeTable(T)).toBe('projects/p/instances/i/tables/sales');
+    expect(fx.db.describeTable({ ...MV_INSTANCE, table: '$mv.unknown' })).toBe('projects/p/instances/i/tables/$mv.unknown');
+  });
+});
