@@ -3,6 +3,9 @@ import { viewTables } from '../../db/index.js';
 import { family, openDb } from '../../db/testing/db-fixture.js';
 import type { Mutation, RowMutation } from '../../model/mutation.js';
 import type { TableName } from '../../model/names.js';
+import { MemoryFileSystem } from '../../storage/fs/memory-fs.js';
+import { openDiskEngine } from '../../storage/lsm/disk-engine.js';
+import type { MaterializedViewsOptions } from './index.js';
 import { MV_INSTANCE, startViews } from './testing/harness.js';
 
 const be64 = (n: bigint): Uint8Array => {
@@ -134,6 +137,51 @@ describe('continuous materialized views: rebuilds', () => {
     const current = viewTables(fx.db.getMaterializedView(view('v')));
     expect(internal.sort()).toEqual([current.data.table, current.state.table].sort());
     expect(h.errors).toEqual([]);
+  });
+});
+
+describe('continuous materialized views: a crash', () => {
+  it('serves the view as it was at the crash while the start rebuilds it', async () => {
+    const open = async (files: MemoryFileSystem, options: MaterializedViewsOptions = {}) => {
+      const engine = await openDiskEngine({ fs: files, dir: 'db', onBackgroundError: () => undefined });
+      const fx = await openDb({ engine });
+      return { fx, h: await startViews(fx.db, { retireMillis: 0, ...options }) };
+    };
+    const fs = new MemoryFileSystem();
+    let { fx, h } = await open(fs);
+    await fx.db.createTable(T, { families: [family('cf')], initialSplits: [], deletionProtection: false });
+    await fx.db.mutateRows(
+      T,
+      Array.from({ length: 600 }, (_, i) => sale(i)),
+    );
+    await fx.db.createMaterializedView(view('v'), { query: BY_REGION, deletionProtection: false });
+    await fx.db.mutateRow(T, 's00001', [set('region', 'moved')]);
+    await h.mv.idle();
+    const before = await h.viewRows('v');
+    expect(before.sort()).toEqual((await h.queryRows('v')).sort());
+    const crashed = fs.crash();
+    await fx.db.close();
+
+    // The start finds the view not closed cleanly and rebuilds it; its build waits here.
+    let release = (): void => undefined;
+    const paused = new Promise<void>((resolve) => (release = resolve));
+    let waiting = false;
+    ({ fx, h } = await open(crashed, {
+      onBuildBatch: async () => {
+        waiting = true;
+        await paused;
+      },
+    }));
+    for (let i = 0; i < 100 && !waiting; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(waiting).toBe(true);
+    expect(fx.db.materializedViewStatus(view('v'))).toMatchObject({ rebuilding: true });
+    expect((await h.viewRows('v')).sort()).toEqual(before.sort());
+    expect(await servedKeys(fx.db, 'v')).toHaveLength(8);
+    release();
+    await h.mv.idle();
+    expect((await h.viewRows('v')).sort()).toEqual((await h.queryRows('v')).sort());
+    await h.mv.close();
+    await fx.db.close();
   });
 });
 
