@@ -1,32 +1,43 @@
-import type { DatabaseCore, MaterializedViewInfo, MaterializedViewMaintainer, MaterializedViewStatus, TableSpec } from '../../db/index.js';
-import { viewTables } from '../../db/index.js';
-import type { ByteString } from '../../model/bytes.js';
-import { fromBytes, fromUtf8, prefixSuccessor, printable, toBytes, toUtf8 } from '../../model/bytes.js';
-import type { Row } from '../../model/cell.js';
-import type { RowFilter } from '../../model/filter/index.js';
+import {
+  type MaterializedViewInfo,
+  type MaterializedViewMaintainer,
+  type MaterializedViewStatus,
+  type TableSpec,
+  viewTables,
+} from '../../db/index.js';
+import { type ByteString, printable } from '../../model/bytes.js';
 import { isTabletopError, notFound } from '../../model/errors.js';
-import { FULL_RANGE, type KeyRange, pointRange } from '../../model/key-range.js';
-import type { Mutation, RowMutation } from '../../model/mutation.js';
-import { SERVER_TIME } from '../../model/mutation.js';
+import type { RowFilter } from '../../model/filter/index.js';
+import { FULL_RANGE } from '../../model/key-range.js';
 import type { ChildName, InstanceName, TableName } from '../../model/names.js';
 import { BYTES_TYPE } from '../../model/value-type.js';
 import { schemaFingerprint } from '../analyze/analyze.js';
-import { type EvalEnv, evaluate } from '../bound/evaluate.js';
-import { scanRow } from '../exec/scan.js';
-import type { Accumulator } from '../functions/index.js';
-import { LATEST_CELL, readRequest, rowSetOf } from '../plan/read-plan.js';
-import { BYTES, SqlTimestamp, type SqlType, type SqlValue } from '../types.js';
-import { checkedInt64 } from '../values/cast.js';
-import { isEvalError } from '../values/errors.js';
 import type { MaterializedSource, ViewCatalog } from '../views.js';
-import { type Stored, cellBytes, fromCellBytes, fromStored, keyOf, keyPart, toStored } from './codec.js';
-import { type ViewDefinition, defineView } from './definition.js';
+import { fillView } from './build.js';
+import { defineView } from './definition.js';
+import { applyKeys } from './incremental.js';
+import {
+  BATCH,
+  DATA_FAMILY,
+  type LiveView,
+  type MaintenanceContext,
+  type MaterializedViewsDb,
+  setCell,
+  shapeOf,
+  STATE_FAMILY,
+  STATE_QUALIFIER,
+} from './live-view.js';
+import { readCell, scan, viewRows } from './view-io.js';
 
 /**
  * The engine of continuous materialized views: it checks and builds views, keeps them up to date as writes to
  * their source tables are acknowledged, and serves their rows to the SQL engine (a MaterializedSource per
  * view). It implements the db's MaterializedViewMaintainer; src/index.ts attaches it and starts it before the
  * server serves.
+ *
+ * This file runs the views (registry, the worker, generations, status); build.ts fills a generation from
+ * scratch, incremental.ts applies batches of dirty rows, contributions.ts computes what a source row gives the
+ * view, view-io.ts reads and writes the tables, and live-view.ts holds what they share.
  *
  * Each view has two internal tables (db viewTables()):
  *
@@ -64,79 +75,11 @@ import { type ViewDefinition, defineView } from './definition.js';
  * consistent, as in the service).
  */
 
-const DATA_FAMILY = 'default';
-const STATE_FAMILY = 'c';
-const STATE_QUALIFIER = 'v';
 const CLEAN = 'clean';
-const BATCH = 500;
 /** At most one warning a minute per view about rows left out. */
 const WARN_EVERY_MILLIS = 60_000;
 /** A row's key and no more (one value-less cell). */
 const KEYS_ONLY: RowFilter = { kind: 'chain', filters: [{ kind: 'cellsPerRowLimit', limit: 1 }, { kind: 'stripValue' }] };
-
-export type MaterializedViewsDb = Pick<
-  DatabaseCore,
-  'getTable' | 'readRows' | 'mutateRows' | 'mutateRow' | 'createTable' | 'deleteTable' | 'dropRowRange' | 'getMaterializedView'
-> & {
-  attachMaterializedViews(maintainer: MaterializedViewMaintainer): void;
-  allMaterializedViews(): MaterializedViewInfo[];
-  switchMaterializedView(name: ChildName, uid: string, generation: number): Promise<void>;
-};
-
-interface LiveView {
-  readonly info: MaterializedViewInfo;
-  /** The query analyzed against the source table's schema of the moment (again after a family change). */
-  def: ViewDefinition;
-  /** The generation whose tables hold the view now (the catalog's), and those tables. */
-  generation: number;
-  data: TableName;
-  state: TableName;
-  /** An older generation whose tables go once reads in progress on them are done. */
-  retired: { readonly generation: number; readonly timer: ReturnType<typeof setTimeout> | undefined } | undefined;
-  slotOf: ReadonlyMap<string, number>;
-  groupTypes: readonly SqlType[];
-  /** The source schema under which the query stopped fitting (its families changed): nothing is applied. */
-  misfit: string | undefined;
-  /** Source rows to bring up to date (ByteString keys). */
-  readonly pending: Set<ByteString>;
-  rebuild: boolean;
-  dropped: boolean;
-  /** A build failed: the view is not what its query gives (it is not marked clean, so a restart rebuilds it). */
-  broken: boolean;
-  /** Waiting for the next build to finish (CreateMaterializedView). */
-  builtWaiters: { resolve: () => void; reject: (e: unknown) => void }[];
-  rebuilds: number;
-  evaluationErrors: number;
-  lastEvaluationError: MaterializedViewStatus['lastEvaluationError'];
-  /** Evaluation errors not yet in a warning, and when the last warning went. */
-  unwarned: number;
-  warnedAt: number;
-}
-
-/** What a source row contributes to an aggregating view: its group and its aggregates' arguments. */
-interface Contribution {
-  readonly g: ByteString;
-  readonly k: readonly Stored[];
-  readonly a: readonly (readonly Stored[])[];
-}
-
-/** What a batch changes in one group: the arguments of the members that left it and of those that joined. */
-interface GroupDelta {
-  readonly k: readonly Stored[];
-  readonly removed: Contribution['a'][];
-  readonly added: Contribution['a'][];
-}
-
-/** A group's bookkeeping: key values, member count, in-place aggregate states (count and value). */
-interface GroupState {
-  k: Stored[];
-  n: number;
-  acc: ({ c: string; v: string } | null)[];
-  /** The last result of each aggregate not kept in place (null for those kept in place). */
-  r?: Stored[];
-}
-
-const ENV: EvalEnv = { params: new Map(), ctx: { now: new SqlTimestamp(0n) } };
 
 export interface MaterializedViewsOptions {
   /** Failures of background maintenance (logged by the server). */
@@ -175,10 +118,12 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
   private readonly maxPendingRows: number;
   private readonly retireMillis: number;
   private readonly now: () => number;
+  /** What build.ts and incremental.ts are given. */
+  private readonly context: MaintenanceContext;
 
   constructor(
     private readonly db: MaterializedViewsDb,
-    private readonly options: MaterializedViewsOptions = {},
+    options: MaterializedViewsOptions = {},
   ) {
     this.onError = options.onError ?? ((e) => console.error('materialized view maintenance failed:', e));
     this.onWarning = options.onWarning ?? ((m) => console.error(`warning: ${m}`));
@@ -186,6 +131,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     this.maxPendingRows = Math.max(1, options.maxPendingRows ?? 100_000);
     this.retireMillis = options.retireMillis ?? 10_000;
     this.now = options.nowMillis ?? Date.now;
+    this.context = { db, leftOut: (v, where, key, e) => this.leftOut(v, where, key, e), onBuildBatch: options.onBuildBatch };
   }
 
   /**
@@ -198,8 +144,8 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       if (!v.def.expiring || v.dropped) continue;
       try {
         const keys: ByteString[] = [];
-        for await (const row of this.scan(v.def.source, FULL_RANGE, undefined, KEYS_ONLY)) keys.push(row.key);
-        for await (const row of this.scan(v.state, { start: 'r', end: 's' }, undefined, KEYS_ONLY)) keys.push(row.key.slice(1));
+        for await (const row of scan(this.db, v.def.source, FULL_RANGE, undefined, KEYS_ONLY)) keys.push(row.key);
+        for await (const row of scan(this.db, v.state, { start: 'r', end: 's' }, undefined, KEYS_ONLY)) keys.push(row.key.slice(1));
         this.rowsChanged(v.def.source, keys);
       } catch (e) {
         if (!v.dropped) this.onError(e);
@@ -216,7 +162,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
         // A rebuild that switched generations just before a stop or crash may have left the older pair.
         if (v.generation > 0) await this.dropTables(viewTables(info, v.generation - 1));
         const created = await this.createTables(v);
-        const marker = created ? undefined : await this.readCell(v.state, 'm');
+        const marker = created ? undefined : await readCell(this.db, v.state, 'm');
         if (marker === CLEAN) await this.db.mutateRow(v.state, 'm', [{ kind: 'deleteFromRow' }]);
         else v.rebuild = true;
       } catch (e) {
@@ -477,7 +423,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       if (keys.length >= BATCH) break;
     }
     for (const key of keys) v.pending.delete(key);
-    await this.applyKeys(v, keys);
+    await applyKeys(this.context, v, keys);
   }
 
   /**
@@ -527,106 +473,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     this.onError(e);
   }
 
-  // ---- reading ----
-
-  private async readCell(table: TableName, key: ByteString): Promise<string | undefined> {
-    const row = await this.readOne(table, key);
-    const cell = row?.cells[0];
-    return cell === undefined ? undefined : Buffer.from(cell.value).toString('utf8');
-  }
-
-  private async readOne(table: TableName, key: ByteString): Promise<Row | undefined> {
-    const reader = this.db.readRows(table, { rows: { keys: [key], ranges: [] }, filter: undefined, limit: undefined, reversed: false });
-    try {
-      return await reader.next();
-    } finally {
-      reader.close();
-    }
-  }
-
-  private async *scan(table: TableName, range: KeyRange | readonly KeyRange[], v?: LiveView, filter?: RowFilter): AsyncGenerator<Row> {
-    const ranges = Array.isArray(range) ? (range as readonly KeyRange[]) : [range as KeyRange];
-    const request =
-      v === undefined
-        ? { rows: rowSetOf(ranges), filter, limit: undefined, reversed: false }
-        : readRequest(v.def.analyzed, ranges, v.def.families, LATEST_CELL);
-    const reader = this.db.readRows(table, request);
-    try {
-      for (;;) {
-        let row = reader.next();
-        if (row instanceof Promise) row = await row;
-        if (row === undefined) return;
-        yield row;
-      }
-    } finally {
-      reader.close();
-    }
-  }
-
-  /** The source rows that exist of `keys` (sorted), as the query sees them (`[_key, family maps...]`). */
-  private async sourceRows(v: LiveView, keys: readonly ByteString[]): Promise<Map<ByteString, SqlValue[]>> {
-    const out = new Map<ByteString, SqlValue[]>();
-    for await (const row of this.scan(v.def.source, keys.map(pointRange), v)) out.set(row.key, this.scanValues(v, row));
-    return out;
-  }
-
-  /** The first cell's text of each of these rows that exists. */
-  private async cells(table: TableName, keys: readonly ByteString[]): Promise<Map<ByteString, string>> {
-    const out = new Map<ByteString, string>();
-    if (keys.length === 0) return out;
-    const reader = this.db.readRows(table, { rows: { keys: [...keys], ranges: [] }, filter: undefined, limit: undefined, reversed: false });
-    try {
-      for (;;) {
-        let row = reader.next();
-        if (row instanceof Promise) row = await row;
-        if (row === undefined) return out;
-        const cell = row.cells[0];
-        if (cell !== undefined) out.set(row.key, Buffer.from(cell.value).toString('utf8'));
-      }
-    } finally {
-      reader.close();
-    }
-  }
-
-  private scanValues(v: LiveView, row: Row): SqlValue[] {
-    return scanRow(row, v.def.analyzed, v.def.families, v.slotOf, false);
-  }
-
-  // ---- contributions ----
-
-  /** Whether the row passes WHERE (a row whose expressions fail to evaluate is left out of the view). */
-  private passes(v: LiveView, row: SqlValue[]): boolean {
-    const where = v.def.analyzed.where;
-    return where === undefined || evaluate(where, row, ENV) === true;
-  }
-
-  private contribution(v: LiveView, key: ByteString, row: SqlValue[]): Contribution | undefined {
-    const agg = v.def.analyzed.aggregate!;
-    try {
-      if (!this.passes(v, row)) return undefined;
-      const keys = agg.groups.map((g) => evaluate(g, row, ENV));
-      const args = agg.aggregates.map((a) => a.args.map((x) => toStored(evaluate(x, row, ENV))));
-      return { g: keyOf(keys, v.groupTypes), k: keys.map(toStored), a: args };
-    } catch (e) {
-      if (isEvalError(e)) return this.leftOut(v, 'source row', key, e);
-      throw e;
-    }
-  }
-
-  /** An index view's row for a source row: its key and cells, or undefined when the row is not in the view. */
-  private indexRow(v: LiveView, key: ByteString, row: SqlValue[]): { key: ByteString; values: SqlValue[] } | undefined {
-    const q = v.def.analyzed;
-    try {
-      if (!this.passes(v, row)) return undefined;
-      const values = q.projection.slice(0, q.columns.length).map((p) => evaluate(p, row, ENV));
-      const keyValues = v.def.resultIndex.slice(0, v.def.keyColumns).map((i) => values[i]!);
-      const keyTypes = v.def.columns.slice(0, v.def.keyColumns).map((c) => c.type);
-      return { key: keyOf(keyValues, keyTypes) + keyPart(new Uint8Array(toBytes(key)), BYTES), values };
-    } catch (e) {
-      if (isEvalError(e)) return this.leftOut(v, 'source row', key, e);
-      throw e;
-    }
-  }
+  // ---- evaluation errors ----
 
   /**
    * A source row on which the view's expressions fail is left out of the view (the query itself would fail;
@@ -649,193 +496,6 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     return undefined;
   }
 
-  // ---- incremental maintenance ----
-
-  /**
-   * Brings a batch of dirty source rows up to date: one read of the rows, one of what they contributed, one write
-   * of the bookkeeping; then each group they left or joined once (one read of their states, one write of the
-   * states and one of the view's rows).
-   */
-  private async applyKeys(v: LiveView, keys: ByteString[]): Promise<void> {
-    keys.sort();
-    const rows = await this.sourceRows(v, keys);
-    const prevs = await this.cells(
-      v.state,
-      keys.map((k) => 'r' + k),
-    );
-    if (v.def.kind === 'index') return this.applyIndexKeys(v, keys, rows, prevs);
-    const entries: RowMutation[] = [];
-    const deltas = new Map<ByteString, GroupDelta>();
-    const delta = (c: Contribution): GroupDelta => {
-      let d = deltas.get(c.g);
-      if (d === undefined) deltas.set(c.g, (d = { k: c.k, removed: [], added: [] }));
-      return d;
-    };
-    for (const key of keys) {
-      const row = rows.get(key);
-      const next = row === undefined ? undefined : this.contribution(v, key, row);
-      const prevText = prevs.get('r' + key);
-      const nextText = next === undefined ? undefined : JSON.stringify(next);
-      if (prevText === nextText) continue;
-      const prev = prevText === undefined ? undefined : (JSON.parse(prevText) as Contribution);
-      // A member that stays in its group has its arguments overwritten (one entry per row key in the batch).
-      if (prev !== undefined && prev.g !== next?.g) entries.push({ key: 'g' + prev.g + key, mutations: [{ kind: 'deleteFromRow' }] });
-      if (prev !== undefined) delta(prev).removed.push(prev.a);
-      if (next !== undefined) {
-        entries.push({ key: 'g' + next.g + key, mutations: [stateCell(JSON.stringify(next.a))] });
-        entries.push({ key: 'r' + key, mutations: [stateCell(nextText!)] });
-        delta(next).added.push(next.a);
-      } else entries.push({ key: 'r' + key, mutations: [{ kind: 'deleteFromRow' }] });
-    }
-    if (entries.length === 0) return;
-    await this.write(v.state, entries);
-    await this.updateGroups(v, deltas);
-  }
-
-  private async applyIndexKeys(
-    v: LiveView,
-    keys: readonly ByteString[],
-    rows: ReadonlyMap<ByteString, SqlValue[]>,
-    prevs: ReadonlyMap<ByteString, string>,
-  ): Promise<void> {
-    const data: RowMutation[] = [];
-    const state: RowMutation[] = [];
-    for (const key of keys) {
-      const row = rows.get(key);
-      const next = row === undefined ? undefined : this.indexRow(v, key, row);
-      const prev = prevs.get('r' + key);
-      // View keys end with the source row's key: no two source rows share one.
-      if (prev !== undefined && prev !== next?.key) data.push({ key: prev, mutations: [{ kind: 'deleteFromRow' }] });
-      if (next !== undefined) data.push({ key: next.key, mutations: this.viewCells(v, next.values) });
-      if (next !== undefined && next.key !== prev) state.push({ key: 'r' + key, mutations: [stateCell(next.key)] });
-      else if (next === undefined && prev !== undefined) state.push({ key: 'r' + key, mutations: [{ kind: 'deleteFromRow' }] });
-    }
-    await this.write(v.data, data);
-    await this.write(v.state, state);
-  }
-
-  /** Takes the members that left each group out and puts those that joined in, then writes its state and view row. */
-  private async updateGroups(v: LiveView, deltas: ReadonlyMap<ByteString, GroupDelta>): Promise<void> {
-    const agg = v.def.analyzed.aggregate!;
-    const groups = [...deltas.keys()].sort();
-    const texts = await this.cells(
-      v.state,
-      groups.map((g) => 's' + g),
-    );
-    const stateOut: RowMutation[] = [];
-    const dataOut: RowMutation[] = [];
-    for (const g of groups) {
-      const d = deltas.get(g)!;
-      const text = texts.get('s' + g);
-      const state: GroupState =
-        text === undefined
-          ? { k: [...d.k], n: 0, acc: v.def.inPlace.map((p) => (p ? { c: '0', v: '0' } : null)) }
-          : (JSON.parse(text) as GroupState);
-      for (const a of d.removed) {
-        state.n--;
-        this.applyInPlace(v, state, a, -1n);
-      }
-      for (const a of d.added) {
-        state.n++;
-        this.applyInPlace(v, state, a, 1n);
-      }
-      const keyValues = state.k.map(fromStored);
-      const viewKey = this.groupViewKey(v, g, keyValues);
-      if (state.n <= 0) {
-        stateOut.push({ key: 's' + g, mutations: [{ kind: 'deleteFromRow' }] });
-        if (viewKey !== undefined) dataOut.push({ key: viewKey, mutations: [{ kind: 'deleteFromRow' }] });
-        continue;
-      }
-      let cells: Mutation[] | undefined;
-      try {
-        const results = await this.groupResults(v, g, d, state);
-        cells = this.viewCells(v, this.project(v, keyValues, results));
-        state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
-      } catch (e) {
-        if (!isEvalError(e)) throw e;
-        // An aggregate overflowed: the group has no row (its members stay, and it comes back once it fits).
-        this.leftOut(v, 'group', viewKey ?? g, e);
-        delete state.r;
-      }
-      stateOut.push({ key: 's' + g, mutations: [stateCell(JSON.stringify(state))] });
-      if (viewKey !== undefined) dataOut.push({ key: viewKey, mutations: cells ?? [{ kind: 'deleteFromRow' }] });
-    }
-    await this.write(v.state, stateOut);
-    await this.write(v.data, dataOut);
-  }
-
-  /** A group's aggregate results after a batch: in place, folded into its last results, or from its members. */
-  private async groupResults(v: LiveView, g: ByteString, d: GroupDelta, state: GroupState): Promise<SqlValue[]> {
-    const agg = v.def.analyzed.aggregate!;
-    const results: SqlValue[] = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? inPlaceResult(a.fn.name, state.acc[i]!) : null));
-    const last = state.r;
-    if (d.removed.length === 0 && last !== undefined && v.def.inPlace.every((p, i) => p || v.def.mergeable[i])) {
-      // The group only gained members: they fold into its last results, no member need be read.
-      agg.aggregates.forEach((a, i) => {
-        if (v.def.inPlace[i]) return;
-        const acc = a.fn.create(a.type);
-        acc.add([fromStored(last[i] ?? null)]);
-        for (const added of d.added) acc.add(added[i]!.map(fromStored));
-        results[i] = acc.result();
-      });
-    } else if (v.def.inPlace.some((p) => !p)) {
-      const accs = agg.aggregates.map((a, i) => (v.def.inPlace[i] ? undefined : a.fn.create(a.type)));
-      const prefix = 'g' + g;
-      for await (const member of this.scan(v.state, { start: prefix, end: prefixSuccessor(prefix) })) addMember(accs, member);
-      accs.forEach((acc, i) => {
-        if (acc !== undefined) results[i] = acc.result();
-      });
-    }
-    return results;
-  }
-
-  private applyInPlace(v: LiveView, state: GroupState, args: Contribution['a'], sign: bigint): void {
-    const agg = v.def.analyzed.aggregate!;
-    agg.aggregates.forEach((a, i) => {
-      const s = state.acc[i];
-      if (s === null || s === undefined) return;
-      const x = args[i]?.[0] === undefined ? undefined : fromStored(args[i]![0]!);
-      if (a.fn.name !== '$count_star' && (x === null || x === undefined)) return;
-      s.c = (BigInt(s.c) + sign).toString();
-      if (a.fn.name === 'SUM') s.v = (BigInt(s.v) + sign * (x as bigint)).toString();
-      else if (a.fn.name === 'BIT_XOR') s.v = BigInt.asIntN(64, BigInt(s.v) ^ (x as bigint)).toString();
-    });
-  }
-
-  /** The result columns of a group: the query's projection over `[group keys..., aggregate results...]`. */
-  private project(v: LiveView, keys: readonly SqlValue[], results: readonly SqlValue[]): SqlValue[] {
-    const q = v.def.analyzed;
-    const row = [...keys, ...results];
-    return q.projection.slice(0, q.columns.length).map((p) => evaluate(p, row, ENV));
-  }
-
-  /** A group's row key in `data`: its raw `_key` (none when NULL or empty), else its encoding. */
-  private groupViewKey(v: LiveView, g: ByteString, keys: readonly SqlValue[]): ByteString | undefined {
-    if (!v.def.rawKey) return g;
-    const k = keys[0] ?? null;
-    if (k === null) return undefined;
-    const raw = typeof k === 'string' ? fromUtf8(k) : fromBytes(k as Uint8Array);
-    return raw === '' ? undefined : raw;
-  }
-
-  /** A view row's mutations: clear the row, then one cell per non-NULL column (the raw key has none). */
-  private viewCells(v: LiveView, values: readonly SqlValue[]): Mutation[] {
-    const out: Mutation[] = [{ kind: 'deleteFromRow' }];
-    v.def.columns.forEach((c, j) => {
-      if (j === 0 && v.def.rawKey) return;
-      const bytes = cellBytes(values[v.def.resultIndex[j]!]!, c.type);
-      if (bytes !== undefined) out.push(setCell(DATA_FAMILY, fromUtf8(c.name), bytes));
-    });
-    return out;
-  }
-
-  private async write(table: TableName, entries: readonly RowMutation[]): Promise<void> {
-    if (entries.length === 0) return;
-    const results = await this.db.mutateRows(table, entries);
-    const failed = results.find((r) => r !== undefined);
-    if (failed !== undefined) throw failed;
-  }
-
   // ---- building from scratch ----
 
   /**
@@ -849,78 +509,13 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     const target = viewTables(v.info, next);
     await this.dropTables(target);
     await this.createTables(target);
-    await this.fill(v, target);
+    await fillView(this.context, v, target);
     await this.db.switchMaterializedView(v.info.name, v.info.uid, next);
     const old = v.generation;
     v.generation = next;
     v.data = target.data;
     v.state = target.state;
     this.retire(v, old);
-  }
-
-  private async fill(v: LiveView, target: { readonly data: TableName; readonly state: TableName }): Promise<void> {
-    const state: RowMutation[] = [];
-    const data: RowMutation[] = [];
-    const flush = async (force: boolean): Promise<void> => {
-      const full = state.length >= BATCH || data.length >= BATCH;
-      if (force || state.length >= BATCH) await this.write(target.state, state.splice(0));
-      if (force || data.length >= BATCH) await this.write(target.data, data.splice(0));
-      if (full || force) await this.options.onBuildBatch?.(v.info.name.id);
-    };
-    const agg = v.def.analyzed.aggregate;
-    const groups = new Map<ByteString, { state: GroupState; accs: (Accumulator | undefined)[]; failed?: unknown }>();
-    for await (const row of this.scan(v.def.source, FULL_RANGE, v)) {
-      const values = this.scanValues(v, row);
-      if (agg === undefined) {
-        const index = this.indexRow(v, row.key, values);
-        if (index === undefined) continue;
-        data.push({ key: index.key, mutations: this.viewCells(v, index.values) });
-        state.push({ key: 'r' + row.key, mutations: [stateCell(index.key)] });
-      } else {
-        const c = this.contribution(v, row.key, values);
-        if (c === undefined) continue;
-        state.push({ key: 'r' + row.key, mutations: [stateCell(JSON.stringify(c))] });
-        state.push({ key: 'g' + c.g + row.key, mutations: [stateCell(JSON.stringify(c.a))] });
-        let group = groups.get(c.g);
-        if (group === undefined) {
-          group = {
-            state: { k: [...c.k], n: 0, acc: v.def.inPlace.map((p) => (p ? { c: '0', v: '0' } : null)) },
-            accs: agg.aggregates.map((a, i) => (v.def.inPlace[i] ? undefined : a.fn.create(a.type))),
-          };
-          groups.set(c.g, group);
-        }
-        group.state.n++;
-        this.applyInPlace(v, group.state, c.a, 1n);
-        try {
-          if (group.failed === undefined) group.accs.forEach((acc, i) => acc?.add(c.a[i]!.map(fromStored)));
-        } catch (e) {
-          if (!isEvalError(e)) throw e;
-          group.failed = e;
-        }
-      }
-      await flush(false);
-    }
-    if (agg !== undefined) {
-      for (const [g, group] of groups) {
-        const keys = group.state.k.map(fromStored);
-        const viewKey = this.groupViewKey(v, g, keys);
-        try {
-          if (group.failed !== undefined) throw group.failed;
-          const results = agg.aggregates.map((a, i) =>
-            v.def.inPlace[i] ? inPlaceResult(a.fn.name, group.state.acc[i]!) : group.accs[i]!.result(),
-          );
-          const cells = this.viewCells(v, this.project(v, keys, results));
-          group.state.r = results.map((x, i) => (v.def.inPlace[i] ? null : toStored(x)));
-          if (viewKey !== undefined) data.push({ key: viewKey, mutations: cells });
-        } catch (e) {
-          if (!isEvalError(e)) throw e;
-          this.leftOut(v, 'group', viewKey ?? g, e);
-        }
-        state.push({ key: 's' + g, mutations: [stateCell(JSON.stringify(group.state))] });
-        await flush(false);
-      }
-    }
-    await flush(true);
   }
 
   // ---- reading a view ----
@@ -935,56 +530,9 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     return {
       columns: v.def.columns,
       fingerprint: v.info.uid,
-      rows: (signal) => this.viewRows(v, signal),
+      rows: (signal) => viewRows(this.db, v, signal),
     };
   }
-
-  private async *viewRows(v: LiveView, signal: AbortSignal | undefined): AsyncGenerator<readonly SqlValue[]> {
-    const slot = new Map(v.def.columns.map((c, j) => [fromUtf8(c.name), j]));
-    for await (const row of this.scan(v.data, FULL_RANGE)) {
-      if (signal?.aborted === true) return;
-      const out: SqlValue[] = v.def.columns.map(() => null);
-      if (v.def.rawKey) {
-        const key = new Uint8Array(toBytes(row.key));
-        out[0] = v.def.columns[0]!.type.kind === 'STRING' ? toUtf8(row.key) : key;
-      }
-      for (const cell of row.cells) {
-        const j = slot.get(cell.qualifier);
-        if (j !== undefined && cell.family === DATA_FAMILY) out[j] = fromCellBytes(cell.value, v.def.columns[j]!.type);
-      }
-      yield out;
-    }
-  }
-}
-
-/** How a view's source rows are read: family slots and group key types. */
-function shapeOf(def: ViewDefinition): Pick<LiveView, 'slotOf' | 'groupTypes'> {
-  const q = def.analyzed;
-  return {
-    slotOf: new Map(def.families.map((i) => [q.families[i]!.name, i + 1])),
-    groupTypes: q.aggregate?.groups.map((g) => g.type) ?? [],
-  };
-}
-
-function addMember(accs: readonly (Accumulator | undefined)[], member: Row): void {
-  const cell = member.cells[0];
-  if (cell === undefined) return;
-  const args = JSON.parse(Buffer.from(cell.value).toString('utf8')) as Stored[][];
-  accs.forEach((acc, i) => acc?.add(args[i]!.map(fromStored)));
-}
-
-function inPlaceResult(fn: string, s: { c: string; v: string }): SqlValue {
-  const c = BigInt(s.c);
-  if (fn === '$count_star' || fn === 'COUNT') return c;
-  return c === 0n ? null : checkedInt64(BigInt(s.v));
-}
-
-function setCell(family: string, qualifier: ByteString, value: Uint8Array): Mutation {
-  return { kind: 'setCell', family, qualifier, timestamp: SERVER_TIME, value };
-}
-
-function stateCell(text: string): Mutation {
-  return setCell(STATE_FAMILY, STATE_QUALIFIER, Buffer.from(text, 'utf8'));
 }
 
 function tableKey(t: TableName): string {
