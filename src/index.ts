@@ -202,6 +202,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   // Continuous materialized views: brought up (rebuilt if not closed cleanly) before the server serves a write.
   const materialized = createMaterializedViews(db, {
     onError: (e) => logger.error(`materialized view maintenance failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    onWarning: (m) => logger.warn(m),
   });
   try {
     await materialized.start();

@@ -241,6 +241,8 @@ export interface MaterializedViewInfo extends MaterializedViewSpec {
   readonly sourceTable: string;
   readonly etag: string;
   readonly createTimeMillis: number;
+  /** Which pair of internal tables holds the view's data now (a rebuild moves it on; viewTables). */
+  readonly generation: number;
 }
 
 export interface TableSpec {

@@ -48,7 +48,13 @@ import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { andThen } from './maybe.js';
 import { TabletManager } from './tablet-manager.js';
-import { MaterializedViewAdmin, type MaterializedViewMaintainer, viewNameString } from './materialized-views.js';
+import {
+  MaterializedViewAdmin,
+  type MaterializedViewMaintainer,
+  type MaterializedViewStatus,
+  describeTable,
+  viewNameString,
+} from './materialized-views.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
 import { keyDistribution } from './key-distribution.js';
 import { type RowShape, profileRows } from './row-profiles.js';
@@ -130,6 +136,7 @@ export class LocalDatabase implements DatabaseCore {
         logger?.info(m, f);
       },
       onError: parts.onBackgroundError,
+      describeTable: (name) => this.describeTable(name),
     });
   }
 
@@ -254,6 +261,20 @@ export class LocalDatabase implements DatabaseCore {
   }
   getMaterializedView(name: ChildName): MaterializedViewInfo {
     return this.views.get(name);
+  }
+  /** The maintainer's side: a rebuild filled another pair of internal tables; readers move to them now. */
+  async switchMaterializedView(name: ChildName, uid: string, generation: number): Promise<void> {
+    this.views.switchGeneration(name, uid, generation);
+    await this.persisted(undefined);
+  }
+  /** How logs and listings name a table: a materialized view's internal tables by the view's name. */
+  describeTable(name: TableName): string {
+    const entry = this.catalog.instance(name);
+    return describeTable(name, entry === undefined ? [] : this.views.list(name));
+  }
+  /** How the maintainer is doing with a view (undefined without a maintainer or for a view it does not know). */
+  materializedViewStatus(name: ChildName): MaterializedViewStatus | undefined {
+    return this.views.maintainer?.status?.(name);
   }
   listMaterializedViews(instance: InstanceName): MaterializedViewInfo[] {
     return this.views.list(instance);

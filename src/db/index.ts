@@ -2,19 +2,19 @@ import { type Config, resolveConfig } from '../config.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import type { Logger } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
-import type { TableName } from '../model/names.js';
+import type { ChildName, TableName } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import type { AccessRecorder, KeyDistribution } from './access.js';
 import type { DatabaseCore, DatabaseStats, MaterializedViewInfo } from './api.js';
-import type { MaterializedViewMaintainer } from './materialized-views.js';
+import type { MaterializedViewMaintainer, MaterializedViewStatus } from './materialized-views.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import type { RowShape } from './row-profiles.js';
 import { CATALOG_META_KEY, LocalDatabase } from './database.js';
 
 export type * from './api.js';
 export type { AccessRecorder, KeyDistribution, RowBatch, TableAccess } from './access.js';
-export type { MaterializedViewMaintainer } from './materialized-views.js';
-export { viewTables } from './materialized-views.js';
+export type { MaterializedViewMaintainer, MaterializedViewStatus } from './materialized-views.js';
+export { internalTableOwner, viewTables } from './materialized-views.js';
 export type { CatalogState } from './catalog/catalog-state.js';
 export type { FamilyShape, RowShape } from './row-profiles.js';
 export { promiseDatabase } from './promise-database.js';
@@ -74,6 +74,12 @@ export interface TabletopDatabase extends DatabaseCore {
   attachMaterializedViews(maintainer: MaterializedViewMaintainer): void;
   /** Every materialized view of every instance. */
   allMaterializedViews(): MaterializedViewInfo[];
+  /** How logs and listings name a table: `$mv.<uid>` as `projects/../materializedViews/<id> (data)`. */
+  describeTable(name: TableName): string;
+  /** The maintainer's side: points a view at the internal tables of another generation (viewTables), durably. */
+  switchMaterializedView(name: ChildName, uid: string, generation: number): Promise<void>;
+  /** How the maintainer is doing with a view: pending rows, rebuilds, rows left out (the JSON API shows it). */
+  materializedViewStatus(name: ChildName): MaterializedViewStatus | undefined;
 }
 
 /** What `TabletopDatabase.tableSize` tells. */

@@ -1,7 +1,7 @@
 import type { ByteString } from '../model/bytes.js';
 import { idHolder } from './catalog/resource-ids.js';
 import { TabletopError, alreadyExists, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
-import { type ChildName, INTERNAL_TABLE_PREFIX, type InstanceName, type TableName } from '../model/names.js';
+import { type ChildName, INTERNAL_TABLE_PREFIX, type InstanceName, type TableName, tableNameString } from '../model/names.js';
 import type { MaterializedViewInfo, MaterializedViewSpec } from './api.js';
 import type { Catalog, InstanceEntry } from './catalog/catalog.js';
 import type { MaterializedViewRecord } from './catalog/catalog-state.js';
@@ -32,6 +32,30 @@ export interface MaterializedViewMaintainer {
    * and may include rows the write left as they were); 'all' when any row may have changed (DropRowRange).
    */
   rowsChanged(table: TableName, keys: readonly ByteString[] | 'all'): void;
+  /** How maintenance of the view is going (the JSON API and logs); undefined for a view it does not know. */
+  status?(view: ChildName): MaterializedViewStatus | undefined;
+}
+
+/** What the maintainer tells about one view (in memory: a restart starts the counts again). */
+export interface MaterializedViewStatus {
+  /** Source rows changed and not yet applied to the view. */
+  readonly pendingRows: number;
+  /** A build is queued or running (readers still see the previous complete view, if any). */
+  readonly rebuilding: boolean;
+  /** Builds since start: the first, and rebuilds after a crash, a DropRowRange, a family change or too many pending rows. */
+  readonly rebuilds: number;
+  /**
+   * Evaluations that failed since start, each leaving a row out of the view: a source row on which the view's
+   * expressions fail (TO_INT64 of 3 bytes), or a group whose aggregate overflows (it has no row meanwhile).
+   */
+  readonly evaluationErrors: number;
+  /** The last such failure: the source row's key or the group's view row key (printable), and the error. */
+  readonly lastEvaluationError?: {
+    readonly where: 'source row' | 'group';
+    readonly key: string;
+    readonly message: string;
+    readonly timeMillis: number;
+  };
 }
 
 export class MaterializedViewAdmin {
@@ -109,6 +133,16 @@ export class MaterializedViewAdmin {
     return viewInfo(name, current);
   }
 
+  /**
+   * Points the view at another pair of internal tables (a rebuild filled them); NotFound when the view is gone
+   * or was created again (another uid). The caller persists the catalog.
+   */
+  switchGeneration(name: ChildName, uid: string, generation: number): void {
+    const current = this.record(name);
+    if (current.uid !== uid) throw notFound(`Materialized view ${viewNameString(name)} not found`);
+    this.replace(name, (r) => (r.id === name.id ? [{ ...r, generation }] : [r]));
+  }
+
   /** Removes a view whose creation failed (no checks). */
   discard(name: ChildName): void {
     this.replace(name, (r) => (r.id === name.id ? [] : [r]));
@@ -156,14 +190,42 @@ function checkEtag(name: ChildName, record: MaterializedViewRecord, etag: string
 
 /**
  * The internal tables of a view (INTERNAL_TABLE_PREFIX ids: ListTables leaves them out, clients cannot name
- * them): `data` holds the view's rows as ReadRows serves them, `state` what keeps them up to date.
+ * them): `data` holds the view's rows as ReadRows serves them, `state` what keeps them up to date. Each
+ * generation (a rebuild's new pair) has its own: `$mv.<uid>`, then `$mv.<uid>.1`, `$mv.<uid>.2`, ...
  */
-export function viewTables(view: MaterializedViewInfo): { readonly data: TableName; readonly state: TableName } {
+export function viewTables(
+  view: Pick<MaterializedViewInfo, 'name' | 'uid' | 'generation'>,
+  generation = view.generation,
+): { readonly data: TableName; readonly state: TableName } {
   const { project, instance } = view.name;
+  const suffix = generation === 0 ? '' : `.${generation}`;
   return {
-    data: { project, instance, table: `${INTERNAL_TABLE_PREFIX}mv.${view.uid}` },
-    state: { project, instance, table: `${INTERNAL_TABLE_PREFIX}mvs.${view.uid}` },
+    data: { project, instance, table: `${INTERNAL_TABLE_PREFIX}mv.${view.uid}${suffix}` },
+    state: { project, instance, table: `${INTERNAL_TABLE_PREFIX}mvs.${view.uid}${suffix}` },
   };
+}
+
+const INTERNAL_VIEW_TABLE_RE = /^\$(mvs?)\.([^.]+)(?:\.\d+)?$/;
+
+/**
+ * How logs and listings name a table: its full name, or for a view's internal table the view's name and which
+ * of its tables it is (`projects/p/instances/i/materializedViews/by_region (data)`), since `$mv.<uid>` means
+ * nothing to a developer.
+ */
+export function describeTable(name: TableName, views: readonly Pick<MaterializedViewInfo, 'name' | 'uid'>[]): string {
+  const owner = internalTableOwner(name.table, views);
+  return owner === undefined ? tableNameString(name) : `${viewNameString({ ...name, id: owner.view })} (${owner.part})`;
+}
+
+/** Which view an internal table belongs to, and which of its tables it is (undefined for other tables). */
+export function internalTableOwner(
+  table: string,
+  views: readonly Pick<MaterializedViewInfo, 'name' | 'uid'>[],
+): { readonly view: string; readonly part: 'data' | 'state' } | undefined {
+  const m = INTERNAL_VIEW_TABLE_RE.exec(table);
+  if (m === null) return undefined;
+  const view = views.find((v) => v.uid === m[2]);
+  return view === undefined ? undefined : { view: view.name.id, part: m[1] === 'mv' ? 'data' : 'state' };
 }
 
 export function viewNameString(name: ChildName): string {
@@ -179,5 +241,6 @@ function viewInfo(name: ChildName, r: MaterializedViewRecord): MaterializedViewI
     deletionProtection: r.deletionProtection,
     etag: r.etag,
     createTimeMillis: r.createTimeMillis,
+    generation: r.generation ?? 0,
   };
 }

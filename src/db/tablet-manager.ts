@@ -1,7 +1,7 @@
 import type { LogFields } from '../log.js';
 import { formatBytes } from '../units.js';
 import { type ByteString, printable } from '../model/bytes.js';
-import { type InstanceName, tableNameString } from '../model/names.js';
+import { type InstanceName, type TableName, tableNameString } from '../model/names.js';
 import type { StorageEngine } from '../storage/store.js';
 import { chooseLoadSplit } from '../tablet/load-split.js';
 import { sizeSplitKey, sizeSplitStep } from '../tablet/size-split.js';
@@ -18,6 +18,8 @@ export interface TabletManagerDeps extends NodePlacementDeps {
   readonly catalogJson: () => string;
   readonly catalogKey: string;
   readonly onError: (e: unknown) => void;
+  /** How logs name a table (a materialized view's internal tables by the view's name). */
+  readonly describeTable: (name: TableName) => string;
 }
 
 /**
@@ -192,7 +194,7 @@ export class TabletManager {
       if (decision.kind === 'single-row-hotspot' && !this.hotspots.has(tablet.id)) {
         this.hotspots.set(tablet.id, { key: decision.key, share: decision.share });
         this.deps.log(
-          `tablet ${tablet.id} of ${tableNameString(runtime.name)} is hot (${load}) but ${Math.round(decision.share * 100)}% of its requests go to the single row "${printable(decision.key.slice(0, 80))}": a single-row hotspot that no split can fix; change the row key design`,
+          `tablet ${tablet.id} of ${this.deps.describeTable(runtime.name)} is hot (${load}) but ${Math.round(decision.share * 100)}% of its requests go to the single row "${printable(decision.key.slice(0, 80))}": a single-row hotspot that no split can fix; change the row key design`,
           {
             event: 'single-row-hotspot',
             table: tableNameString(runtime.name),
@@ -271,7 +273,7 @@ export class TabletManager {
       this.placement.inherit(tablet.id, [leftId, rightId]);
       this.forget(runtime, tablet.id);
     });
-    this.deps.log(`split tablet ${tablet.id} of ${tableNameString(runtime.name)} at "${printable(at.slice(0, 80))}": ${reason}`, {
+    this.deps.log(`split tablet ${tablet.id} of ${this.deps.describeTable(runtime.name)} at "${printable(at.slice(0, 80))}": ${reason}`, {
       event: 'tablet-split',
       table: tableNameString(runtime.name),
       tablet: tablet.id,
@@ -315,7 +317,7 @@ export class TabletManager {
       this.forget(runtime, b.id);
     });
     if (mergedId !== '') {
-      this.deps.log(`merged tablets ${a.id} and ${b.id} of ${tableNameString(runtime.name)} into ${mergedId}: ${reason}`, {
+      this.deps.log(`merged tablets ${a.id} and ${b.id} of ${this.deps.describeTable(runtime.name)} into ${mergedId}: ${reason}`, {
         event: 'tablets-merged',
         table: tableNameString(runtime.name),
         tablets: [a.id, b.id],

@@ -83,6 +83,8 @@ export interface TabletJson {
 
 export interface HotTabletJson extends TabletJson {
   readonly table: string;
+  /** The table's id, or `materialized view <id> (data)` for a view's internal table. */
+  readonly tableLabel: string;
   readonly clusterId: string;
   readonly node: number;
   readonly servingPercentOfNode: number;

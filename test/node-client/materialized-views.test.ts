@@ -114,6 +114,27 @@ describe('continuous materialized views through the Node client, on the durable 
         'west default:n=1 default:total=10',
       ]),
     );
+    // A row the view's expressions fail on (TO_INT64 of 3 bytes) is left out, counted, and shown in the JSON API.
+    await table.insert([{ key: 's9', data: { cf: { region: 'east', amount: Buffer.from([1, 2, 3]) } } }]);
+    type Maintenance = {
+      evaluationErrors: number;
+      pendingRows: number;
+      lastEvaluationError: { where: string; key: string; message: string };
+    };
+    await eventually(async () => {
+      const one = (await (
+        await fetch(`http://localhost:${server!.httpPort}/api/v1/projects/p/instances/i/materializedViews/by_region`)
+      ).json()) as {
+        materializedViewId: string;
+        maintenance: Maintenance;
+      };
+      expect(one).toMatchObject({
+        materializedViewId: 'by_region',
+        maintenance: { evaluationErrors: 1, pendingRows: 0, lastEvaluationError: { where: 'source row', key: 's9' } },
+      });
+      expect(one.maintenance.lastEvaluationError.message).toMatch(/TO_INT64/);
+    });
+    await table.row('s9').delete();
     // GoogleSQL reads the view as a table of typed columns, key first, through prepareStatement / executeQuery.
     const [statement] = await instance.prepareStatement('SELECT _key, n, total FROM by_region WHERE total > 1 ORDER BY total DESC');
     const [sqlRows] = await instance.executeQuery(statement);

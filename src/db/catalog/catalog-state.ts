@@ -49,6 +49,11 @@ export interface MaterializedViewRecord {
   readonly deletionProtection: boolean;
   readonly etag: string;
   readonly createTimeMillis: number;
+  /**
+   * Which pair of internal tables holds the view (absent: 0). A rebuild fills the next pair and then moves this
+   * on, so that readers see the previous complete view until the new one is whole.
+   */
+  readonly generation?: number;
 }
 
 export interface ClusterRecord extends ClusterSpec {

@@ -13,6 +13,7 @@ import type { LoadRates } from '../../tablet/load-meter.js';
 import { notFound } from '../../model/errors.js';
 import type { ColumnFamily } from '../../model/family.js';
 import { describeGcRule } from '../../model/gc.js';
+import { internalTableOwner } from '../../db/materialized-views.js';
 import { childNameString, instanceNameString, tableNameString } from '../../model/names.js';
 import type { AdvisorDeps } from '../../insight/advisor/gather.js';
 import type { AdvisorThresholds } from '../../insight/advisor/thresholds.js';
@@ -30,8 +31,9 @@ import type { ServedDatabase } from './served-database.js';
  *   GET /api/v1/projects/{project}/instances/{instance}
  *       the instance with its clusters (serveNodes, and autoscaling: limits
  *       and targets, or null for manual scaling) and app profiles
- *   GET /api/v1/projects/{project}/instances/{instance}/materializedViews
- *       the instance's continuous materialized views (also in the instance's own JSON)
+ *   GET /api/v1/projects/{project}/instances/{instance}/materializedViews[/{view}]
+ *       the instance's continuous materialized views (also in the instance's own JSON), or one; each with
+ *       `maintenance` (pendingRows, rebuilding, rebuilds, evaluationErrors, lastEvaluationError)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables
  *       each table with its storedBytes, rowCount, tabletCount and
  *       `estimates` (which of those are estimates, as a tablet's)
@@ -106,7 +108,10 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
   if (instance === undefined) return { instances: db.listInstances(project).map(instanceJson) };
   const name = { project, instance };
   if (tables === 'nodes' && table === undefined) return { clusters: db.listNodes(name).map(clusterNodesJson) };
-  if (tables === 'hot-tablets' && table === undefined) return { hotTablets: db.listHotTablets(name).map(hotTabletJson) };
+  if (tables === 'hot-tablets' && table === undefined) {
+    const views = db.listMaterializedViews(name);
+    return { hotTablets: db.listHotTablets(name).map((h) => hotTabletJson(h, views)) };
+  }
   if (tables === 'advice' && table === undefined) return adviceRoute(advisorDeps(ctx), name, query);
   if (tables === 'logical-views' && table === undefined) {
     return {
@@ -128,11 +133,12 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
       ...instanceJson(db.getInstance(name)),
       clusters: db.listClusters(name).map(clusterJson),
       appProfiles: db.listAppProfiles(name).map(appProfileJson),
-      materializedViews: db.listMaterializedViews(name).map(materializedViewJson),
+      materializedViews: db.listMaterializedViews(name).map((v) => materializedViewJson(db, v)),
     };
   }
   if (tables === 'materializedViews' && table === undefined)
-    return { materializedViews: db.listMaterializedViews(name).map(materializedViewJson) };
+    return { materializedViews: db.listMaterializedViews(name).map((v) => materializedViewJson(db, v)) };
+  if (tables === 'materializedViews') return materializedViewJson(db, db.getMaterializedView({ ...name, id: table! }));
   if (tables !== 'tables') throw notFound(`No such API path: /${segments.join('/')}`);
   if (table === undefined)
     return {
@@ -144,7 +150,12 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
   const info = db.getTable({ ...name, table });
   const tablets = db.listTablets(info.name);
   const hot = db.listHotTablets(name).filter((h) => h.table.table === table);
-  return { ...tableJson(info), ...tableSizeJson(tablets), tablets: tablets.map(tabletJson), hotTablets: hot.map(hotTabletJson) };
+  return {
+    ...tableJson(info),
+    ...tableSizeJson(tablets),
+    tablets: tablets.map(tabletJson),
+    hotTablets: hot.map((h) => hotTabletJson(h, [])),
+  };
 }
 
 function advisorDeps(ctx: ApiContext): AdvisorDeps {
@@ -238,9 +249,12 @@ function clusterNodesJson(c: ClusterNodesInfo) {
   };
 }
 
-function hotTabletJson(h: HotTabletInfo) {
+/** `tableLabel`: the table's id, or for a materialized view's internal table `materialized view <id> (data)`. */
+function hotTabletJson(h: HotTabletInfo, views: readonly MaterializedViewInfo[]) {
+  const owner = internalTableOwner(h.table.table, views);
   return {
     ...tabletJson(h),
+    tableLabel: owner === undefined ? h.table.table : `materialized view ${owner.view} (${owner.part})`,
     clusterId: h.cluster,
     node: h.node,
     startTime: new Date(h.startMicros / 1000).toISOString(),
@@ -276,7 +290,9 @@ function appProfileJson(p: AppProfileInfo) {
   return { appProfileId: p.id, description: p.description, routing: p.routing, priority: p.priority };
 }
 
-function materializedViewJson(v: MaterializedViewInfo) {
+/** A view's record, with how its maintenance is going (`maintenance`: pending rows, rebuilds, evaluation errors). */
+function materializedViewJson(db: ServedDatabase, v: MaterializedViewInfo) {
+  const status = db.materializedViewStatus?.(v.name);
   return {
     name: `projects/${v.name.project}/instances/${v.name.instance}/materializedViews/${v.name.id}`,
     materializedViewId: v.name.id,
@@ -285,6 +301,17 @@ function materializedViewJson(v: MaterializedViewInfo) {
     deletionProtection: v.deletionProtection,
     etag: v.etag,
     createTime: new Date(v.createTimeMillis).toISOString(),
+    ...(status === undefined
+      ? {}
+      : {
+          maintenance: {
+            ...status,
+            lastEvaluationError:
+              status.lastEvaluationError === undefined
+                ? null
+                : { ...status.lastEvaluationError, time: new Date(status.lastEvaluationError.timeMillis).toISOString() },
+          },
+        }),
   };
 }
 

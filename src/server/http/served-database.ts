@@ -6,7 +6,8 @@ import type { TabletopDatabase } from '../../db/index.js';
  * what the schema advisor reads of the stores (sizes, key samples, row shapes: no usage recorded).
  */
 export type ServedDatabase = DatabaseCore &
-  Pick<TabletopDatabase, 'listProjects' | 'stats' | 'tableSize' | 'keyDistribution' | 'profileRows'>;
+  Pick<TabletopDatabase, 'listProjects' | 'stats' | 'tableSize' | 'keyDistribution' | 'profileRows'> &
+  Partial<Pick<TabletopDatabase, 'materializedViewStatus'>>;
 
 /** Every table of every instance of every project, in name order. */
 export function* allTables(db: ServedDatabase): Generator<ReturnType<DatabaseCore['listTables']>[number]> {

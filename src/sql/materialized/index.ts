@@ -1,7 +1,9 @@
 import type { ViewCatalog } from '../views.js';
-import { MaterializedViewEngine, type MaterializedViewsDb, type MaterializedViewsOptions } from './maintainer.js';
+import type { MaterializedViewsDb } from './live-view.js';
+import { MaterializedViewEngine, type MaterializedViewsOptions } from './maintainer.js';
 
-export type { MaterializedViewsDb, MaterializedViewsOptions } from './maintainer.js';
+export type { MaterializedViewsDb } from './live-view.js';
+export type { MaterializedViewsOptions } from './maintainer.js';
 export { MaterializedViewEngine } from './maintainer.js';
 export { type ViewDefinition, defineView } from './definition.js';
 

@@ -6,6 +6,7 @@ import { MemoryFileSystem } from '../../storage/fs/memory-fs.js';
 import { openDiskEngine } from '../../storage/lsm/disk-engine.js';
 import { Random } from '../../testing/random.js';
 import { MV_INSTANCE, startViews } from './testing/harness.js';
+import type { MaterializedViewsOptions } from './index.js';
 
 /**
  * The property of a continuous materialized view: once it has caught up with the acknowledged writes, it holds
@@ -55,10 +56,10 @@ function randomWrite(r: Random): RowMutation {
   return { key, mutations };
 }
 
-async function setup(engine?: Awaited<ReturnType<typeof openDiskEngine>>) {
+async function setup(engine?: Awaited<ReturnType<typeof openDiskEngine>>, options: MaterializedViewsOptions = {}) {
   const fx = await openDb(engine === undefined ? {} : { engine });
   await fx.db.createTable(T, { families: [family('cf')], initialSplits: [], deletionProtection: false });
-  const h = await startViews(fx.db);
+  const h = await startViews(fx.db, options);
   return { fx, h };
 }
 
@@ -101,9 +102,12 @@ describe('continuous materialized views equal their query run from scratch', () 
     }
   });
 
-  it(`under concurrent writes racing the maintenance (seed ${seed})`, async () => {
+  it.each([
+    ['', {}],
+    [', holding at most 8 dirty rows (rebuilds instead)', { maxPendingRows: 8, retireMillis: 0 }],
+  ] as const)(`under concurrent writes racing the maintenance%s (seed ${seed})`, async (_, options) => {
     const r = new Random(seed + 1);
-    const { fx, h } = await setup();
+    const { fx, h } = await setup(undefined, options);
     for (const [id, query] of Object.entries(VIEWS))
       await fx.db.createMaterializedView({ ...MV_INSTANCE, id }, { query, deletionProtection: false });
     // Many writers at once, several to the same rows; maintenance runs while they do.

@@ -21,7 +21,7 @@ export function HotTablets(props: { readonly hot: readonly HotTabletJson[] }) {
         {props.hot.map((h) => (
           <tr key={`${h.clusterId}/${h.tabletId}`}>
             <td>{h.tabletId}</td>
-            <td>{h.table.split('/').pop()}</td>
+            <td>{h.tableLabel}</td>
             <td class="key">
               {keyText(h.startKey?.printable)} … {keyText(h.endKey?.printable, true)}
             </td>

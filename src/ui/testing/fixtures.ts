@@ -214,6 +214,7 @@ export function fixtureHotTablets(o: FixtureOptions = FIXTURE): { hotTablets: Ho
       {
         ...t,
         table: `projects/${o.project}/instances/${o.instance}/tables/${o.table}`,
+        tableLabel: o.table,
         clusterId: 'dev-c1',
         node: 1,
         servingPercentOfNode: 6.1,

@@ -4,7 +4,7 @@ import { createSqlEngine } from '../../index.js';
 import { showValue } from '../../testing/show-value.js';
 import type { SqlValue } from '../../types.js';
 import { NO_VIEWS } from '../../views.js';
-import { type MaterializedViews, createMaterializedViews } from '../index.js';
+import { type MaterializedViews, type MaterializedViewsOptions, createMaterializedViews } from '../index.js';
 
 /**
  * What the materialized view tests share: a view engine over a test database, and the comparison of a view's
@@ -16,15 +16,23 @@ export const MV_INSTANCE: InstanceName = { project: 'p', instance: 'i' };
 export interface ViewHarness {
   readonly mv: MaterializedViews;
   readonly errors: unknown[];
+  /** The engine's warnings (rows left out of a view). */
+  readonly warnings: string[];
   /** The view's rows, each as `name=value` cells in the view's column order. */
   viewRows(id: string): Promise<string[]>;
   /** The view's query run from scratch, in the same form (view column order, rows in any order). */
   queryRows(id: string): Promise<string[]>;
 }
 
-export async function startViews(db: TabletopDatabase): Promise<ViewHarness> {
+export async function startViews(db: TabletopDatabase, options: MaterializedViewsOptions = {}): Promise<ViewHarness> {
   const errors: unknown[] = [];
-  const mv = createMaterializedViews(db, { onError: (e) => errors.push(e), expiryCheckMillis: 0 });
+  const warnings: string[] = [];
+  const mv = createMaterializedViews(db, {
+    onError: (e) => errors.push(e),
+    onWarning: (m) => warnings.push(m),
+    expiryCheckMillis: 0,
+    ...options,
+  });
   await mv.start();
   const sql = createSqlEngine(db, { views: { ...NO_VIEWS, ...mv.views } });
   const source = (id: string) => {
@@ -35,6 +43,7 @@ export async function startViews(db: TabletopDatabase): Promise<ViewHarness> {
   return {
     mv,
     errors,
+    warnings,
     async viewRows(id) {
       const s = source(id);
       const out: string[] = [];
