@@ -96,7 +96,7 @@ describe('continuous materialized views through the Node client, on the durable 
     expect(got).toMatchObject({ name: VIEW, query: QUERY, deletionProtection: true });
     const listed = await rawUnary<{ name: string }[]>(client, 'BigtableInstanceAdminClient', 'listMaterializedViews', { parent: PARENT });
     expect(listed.map((v) => v.name)).toEqual([VIEW]);
-    const json = (await (await fetch(`http://localhost:${server.httpPort}/api/v1/projects/p/instances/i/materializedViews`)).json()) as {
+    const json = (await (await fetch(`http://localhost:${server.httpPort}/api/v1/projects/p/instances/i/materialized-views`)).json()) as {
       materializedViews: { materializedViewId: string; sourceTable: string; query: string }[];
     };
     expect(json.materializedViews).toMatchObject([{ materializedViewId: 'by_region', sourceTable: 'sales', query: QUERY }]);
@@ -123,7 +123,7 @@ describe('continuous materialized views through the Node client, on the durable 
     };
     await eventually(async () => {
       const one = (await (
-        await fetch(`http://localhost:${server!.httpPort}/api/v1/projects/p/instances/i/materializedViews/by_region`)
+        await fetch(`http://localhost:${server!.httpPort}/api/v1/projects/p/instances/i/materialized-views/by_region`)
       ).json()) as {
         materializedViewId: string;
         maintenance: Maintenance;

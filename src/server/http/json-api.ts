@@ -31,7 +31,7 @@ import type { ServedDatabase } from './served-database.js';
  *   GET /api/v1/projects/{project}/instances/{instance}
  *       the instance with its clusters (serveNodes, and autoscaling: limits
  *       and targets, or null for manual scaling) and app profiles
- *   GET /api/v1/projects/{project}/instances/{instance}/materializedViews[/{view}]
+ *   GET /api/v1/projects/{project}/instances/{instance}/materialized-views[/{view}]
  *       the instance's continuous materialized views (also in the instance's own JSON), or one; each with
  *       `maintenance` (pendingRows, rebuilding, rebuilds, evaluationErrors, lastEvaluationError)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables
@@ -136,9 +136,9 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
       materializedViews: db.listMaterializedViews(name).map((v) => materializedViewJson(db, v)),
     };
   }
-  if (tables === 'materializedViews' && table === undefined)
+  if (tables === 'materialized-views' && table === undefined)
     return { materializedViews: db.listMaterializedViews(name).map((v) => materializedViewJson(db, v)) };
-  if (tables === 'materializedViews') return materializedViewJson(db, db.getMaterializedView({ ...name, id: table! }));
+  if (tables === 'materialized-views') return materializedViewJson(db, db.getMaterializedView({ ...name, id: table! }));
   if (tables !== 'tables') throw notFound(`No such API path: /${segments.join('/')}`);
   if (table === undefined)
     return {
