@@ -1,3 +1,4 @@
+import type { KeyRange } from '../model/key-range.js';
 import type { InstanceName } from '../model/names.js';
 import type { ResultColumn } from './engine.js';
 import type { SqlValue } from './types.js';
@@ -31,8 +32,16 @@ export interface LogicalViewDefinition {
 export interface MaterializedSource {
   readonly columns: readonly ResultColumn[];
   readonly fingerprint: string;
-  /** The view's rows, values in `columns` order, in the view's key order; stops when `signal` aborts. */
-  rows(signal?: AbortSignal): AsyncIterable<readonly SqlValue[]>;
+  /**
+   * The column (BYTES) whose bytes are the view's row key, when there is one: the outer query's predicates on it
+   * become key ranges that `rows` reads alone, as predicates on a table's `_key` do.
+   */
+  readonly keyColumn?: number;
+  /**
+   * The view's rows, values in `columns` order, in the view's key order; only those whose row key lies in `ranges`
+   * (sorted, disjoint) when given; stops when `signal` aborts.
+   */
+  rows(signal?: AbortSignal, ranges?: readonly KeyRange[]): AsyncIterable<readonly SqlValue[]>;
 }
 
 /** No views at all (a database without the view engines). */

@@ -93,7 +93,7 @@ export function viewSource<Q extends SubqueryShape>(ref: TableRef, ctx: SourceCo
     return {
       source: { kind: 'materialized', id, view: materialized },
       columns: materialized.columns,
-      keySlot: undefined,
+      keySlot: materialized.keyColumn,
       fingerprint: JSON.stringify(['materialized', id, materialized.fingerprint]),
     };
   }

@@ -29,18 +29,18 @@ export async function* sourceRows(
   restrict: readonly KeyRange[] | undefined,
 ): AsyncGenerator<SqlValue[]> {
   const source = q.source!;
+  let ranges = restrict;
+  if (q.keySlot !== undefined) {
+    const own = keyRanges(q.where, env, q.keySlot);
+    ranges = ranges === undefined ? own : restrictRanges(ranges, own);
+  }
   if (source.kind === 'materialized') {
-    for await (const row of source.view.rows(signal)) {
+    for await (const row of source.view.rows(signal, ranges)) {
       stats.rowsScanned++;
       yield [...row];
       if (signal?.aborted === true) return;
     }
     return;
-  }
-  let ranges = restrict;
-  if (q.keySlot !== undefined) {
-    const own = keyRanges(q.where, env, q.keySlot);
-    ranges = ranges === undefined ? own : restrictRanges(ranges, own);
   }
   const inner: ScanStats = { rowsScanned: 0, rowsReturned: 0 };
   try {

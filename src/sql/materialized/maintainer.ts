@@ -527,10 +527,12 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       this.unregister(v);
       return undefined;
     }
+    const rawBytesKey = v.def.rawKey && v.def.columns[0]!.type.kind === 'BYTES';
     return {
       columns: v.def.columns,
       fingerprint: v.info.uid,
-      rows: (signal) => viewRows(this.db, v, signal),
+      ...(rawBytesKey ? { keyColumn: 0 } : {}),
+      rows: (signal, ranges) => viewRows(this.db, v, signal, ranges),
     };
   }
 }

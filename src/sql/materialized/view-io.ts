@@ -88,9 +88,15 @@ export async function write(db: ViewsIoDb, table: TableName, entries: readonly R
   if (failed !== undefined) throw failed;
 }
 
-export async function* viewRows(db: ViewsIoDb, v: LiveView, signal: AbortSignal | undefined): AsyncGenerator<readonly SqlValue[]> {
+export async function* viewRows(
+  db: ViewsIoDb,
+  v: LiveView,
+  signal: AbortSignal | undefined,
+  ranges: readonly KeyRange[] = [FULL_RANGE],
+): AsyncGenerator<readonly SqlValue[]> {
+  if (ranges.length === 0) return;
   const slot = new Map(v.def.columns.map((c, j) => [fromUtf8(c.name), j]));
-  for await (const row of scan(db, v.data, FULL_RANGE)) {
+  for await (const row of scan(db, v.data, ranges)) {
     if (signal?.aborted === true) return;
     const out: SqlValue[] = v.def.columns.map(() => null);
     if (v.def.rawKey) {

@@ -22,6 +22,8 @@ export interface ViewHarness {
   viewRows(id: string): Promise<string[]>;
   /** The view's query run from scratch, in the same form (view column order, rows in any order). */
   queryRows(id: string): Promise<string[]>;
+  /** A query run through the SQL engine over the instance (views included): its rows as text, and rows scanned. */
+  sql(query: string): Promise<{ readonly rows: string[]; readonly rowsScanned: number }>;
 }
 
 export async function startViews(db: TabletopDatabase, options: MaterializedViewsOptions = {}): Promise<ViewHarness> {
@@ -44,6 +46,13 @@ export async function startViews(db: TabletopDatabase, options: MaterializedView
     mv,
     errors,
     warnings,
+    async sql(query) {
+      const prepared = await sql.prepare('projects/p/instances/i', query, new Map());
+      const run = sql.execute('projects/p/instances/i', prepared.token, { params: new Map() });
+      const rows: string[] = [];
+      for await (const row of run.rows) rows.push(prepared.columns.map((c, i) => `${c.name}=${showValue(row[i] ?? null)}`).join(' '));
+      return { rows, rowsScanned: run.stats().rowsScanned };
+    },
     async viewRows(id) {
       const s = source(id);
       const out: string[] = [];
