@@ -40,6 +40,10 @@ export interface QueryStats {
   /** Rows the storage read examined (the planner's key ranges bound it: a point query reads one). */
   readonly rowsScanned: number;
   readonly rowsReturned: number;
+  /** The most estimated bytes of rows one ORDER BY, GROUP BY or DISTINCT held in memory (0 without them). */
+  readonly peakHeldBytes?: number;
+  /** Sorted runs those operators wrote to temporary files because they passed their memory budget. */
+  readonly spilledRuns?: number;
 }
 
 export interface SqlEngine {

@@ -7,34 +7,51 @@ import { type EvalEnv, evaluate } from '../bound/evaluate.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { type QueryDb, type ScanStats, scanRows } from './scan.js';
 import { sourceRows } from './sources.js';
+import { DEFAULT_SPILL, type RowCompare, type SpillOptions, SpillSorter } from './spill.js';
+import { rowSize } from './spill-codec.js';
 
 /**
  * Runs an analyzed query: scan → WHERE → (hash aggregation → HAVING) → projection → DISTINCT → ORDER BY (top-k
  * when there is a LIMIT) → OFFSET / LIMIT → skip `skipRows` (a resumed stream). Without GROUP BY, DISTINCT
  * and ORDER BY it streams row by row, reading ahead of the consumer not at all. The scan is a table read, or a
  * derived source's rows (exec/sources.ts: a logical view, UNPACK, a materialized view); `restrict` narrows the
- * table read's keys (given by a query that reads this one as its source).
+ * table read's keys (given by a query that reads this one as its source). ORDER BY, GROUP BY and DISTINCT hold at
+ * most `spill.budgetBytes` (estimated) each and spill the rest to temporary files (exec/spill.ts), with the same
+ * results in the same order as in memory.
  */
 export async function* runQuery(
   db: QueryDb,
   q: AnalyzedQuery,
   env: EvalEnv,
-  options: { readonly skipRows?: number; readonly signal?: AbortSignal | undefined; readonly restrict?: readonly KeyRange[] | undefined },
+  options: {
+    readonly skipRows?: number;
+    readonly signal?: AbortSignal | undefined;
+    readonly restrict?: readonly KeyRange[] | undefined;
+    readonly spill?: SpillOptions | undefined;
+  },
   stats: ScanStats,
 ): AsyncGenerator<SqlValue[]> {
+  const spill: Spill = { options: options.spill ?? DEFAULT_SPILL, stats };
   const limit = countValue(q.limit, env, 'LIMIT');
   const offset = countValue(q.offset, env, 'OFFSET') ?? 0;
   if (limit === 0) return;
   let rows: AsyncIterable<SqlValue[]> =
     q.source === undefined
       ? scanRows(db, q, env, stats, options.signal, options.restrict)
-      : sourceRows((sub, subEnv, o, s) => runQuery(db, sub, subEnv, o, s), q, env, stats, options.signal, options.restrict);
+      : sourceRows(
+          (sub, subEnv, o, s) => runQuery(db, sub, subEnv, { ...o, spill: spill.options }, s),
+          q,
+          env,
+          stats,
+          options.signal,
+          options.restrict,
+        );
   if (q.unnests.length > 0) rows = unnested(rows, q, env);
   rows = filtered(rows, q.where, env);
-  if (q.aggregate !== undefined) rows = filtered(aggregate(rows, q, env), q.having, env);
+  if (q.aggregate !== undefined) rows = filtered(aggregate(rows, q, env, spill), q.having, env);
   rows = project(rows, q, env);
-  if (q.distinct) rows = distinct(rows, q.columns.length);
-  if (q.order.length > 0) rows = sorted(rows, q.order, limit === undefined ? undefined : limit + offset);
+  if (q.distinct) rows = distinct(rows, q.columns.length, spill);
+  if (q.order.length > 0) rows = sorted(rows, q.order, limit === undefined ? undefined : limit + offset, spill);
   let index = 0;
   let returned = 0;
   const skip = offset + (options.skipRows ?? 0);
@@ -85,24 +102,120 @@ async function* project(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env: 
   for await (const row of rows) yield q.projection.map((p) => evaluate(p, row, env));
 }
 
-async function* distinct(rows: AsyncIterable<SqlValue[]>, width: number): AsyncGenerator<SqlValue[]> {
-  const seen = new Set<string>();
-  for await (const row of rows) {
-    const key = row.slice(0, width).map(groupKey).join('\u0000');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    yield row;
+/** The spill settings of one query's run and where its operators report what they held. */
+interface Spill {
+  readonly options: SpillOptions;
+  readonly stats: ScanStats;
+}
+
+const sorter = (cmp: RowCompare, spill: Spill): SpillSorter => new SpillSorter(cmp, spill.options, spill.stats.spill);
+
+/** Tuples `[id, seq, ...]` by their id (a groupKey string); the sorter's stability keeps equal ids in seq order. */
+const byId: RowCompare = (a, b) => {
+  const x = a[0] as string;
+  const y = b[0] as string;
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/** Rows `[seq, ...]` by seq. */
+const bySeq: RowCompare = (a, b) => {
+  const x = a[0] as bigint;
+  const y = b[0] as bigint;
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/**
+ * What a hashing operator (GROUP BY, DISTINCT) holds: entries counted against the budget until it is full, then
+ * tuples `[id, seq, ...]` of new entries spilled to a sorter by id.
+ */
+class Holding {
+  private held = 0;
+  overflow: SpillSorter | undefined;
+
+  constructor(private readonly spill: Spill) {}
+
+  /** New entries must be spilled from now on. */
+  get full(): boolean {
+    return this.overflow !== undefined || this.held > this.spill.options.budgetBytes;
+  }
+
+  hold(bytes: number): void {
+    this.held += bytes;
+    const stats = this.spill.stats.spill;
+    if (this.held > stats.peakHeldBytes) stats.peakHeldBytes = this.held;
+  }
+
+  async add(tuple: SqlValue[]): Promise<void> {
+    this.overflow ??= sorter(byId, this.spill);
+    await this.overflow.add(tuple);
+  }
+
+  async close(): Promise<void> {
+    await this.overflow?.close();
   }
 }
 
+/** A sorter's rows by seq, without the seq. */
+async function* inSeqOrder(s: SpillSorter): AsyncGenerator<SqlValue[]> {
+  for await (const row of s.sorted()) yield row.slice(1);
+}
+
+/**
+ * DISTINCT: the first of equal rows, in input order, streaming while the set of keys seen fits the budget. Past it,
+ * rows not seen yet go to a spill sorter as `[key, seq, row...]`; at the end the first of each key among them (all
+ * first seen after the rows already sent) is sent in seq order, through a second sorter.
+ */
+async function* distinct(rows: AsyncIterable<SqlValue[]>, width: number, spill: Spill): AsyncGenerator<SqlValue[]> {
+  const seen = new Set<string>();
+  const holding = new Holding(spill);
+  let seq = 0n;
+  try {
+    for await (const row of rows) {
+      seq++;
+      const key = row.slice(0, width).map(groupKey).join('\u0000');
+      if (seen.has(key)) continue;
+      if (holding.full) {
+        await holding.add([key, seq, ...row]);
+        continue;
+      }
+      seen.add(key);
+      holding.hold(64 + 2 * key.length);
+      yield row;
+    }
+    const overflow = holding.overflow;
+    if (overflow === undefined) return;
+    seen.clear();
+    const firsts = sorter(bySeq, spill);
+    try {
+      let last: string | undefined;
+      for await (const t of overflow.sorted()) {
+        if (t[0] === last) continue;
+        last = t[0] as string;
+        await firsts.add(t.slice(1));
+      }
+      yield* inSeqOrder(firsts);
+    } finally {
+      await firsts.close();
+    }
+  } finally {
+    await holding.close();
+  }
+}
 interface Group {
   readonly keys: SqlValue[];
   readonly accumulators: Accumulator[];
   readonly seen: (Set<string> | undefined)[];
 }
 
-/** Hash aggregation: one entry per group (in first-seen order), `[group keys..., aggregate results...]`. */
-async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env: EvalEnv): AsyncGenerator<SqlValue[]> {
+/**
+ * Hash aggregation: one entry per group, `[group keys..., aggregate results...]`, in the order groups are first
+ * seen. The table holds groups while their keys fit the budget (an aggregate's own state, an ARRAY_AGG's array,
+ * is not counted: it is one result value); rows of groups first seen after that are spilled, not the states (the
+ * accumulators cannot be serialized or merged), as `[group id, seq, keys..., arguments...]`. At the end the table's
+ * groups come out (they were all seen first), then the spilled tuples are merged by group id, each group aggregated
+ * in turn from its rows in input order, and the results sent in the order of their groups' first rows.
+ */
+async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env: EvalEnv, spill: Spill): AsyncGenerator<SqlValue[]> {
   const { groups, aggregates } = q.aggregate!;
   const table = new Map<string, Group>();
   const newGroup = (keys: SqlValue[]): Group => ({
@@ -110,41 +223,104 @@ async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env
     accumulators: aggregates.map((a) => a.fn.create(a.type)),
     seen: aggregates.map((a) => (a.distinct ? new Set<string>() : undefined)),
   });
-  for await (const row of rows) {
-    const keys = groups.map((g) => evaluate(g, row, env));
-    const id = keys.map(groupKey).join('\u0000');
-    let group = table.get(id);
-    if (group === undefined) {
-      group = newGroup(keys);
-      table.set(id, group);
-    }
+  const addTo = (group: Group, args: readonly SqlValue[][]): void => {
     aggregates.forEach((a, i) => {
-      const args = a.args.map((x) => evaluate(x, row, env));
+      const values = args[i]!;
       const seen = group.seen[i];
       if (seen !== undefined) {
-        if (args[0] === null) return;
-        const k = args.map(groupKey).join('\u0000');
+        if (values[0] === null) return;
+        const k = values.map(groupKey).join('\u0000');
         if (seen.has(k)) return;
         seen.add(k);
       }
-      group.accumulators[i]!.add(args);
+      group.accumulators[i]!.add(values);
     });
+  };
+  const result = (g: Group): SqlValue[] => [...g.keys, ...g.accumulators.map((a) => a.result())];
+  const holding = new Holding(spill);
+  let seq = 0n;
+  try {
+    for await (const row of rows) {
+      seq++;
+      const keys = groups.map((g) => evaluate(g, row, env));
+      const id = keys.map(groupKey).join('\u0000');
+      const args = aggregates.map((a) => a.args.map((x) => evaluate(x, row, env)));
+      let group = table.get(id);
+      if (group === undefined) {
+        if (holding.full && table.size > 0) {
+          await holding.add([id, seq, ...keys, ...args.flat()]);
+          continue;
+        }
+        group = newGroup(keys);
+        table.set(id, group);
+        holding.hold(rowSize(keys) + 2 * id.length + 64 * (aggregates.length + 1));
+      }
+      addTo(group, args);
+    }
+    if (table.size === 0 && groups.length === 0) table.set('', newGroup([]));
+    for (const g of table.values()) yield result(g);
+    table.clear();
+    const overflow = holding.overflow;
+    if (overflow === undefined) return;
+    const results = sorter(bySeq, spill);
+    try {
+      let current: { id: string; seq: bigint; group: Group } | undefined;
+      const finish = async (): Promise<void> => {
+        if (current !== undefined) await results.add([current.seq, ...result(current.group)]);
+      };
+      for await (const t of overflow.sorted()) {
+        if (current?.id !== t[0]) {
+          await finish();
+          current = { id: t[0] as string, seq: t[1] as bigint, group: newGroup(t.slice(2, 2 + groups.length)) };
+        }
+        let at = 2 + groups.length;
+        addTo(
+          current!.group,
+          aggregates.map((a) => t.slice(at, (at += a.args.length))),
+        );
+      }
+      await finish();
+      yield* inSeqOrder(results);
+    } finally {
+      await results.close();
+    }
+  } finally {
+    await holding.close();
   }
-  if (table.size === 0 && groups.length === 0) table.set('', newGroup([]));
-  for (const g of table.values()) yield [...g.keys, ...g.accumulators.map((a) => a.result())];
 }
 
-/** ORDER BY: a stable sort; with a LIMIT only the first `keep` rows are held (pruned as the input grows). */
-async function* sorted(rows: AsyncIterable<SqlValue[]>, order: readonly OrderKey[], keep: number | undefined): AsyncGenerator<SqlValue[]> {
+/** A LIMIT up to this many rows is sorted in memory (top-k); a larger one, or none, spills past the budget. */
+const TOP_K_ROWS = 10_000;
+
+/**
+ * ORDER BY: a stable sort; with a small LIMIT only the first `keep` rows are held (pruned as the input grows),
+ * otherwise through a spill sorter (exec/spill.ts: stable too).
+ */
+async function* sorted(
+  rows: AsyncIterable<SqlValue[]>,
+  order: readonly OrderKey[],
+  keep: number | undefined,
+  spill: Spill,
+): AsyncGenerator<SqlValue[]> {
   const cmp = rowComparator(order);
+  if (keep === undefined || keep > TOP_K_ROWS) {
+    const s = sorter(cmp, spill);
+    try {
+      for await (const row of rows) await s.add(row);
+      yield* s.sorted();
+    } finally {
+      await s.close();
+    }
+    return;
+  }
   let buffer: SqlValue[][] = [];
   const prune = (): void => {
     buffer.sort(cmp); // Array.prototype.sort is stable: ties keep scan order.
-    if (keep !== undefined && buffer.length > keep) buffer = buffer.slice(0, keep);
+    if (buffer.length > keep) buffer = buffer.slice(0, keep);
   };
   for await (const row of rows) {
     buffer.push(row);
-    if (keep !== undefined && buffer.length >= Math.max(2 * keep, 1024)) prune();
+    if (buffer.length >= Math.max(2 * keep, 1024)) prune();
   }
   prune();
   yield* buffer;

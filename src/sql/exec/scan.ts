@@ -8,6 +8,7 @@ import type { KeyRange } from '../../model/key-range.js';
 import { SqlMap, SqlStruct, SqlTimestamp, type SqlValue } from '../types.js';
 import { evalError } from '../values/errors.js';
 import type { EvalEnv } from '../bound/evaluate.js';
+import type { SpillStats } from './spill.js';
 
 /** The part of the db a query reads through. */
 export type QueryDb = Pick<DatabaseCore, 'getTable' | 'readRows'>;
@@ -15,6 +16,12 @@ export type QueryDb = Pick<DatabaseCore, 'getTable' | 'readRows'>;
 export interface ScanStats {
   rowsScanned: number;
   rowsReturned: number;
+  /** What ORDER BY, GROUP BY and DISTINCT held and spilled (shared with the queries this one reads through). */
+  readonly spill: SpillStats;
+}
+
+export function newScanStats(spill: SpillStats = { peakHeldBytes: 0, spilledRuns: 0 }): ScanStats {
+  return { rowsScanned: 0, rowsReturned: 0, spill };
 }
 
 /**
