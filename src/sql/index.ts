@@ -10,7 +10,7 @@ import { SqlTimestamp, type SqlType, type SqlValue } from './types.js';
 import { NO_VIEWS, type ViewCatalog } from './views.js';
 
 export type { SpillOptions } from './exec/spill.js';
-export type { SqlEngine, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
+export type { SqlEngine, Checkpoints, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
 export type { ViewCatalog, LogicalViewDefinition, MaterializedSource } from './views.js';
 export { NO_VIEWS } from './views.js';
 
@@ -78,7 +78,19 @@ export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): Sq
         if (analyzed.fingerprint !== token.fingerprint)
           throw expired('a table or view the query reads changed since the query was prepared');
         const env = { params: execOptions.params, ctx: { now: new SqlTimestamp(nowMicros()) } };
-        yield* runQuery(db, analyzed, env, { skipRows: execOptions.skipRows ?? 0, signal: execOptions.signal, spill }, stats);
+        yield* runQuery(
+          db,
+          analyzed,
+          env,
+          {
+            skipRows: execOptions.skipRows ?? 0,
+            signal: execOptions.signal,
+            spill,
+            resumeAfterKey: execOptions.resumeAfterKey,
+            checkpoint: execOptions.checkpoint,
+          },
+          stats,
+        );
       }
       return {
         rows: rows(),

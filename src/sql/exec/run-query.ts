@@ -3,8 +3,12 @@ import type { Accumulator } from '../functions/index.js';
 import type { SqlValue } from '../types.js';
 import { groupKey, rowComparator } from '../values/compare.js';
 import { queryError } from '../values/errors.js';
+import type { Checkpoints } from '../engine.js';
+import { restrictRanges } from '../plan/key-ranges.js';
+import { type ByteString, fromBytes, keySuccessor, toBytes } from '../../model/bytes.js';
+import { invalidArgument } from '../../model/errors.js';
 import { type EvalEnv, evaluate } from '../bound/evaluate.js';
-import type { KeyRange } from '../../model/key-range.js';
+import { FULL_RANGE, type KeyRange } from '../../model/key-range.js';
 import { type QueryDb, type ScanStats, scanRows } from './scan.js';
 import { sourceRows } from './sources.js';
 import { DEFAULT_SPILL, type RowCompare, type SpillOptions, SpillSorter } from './spill.js';
@@ -28,6 +32,8 @@ export async function* runQuery(
     readonly signal?: AbortSignal | undefined;
     readonly restrict?: readonly KeyRange[] | undefined;
     readonly spill?: SpillOptions | undefined;
+    readonly resumeAfterKey?: Uint8Array | undefined;
+    readonly checkpoint?: Checkpoints | undefined;
   },
   stats: ScanStats,
 ): AsyncGenerator<SqlValue[]> {
@@ -35,16 +41,26 @@ export async function* runQuery(
   const limit = countValue(q.limit, env, 'LIMIT');
   const offset = countValue(q.offset, env, 'OFFSET') ?? 0;
   if (limit === 0) return;
+  let restrict = options.restrict;
+  if (options.resumeAfterKey !== undefined) {
+    if (!checkpoints(q)) throw invalidArgument('resume_token is not one of this query: it does not resume after a key');
+    restrict = restrictRanges(restrict ?? [FULL_RANGE], [{ start: keySuccessor(fromBytes(options.resumeAfterKey)), end: undefined }]);
+  }
+  let index = 0;
+  let returned = 0;
+  const skip = offset + (options.skipRows ?? 0);
+  const scanned =
+    options.checkpoint !== undefined && checkpoints(q) ? checkpointer(options.checkpoint, () => (index < skip ? -1 : returned)) : undefined;
   let rows: AsyncIterable<SqlValue[]> =
     q.source === undefined
-      ? scanRows(db, q, env, stats, options.signal, options.restrict)
+      ? scanRows(db, q, env, stats, options.signal, restrict, scanned)
       : sourceRows(
           (sub, subEnv, o, s) => runQuery(db, sub, subEnv, { ...o, spill: spill.options }, s),
           q,
           env,
           stats,
           options.signal,
-          options.restrict,
+          restrict,
         );
   if (q.unnests.length > 0) rows = unnested(rows, q, env);
   rows = filtered(rows, q.where, env);
@@ -52,9 +68,6 @@ export async function* runQuery(
   rows = project(rows, q, env);
   if (q.distinct) rows = distinct(rows, q.columns.length, spill);
   if (q.order.length > 0) rows = sorted(rows, q.order, limit === undefined ? undefined : limit + offset, spill);
-  let index = 0;
-  let returned = 0;
-  const skip = offset + (options.skipRows ?? 0);
   for await (const row of rows) {
     index++;
     if (index > skip) {
@@ -65,6 +78,43 @@ export async function* runQuery(
     // Stop before pulling another row: the scan reads no further than the result needs.
     if ((limit !== undefined && index >= offset + limit) || options.signal?.aborted === true) break;
   }
+}
+
+/** The query's result comes row by row in its table's key order: its scan can checkpoint (engine.ts Checkpoints). */
+function checkpoints(q: AnalyzedQuery): boolean {
+  return (
+    q.table !== undefined &&
+    q.source === undefined &&
+    q.aggregate === undefined &&
+    !q.distinct &&
+    q.order.length === 0 &&
+    q.limit === undefined &&
+    q.offset === undefined
+  );
+}
+
+/**
+ * The scan's hook that calls `c.reached` after `everyRows` rows or `everyMillis` without a result row; `output()`
+ * is the count of rows returned so far, or -1 while released rows are still being skipped (no checkpoint then).
+ */
+function checkpointer(c: Checkpoints, output: () => number): (key: ByteString) => Promise<void> {
+  let seen = -1;
+  let quiet = 0;
+  let since = Date.now();
+  return async (key) => {
+    const now = output();
+    if (now < 0 || now !== seen) {
+      seen = now;
+      quiet = 0;
+      since = Date.now();
+      return;
+    }
+    quiet++;
+    if (quiet < c.everyRows && Date.now() - since < c.everyMillis) return;
+    quiet = 0;
+    since = Date.now();
+    await c.reached(new Uint8Array(toBytes(key)));
+  };
 }
 
 function countValue(b: AnalyzedQuery['limit'], env: EvalEnv, clause: string): number | undefined {

@@ -1,6 +1,6 @@
 import type { DatabaseCore } from '../../db/api.js';
 import type { Row } from '../../model/cell.js';
-import { toBytes } from '../../model/bytes.js';
+import { type ByteString, toBytes } from '../../model/bytes.js';
 import type { AnalyzedQuery } from '../analyze/analyze.js';
 import { cellWindow, familiesRead, readRequest, ROW_MARKER } from '../plan/read-plan.js';
 import { keyRanges, restrictRanges } from '../plan/key-ranges.js';
@@ -27,7 +27,8 @@ export function newScanStats(spill: SpillStats = { peakHeldBytes: 0, spilledRuns
 /**
  * The scan rows of a query: `[_key, family maps...]` in key order, read lazily through db.readRows over the
  * planned ranges (families the query does not read are left NULL), within `restrict` when a query reading this
- * one through a view or UNPACK narrowed the keys. A query without FROM has one empty row.
+ * one through a view or UNPACK narrowed the keys. A query without FROM has one empty row. `scanned` hears each
+ * row's key once the consumer asks for the next row.
  */
 export async function* scanRows(
   db: QueryDb,
@@ -36,6 +37,7 @@ export async function* scanRows(
   stats: ScanStats,
   signal: AbortSignal | undefined,
   restrict?: readonly KeyRange[],
+  scanned?: (key: ByteString) => Promise<void>,
 ): AsyncGenerator<SqlValue[]> {
   if (q.table === undefined) {
     yield [];
@@ -53,6 +55,8 @@ export async function* scanRows(
       stats.rowsScanned = reader.stats.rowsSeen;
       if (signal?.aborted === true) return;
       yield scanRow(row, q, families, slotOf, history);
+      // Asked for the next row: everything this row produced has been consumed.
+      if (scanned !== undefined) await scanned(row.key);
     }
   } finally {
     stats.rowsScanned = reader.stats.rowsSeen;
