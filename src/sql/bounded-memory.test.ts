@@ -83,4 +83,38 @@ describe('bounded memory over 100k rows', () => {
     },
     120_000,
   );
+
+  it('removes its files when the consumer stops early, when the query fails, and when it is aborted', async () => {
+    const prepared = await bounded.prepare(INSTANCE_NAME, `SELECT _key FROM ${t()} ORDER BY CAST(cf['v'] AS STRING)`, new Map());
+    const early = bounded.execute(INSTANCE_NAME, prepared.token, { params: new Map() });
+    for await (const row of early.rows) {
+      expect(Buffer.from(row[0] as Uint8Array).toString()).toBe('row000000');
+      break;
+    }
+    expect(early.stats().spilledRuns).toBeGreaterThan(1);
+    expect(await readdir(dir)).toEqual([]);
+
+    // Fails on the last row's key, once the rows before it were spilled.
+    const failing = await bounded.prepare(
+      INSTANCE_NAME,
+      `SELECT _key FROM ${t()} ORDER BY IF(_key = b'row${String(ROWS - 1).padStart(6, '0')}', CAST(CONCAT('boom', SAFE_CONVERT_BYTES_TO_STRING(_key)) AS INT64), 0)`,
+      new Map(),
+    );
+    const failed = bounded.execute(INSTANCE_NAME, failing.token, { params: new Map() });
+    await expect(async () => {
+      for await (const _ of failed.rows);
+    }).rejects.toThrow(/boom/);
+    expect(failed.stats().spilledRuns).toBeGreaterThan(1);
+    expect(await readdir(dir)).toEqual([]);
+
+    const abort = new AbortController();
+    const grouped = await bounded.prepare(INSTANCE_NAME, `SELECT cf['v'] AS v, COUNT(*) AS n FROM ${t()} GROUP BY v`, new Map());
+    const aborted = bounded.execute(INSTANCE_NAME, grouped.token, { params: new Map(), signal: abort.signal });
+    const iterator = aborted.rows[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false); // the groups held in memory come first
+    abort.abort();
+    for (let r = await iterator.next(); r.done !== true; r = await iterator.next());
+    expect(aborted.stats().spilledRuns).toBeGreaterThan(1);
+    expect(await readdir(dir)).toEqual([]);
+  }, 120_000);
 });

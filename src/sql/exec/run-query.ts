@@ -37,7 +37,7 @@ export async function* runQuery(
   },
   stats: ScanStats,
 ): AsyncGenerator<SqlValue[]> {
-  const spill: Spill = { options: options.spill ?? DEFAULT_SPILL, stats };
+  const spill: Spill = { options: options.spill ?? DEFAULT_SPILL, stats, signal: options.signal };
   const limit = countValue(q.limit, env, 'LIMIT');
   const offset = countValue(q.offset, env, 'OFFSET') ?? 0;
   if (limit === 0) return;
@@ -156,6 +156,8 @@ async function* project(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env: 
 interface Spill {
   readonly options: SpillOptions;
   readonly stats: ScanStats;
+  /** The client went away: an operator whose input ended for that reason does not merge its runs. */
+  readonly signal: AbortSignal | undefined;
 }
 
 const sorter = (cmp: RowCompare, spill: Spill): SpillSorter => new SpillSorter(cmp, spill.options, spill.stats.spill);
@@ -233,7 +235,7 @@ async function* distinct(rows: AsyncIterable<SqlValue[]>, width: number, spill: 
       yield row;
     }
     const overflow = holding.overflow;
-    if (overflow === undefined) return;
+    if (overflow === undefined || spill.signal?.aborted === true) return;
     seen.clear();
     const firsts = sorter(bySeq, spill);
     try {
@@ -311,7 +313,7 @@ async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env
     for (const g of table.values()) yield result(g);
     table.clear();
     const overflow = holding.overflow;
-    if (overflow === undefined) return;
+    if (overflow === undefined || spill.signal?.aborted === true) return;
     const results = sorter(bySeq, spill);
     try {
       let current: { id: string; seq: bigint; group: Group } | undefined;
@@ -357,7 +359,7 @@ async function* sorted(
     const s = sorter(cmp, spill);
     try {
       for await (const row of rows) await s.add(row);
-      yield* s.sorted();
+      if (spill.signal?.aborted !== true) yield* s.sorted();
     } finally {
       await s.close();
     }
