@@ -111,7 +111,7 @@ describe('bounded memory over 100k rows', () => {
     const grouped = await bounded.prepare(INSTANCE_NAME, `SELECT cf['v'] AS v, COUNT(*) AS n FROM ${t()} GROUP BY v`, new Map());
     const aborted = bounded.execute(INSTANCE_NAME, grouped.token, { params: new Map(), signal: abort.signal });
     const iterator = aborted.rows[Symbol.asyncIterator]();
-    expect((await iterator.next()).done).toBe(false); // the groups held in memory come first
+    expect((await iterator.next()).done).toBe(false); // the first group: the whole input was read and spilled
     abort.abort();
     for (let r = await iterator.next(); r.done !== true; r = await iterator.next());
     expect(aborted.stats().spilledRuns).toBeGreaterThan(1);

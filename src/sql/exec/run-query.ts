@@ -254,23 +254,31 @@ async function* distinct(rows: AsyncIterable<SqlValue[]>, width: number, spill: 
   }
 }
 interface Group {
+  /** The seq of the group's first row. */
+  readonly first: bigint;
   readonly keys: SqlValue[];
   readonly accumulators: Accumulator[];
   readonly seen: (Set<string> | undefined)[];
 }
 
+/** Aggregates whose state holds their inputs. */
+const COLLECTING = new Set(['ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG']);
+
 /**
  * Hash aggregation: one entry per group, `[group keys..., aggregate results...]`, in the order groups are first
- * seen. The table holds groups while their keys fit the budget (an aggregate's own state, an ARRAY_AGG's array,
- * is not counted: it is one result value); rows of groups first seen after that are spilled, not the states (the
- * accumulators cannot be serialized or merged), as `[group id, seq, keys..., arguments...]`. At the end the table's
- * groups come out (they were all seen first), then the spilled tuples are merged by group id, each group aggregated
- * in turn from its rows in input order, and the results sent in the order of their groups' first rows.
+ * seen. The table holds groups while their keys, and the inputs that ARRAY_AGG, STRING_AGG, ARRAY_CONCAT_AGG and
+ * DISTINCT aggregates keep, fit the budget. Past it, rows are spilled as `[group id, seq, keys..., arguments...]`:
+ * the rows of new groups, and when an aggregate keeps its inputs the later rows of the table's groups too (states
+ * are not spilled: the accumulators can be neither serialized nor merged, but they can go on taking rows later).
+ * At the end the spilled rows are merged by group id; each group in turn takes its spilled rows (a table group
+ * after the rows it already took, a new one from scratch), in input order, and its result goes to a sorter by the
+ * group's first row, which gives the results in first-seen order.
  */
 async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env: EvalEnv, spill: Spill): AsyncGenerator<SqlValue[]> {
   const { groups, aggregates } = q.aggregate!;
   const table = new Map<string, Group>();
-  const newGroup = (keys: SqlValue[]): Group => ({
+  const newGroup = (first: bigint, keys: SqlValue[]): Group => ({
+    first,
     keys,
     accumulators: aggregates.map((a) => a.fn.create(a.type)),
     seen: aggregates.map((a) => (a.distinct ? new Set<string>() : undefined)),
@@ -290,6 +298,10 @@ async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env
   };
   const result = (g: Group): SqlValue[] => [...g.keys, ...g.accumulators.map((a) => a.result())];
   const holding = new Holding(spill);
+  // Aggregates whose state keeps its inputs: their inputs count as held too.
+  const keeps = aggregates.map((a) => a.distinct || COLLECTING.has(a.fn.name));
+  const collecting = keeps.includes(true);
+  const collected = (args: readonly SqlValue[][]): number => args.reduce((n, a, i) => (keeps[i] === true ? n + rowSize(a) : n), 0);
   let seq = 0n;
   try {
     for await (const row of rows) {
@@ -298,40 +310,48 @@ async function* aggregate(rows: AsyncIterable<SqlValue[]>, q: AnalyzedQuery, env
       const id = keys.map(groupKey).join('\u0000');
       const args = aggregates.map((a) => a.args.map((x) => evaluate(x, row, env)));
       let group = table.get(id);
+      if (holding.full && table.size > 0 && (group === undefined || collecting)) {
+        await holding.add([id, seq, ...keys, ...args.flat()]);
+        continue;
+      }
       if (group === undefined) {
-        if (holding.full && table.size > 0) {
-          await holding.add([id, seq, ...keys, ...args.flat()]);
-          continue;
-        }
-        group = newGroup(keys);
+        group = newGroup(seq, keys);
         table.set(id, group);
         holding.hold(rowSize(keys) + 2 * id.length + 64 * (aggregates.length + 1));
       }
       addTo(group, args);
+      if (collecting) holding.hold(collected(args));
     }
-    if (table.size === 0 && groups.length === 0) table.set('', newGroup([]));
-    for (const g of table.values()) yield result(g);
-    table.clear();
+    if (table.size === 0 && groups.length === 0) table.set('', newGroup(0n, []));
     const overflow = holding.overflow;
-    if (overflow === undefined || spill.signal?.aborted === true) return;
+    if (overflow === undefined) {
+      for (const g of table.values()) yield result(g);
+      return;
+    }
+    if (spill.signal?.aborted === true) return;
     const results = sorter(bySeq, spill);
     try {
-      let current: { id: string; seq: bigint; group: Group } | undefined;
+      let current: { id: string; group: Group } | undefined;
       const finish = async (): Promise<void> => {
-        if (current !== undefined) await results.add([current.seq, ...result(current.group)]);
+        if (current !== undefined) await results.add([current.group.first, ...result(current.group)]);
       };
       for await (const t of overflow.sorted()) {
-        if (current?.id !== t[0]) {
+        const id = t[0] as string;
+        if (current?.id !== id) {
           await finish();
-          current = { id: t[0] as string, seq: t[1] as bigint, group: newGroup(t.slice(2, 2 + groups.length)) };
+          const held = table.get(id);
+          table.delete(id);
+          current = { id, group: held ?? newGroup(t[1] as bigint, t.slice(2, 2 + groups.length)) };
         }
         let at = 2 + groups.length;
         addTo(
-          current!.group,
+          current.group,
           aggregates.map((a) => t.slice(at, (at += a.args.length))),
         );
       }
       await finish();
+      for (const g of table.values()) await results.add([g.first, ...result(g)]);
+      table.clear();
       yield* inSeqOrder(results);
     } finally {
       await results.close();
