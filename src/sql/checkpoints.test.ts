@@ -42,6 +42,14 @@ describe('scan checkpoints', () => {
     expect(reached).toEqual(['p2', 'q1', 'r1', 'r3', 'r4', 'r5']);
   });
 
+  it('time alone also checkpoints (everyMillis)', async () => {
+    const reached: string[] = [];
+    await run(`SELECT _key FROM t WHERE cf['a'] = b'banana'`, {
+      checkpoint: { everyRows: 1_000_000, everyMillis: 0, reached: (k) => Promise.resolve(void reached.push(Buffer.from(k).toString())) },
+    });
+    expect(reached).toEqual(['p2', 'q1', 'r1', 'r3', 'r4', 'r5']);
+  });
+
   it('UNNEST: a row checkpoints only once all of its rows were taken', async () => {
     const seen: string[] = [];
     const prepared = await engine.prepare(SQL_INSTANCE_NAME, `SELECT _key, x FROM t, UNNEST([1, 2, 3]) AS x WHERE _key < b'q'`, new Map());

@@ -173,6 +173,29 @@ describe('ExecuteQuery checkpoints sparse scans', () => {
     expect(run.stats().rowsScanned).toBe(ROWS - scannedBefore);
   });
 
+  it('a retry with a data token after a checkpoint resumes after its key and skips the rows released since', async () => {
+    const dense = `SELECT _key FROM sparse WHERE cf['m'] = b'yes' OR _key >= b'row04990'`;
+    const expected = [...new Set([...MATCHES, ...Array.from({ length: 10 }, (_, i) => 4990 + i)])].sort((a, b) => a - b).map(key);
+    const prepared = await prepare(dense);
+    const all = await execute(prepared);
+    expect(all.keys).toEqual(expected);
+    // The last token but one: a batch of the dense tail, released after the scan's last checkpoint.
+    const at = all.tokens.length - 2;
+    const position = resumePosition(prepared, all.tokens[at]!.token);
+    expect(all.tokens[at]!.tokenOnly).toBe(false);
+    expect(position.rows - position.checkpoint!.base).toBeGreaterThan(0);
+
+    const first = await execute(prepared, undefined, at + 1);
+    expect(first.keys).toEqual(all.keys.slice(0, all.tokens[at]!.released));
+    const retry = await execute(prepared, all.tokens[at]!.token);
+    expect(retry.code).toBe(grpc.status.OK);
+    expect([...first.keys, ...retry.keys]).toEqual(expected);
+    const run = engine.runs.at(-1)!;
+    expect(run.options.skipRows).toBe(position.rows - position.checkpoint!.base);
+    const after = Number(Buffer.from(run.options.resumeAfterKey!).toString().slice(3));
+    expect(run.stats().rowsScanned).toBe(ROWS - after - 1);
+  });
+
   it('queries that do not come in key order do not checkpoint (ORDER BY, LIMIT)', async () => {
     for (const q of [`${query} ORDER BY _key DESC`, `${query} LIMIT 3`]) {
       const { keys, tokens, code } = await execute(await prepare(q));
