@@ -71,7 +71,7 @@ export interface SqlEngine {
   prepare(instance: string, query: string, paramTypes: ReadonlyMap<string, SqlType>): Promise<PreparedQuery>;
   /**
    * Runs a prepared query (from its token), streaming rows of values in column order with bounded memory
-   * (ORDER BY and GROUP BY hold what they must). `stats` is complete once the iteration ends.
+   * (ORDER BY, GROUP BY and DISTINCT hold up to a budget and spill the rest to temporary files). `stats` is complete once the iteration ends.
    */
   execute(instance: string, token: Uint8Array, options: ExecuteOptions): { rows: AsyncIterable<readonly SqlValue[]>; stats(): QueryStats };
 }

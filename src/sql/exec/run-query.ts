@@ -16,12 +16,13 @@ import { rowSize } from './spill-codec.js';
 
 /**
  * Runs an analyzed query: scan → WHERE → (hash aggregation → HAVING) → projection → DISTINCT → ORDER BY (top-k
- * when there is a LIMIT) → OFFSET / LIMIT → skip `skipRows` (a resumed stream). Without GROUP BY, DISTINCT
+ * when there is a small LIMIT) → OFFSET / LIMIT → skip `skipRows` (a resumed stream). Without GROUP BY, DISTINCT
  * and ORDER BY it streams row by row, reading ahead of the consumer not at all. The scan is a table read, or a
  * derived source's rows (exec/sources.ts: a logical view, UNPACK, a materialized view); `restrict` narrows the
  * table read's keys (given by a query that reads this one as its source). ORDER BY, GROUP BY and DISTINCT hold at
  * most `spill.budgetBytes` (estimated) each and spill the rest to temporary files (exec/spill.ts), with the same
- * results in the same order as in memory.
+ * results in the same order as in memory. A query whose result comes in its table's key order reports scan
+ * checkpoints (engine.ts Checkpoints) and resumes after one (`resumeAfterKey`, then `skipRows` counts from there).
  */
 export async function* runQuery(
   db: QueryDb,
