@@ -379,8 +379,14 @@ async function* sorted(
   if (keep === undefined || keep > TOP_K_ROWS) {
     const s = sorter(cmp, spill);
     try {
-      for await (const row of rows) await s.add(row);
-      if (spill.signal?.aborted !== true) yield* s.sorted();
+      for await (const row of rows) {
+        const spilling = s.add(row);
+        if (spilling !== undefined) await spilling;
+      }
+      if (spill.signal?.aborted === true) return;
+      const memory = s.inMemory();
+      if (memory !== undefined) yield* memory;
+      else yield* s.sorted();
     } finally {
       await s.close();
     }

@@ -56,11 +56,21 @@ export class SpillSorter {
     return this.buffer.length;
   }
 
-  async add(row: SqlValue[]): Promise<void> {
+  /** Adds a row; a promise (to await before the next add) when it spilled the rows held. */
+  add(row: SqlValue[]): Promise<void> | undefined {
     this.buffer.push(row);
     this.held += rowSize(row);
     if (this.held > this.stats.peakHeldBytes) this.stats.peakHeldBytes = this.held;
-    if (this.held > this.options.budgetBytes) await this.spill();
+    return this.held > this.options.budgetBytes ? this.spill() : undefined;
+  }
+
+  /** When nothing was spilled: the rows added, in order (the sorter is spent); else undefined. */
+  inMemory(): SqlValue[][] | undefined {
+    if (this.runs.length > 0) return undefined;
+    const rows = this.buffer.sort(this.cmp); // Array.prototype.sort is stable.
+    this.buffer = [];
+    this.held = 0;
+    return rows;
   }
 
   /** Every row added, in order; the sorter is spent afterwards (and its files removed). */
