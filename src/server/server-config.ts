@@ -28,6 +28,12 @@ export interface ServerTuning {
   readonly sqlBatchRows: number;
   /** A batch is sent in messages of at most this many of its bytes. */
   readonly sqlChunkBytes: number;
+  /**
+   * A key-ordered ExecuteQuery scan that has read this many rows, or spent this long, without a result row sends
+   * what it holds, or a token-only message, with a resume token that resumes after the last key scanned.
+   */
+  readonly sqlCheckpointRows: number;
+  readonly sqlCheckpointMillis: number;
   /** Largest request and response message, in bytes (both directions). */
   readonly maxMessageBytes: number;
   /** A connection that sends nothing for this long is reset (slowloris). */
@@ -82,6 +88,8 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   sqlBatchBytes: 1024 * 1024,
   sqlBatchRows: 10_000,
   sqlChunkBytes: 256 * 1024,
+  sqlCheckpointRows: 10_000,
+  sqlCheckpointMillis: 2000,
   maxMessageBytes: 256 * 1024 * 1024,
   prefaceTimeoutMillis: 10_000,
   maxConnections: 4096,

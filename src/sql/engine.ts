@@ -34,19 +34,44 @@ export interface ExecuteOptions {
   readonly skipRows?: number;
   /** Stop early (the client went away). */
   readonly signal?: AbortSignal;
+  /**
+   * Resume a key-ordered scan strictly after this row key (a checkpoint the engine reported through
+   * `checkpoint`); `skipRows` then counts the rows produced after it. InvalidArgument for a query that does not
+   * checkpoint.
+   */
+  readonly resumeAfterKey?: Uint8Array;
+  /** Checkpoints of sparse scans (for queries that checkpoint: see `Checkpoints`). */
+  readonly checkpoint?: Checkpoints;
+}
+
+/**
+ * A query whose result comes row by row in the order of one table's keys (a table read without GROUP BY,
+ * DISTINCT, ORDER BY, LIMIT or OFFSET, and not through a view) reports how far its scan got once it has scanned
+ * `everyRows` rows, or spent `everyMillis`, without producing a result row: `reached(key)` is awaited (the scan
+ * waits) with the last key scanned, when every row produced so far has been handed to the consumer; no row
+ * produced later comes from a key at or before it. Other queries never call it.
+ */
+export interface Checkpoints {
+  readonly everyRows: number;
+  readonly everyMillis: number;
+  reached(key: Uint8Array): Promise<void>;
 }
 
 export interface QueryStats {
   /** Rows the storage read examined (the planner's key ranges bound it: a point query reads one). */
   readonly rowsScanned: number;
   readonly rowsReturned: number;
+  /** The most estimated bytes of rows one ORDER BY, GROUP BY or DISTINCT held in memory (0 without them). */
+  readonly peakHeldBytes?: number;
+  /** Sorted runs those operators wrote to temporary files because they passed their memory budget. */
+  readonly spilledRuns?: number;
 }
 
 export interface SqlEngine {
   prepare(instance: string, query: string, paramTypes: ReadonlyMap<string, SqlType>): Promise<PreparedQuery>;
   /**
    * Runs a prepared query (from its token), streaming rows of values in column order with bounded memory
-   * (ORDER BY and GROUP BY hold what they must). `stats` is complete once the iteration ends.
+   * (ORDER BY, GROUP BY and DISTINCT hold up to a budget and spill the rest to temporary files). `stats` is complete once the iteration ends.
    */
   execute(instance: string, token: Uint8Array, options: ExecuteOptions): { rows: AsyncIterable<readonly SqlValue[]>; stats(): QueryStats };
 }

@@ -25,6 +25,10 @@ import { SQL_INSTANCE_NAME, sqlFixture, sqlViews } from './testing/fixture.js';
  *     -- scanned N, returned M      (with `stats`)
  *
  * or `ERROR Code: message`. The fixture's views (sqlViews) are there too. UPDATE_SQL_GOLDEN=1 writes the actual results into the files (review the diff).
+ *
+ * The whole suite runs twice: with the default spill budget, and with a budget of one byte, so that every ORDER BY,
+ * GROUP BY and DISTINCT spills (nearly) every row to temporary files and merges them back: the results and their
+ * order must be the same.
  */
 
 interface SqlCase {
@@ -51,16 +55,21 @@ const CASES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'case
 
 let fx: Fixture;
 let engine: SqlEngine;
+let spilling: SqlEngine;
+/** Runs spilled by all cases so far (the spilling pass must have spilled). */
+let spilledRuns = 0;
 
 beforeAll(async () => {
   fx = await sqlFixture();
-  engine = createSqlEngine(fx.db, { nowMicros: () => 1_700_000_000_000_000n, views: sqlViews() });
+  const options = { nowMicros: () => 1_700_000_000_000_000n, views: sqlViews() };
+  engine = createSqlEngine(fx.db, options);
+  spilling = createSqlEngine(fx.db, { ...options, spill: { budgetBytes: 1 } });
 });
 afterAll(async () => {
   await fx.db.close();
 });
 
-async function paramValues(c: SqlCase): Promise<{ types: Map<string, SqlType>; values: Map<string, SqlValue> }> {
+async function paramValues(engine: SqlEngine, c: SqlCase): Promise<{ types: Map<string, SqlType>; values: Map<string, SqlValue> }> {
   const types = new Map<string, SqlType>();
   const values = new Map<string, SqlValue>();
   for (const p of c.params) {
@@ -72,13 +81,14 @@ async function paramValues(c: SqlCase): Promise<{ types: Map<string, SqlType>; v
   return { types, values };
 }
 
-async function run(c: SqlCase): Promise<string> {
+async function run(engine: SqlEngine, c: SqlCase): Promise<string> {
   try {
-    const { types, values } = await paramValues(c);
+    const { types, values } = await paramValues(engine, c);
     const prepared = await engine.prepare(SQL_INSTANCE_NAME, c.query, types);
     const out = [prepared.columns.map((col) => `${col.name} ${typeText(col.type)}`).join(', ')];
     const result = engine.execute(SQL_INSTANCE_NAME, prepared.token, { params: values });
     for await (const row of result.rows) out.push(row.map(showValue).join(', '));
+    spilledRuns += result.stats().spilledRuns ?? 0;
     if (c.stats) out.push(`-- scanned ${result.stats().rowsScanned}, returned ${result.stats().rowsReturned}`);
     return out.join('\n');
   } catch (e) {
@@ -94,15 +104,24 @@ for (const file of readdirSync(CASES_DIR).filter((f) => f.endsWith('.cases'))) {
     if (REWRITE_GOLDEN) {
       it('rewrites the expected results', async () => {
         const actual = new Map<number, string>();
-        for (const [i, c] of cases.entries()) actual.set(i, await run(sqlCase(c)));
+        for (const [i, c] of cases.entries()) actual.set(i, await run(engine, sqlCase(c)));
         rewriteGoldenFile(path, cases, actual);
       });
       return;
     }
     for (const c of cases) {
       it(`${file}:${c.line} ${c.input.replace(/\s+/g, ' ').slice(0, 80)}`, async () => {
-        expect(await run(sqlCase(c))).toBe(c.expected);
+        expect(await run(engine, sqlCase(c))).toBe(c.expected);
+      });
+      it(`${file}:${c.line} spilling every row`, async () => {
+        expect(await run(spilling, sqlCase(c))).toBe(c.expected);
       });
     }
   });
 }
+
+describe('the spilling pass', () => {
+  it.skipIf(REWRITE_GOLDEN)('spilled runs to temporary files', () => {
+    expect(spilledRuns).toBeGreaterThan(50);
+  });
+});

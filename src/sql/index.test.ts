@@ -60,7 +60,7 @@ describe('createSqlEngine', () => {
     ]);
     const result = engine.execute(SQL_INSTANCE_NAME, p.token, { params });
     expect(await all(result.rows)).toEqual([[new Uint8Array(Buffer.from('r1')), 15n]]);
-    expect(result.stats()).toEqual({ rowsScanned: 1, rowsReturned: 1 });
+    expect(result.stats()).toEqual({ rowsScanned: 1, rowsReturned: 1, peakHeldBytes: 0, spilledRuns: 0 });
   });
 
   it('resumes after skipRows rows of the same deterministic order', async () => {
@@ -146,7 +146,7 @@ describe('createSqlEngine', () => {
     const p = await withViews.prepare(SQL_INSTANCE_NAME, 'SELECT n + 1 AS m FROM mv', new Map());
     const result = withViews.execute(SQL_INSTANCE_NAME, p.token, { params: new Map() });
     expect(await all(result.rows)).toEqual([[6n]]);
-    expect(result.stats()).toEqual({ rowsScanned: 1, rowsReturned: 1 });
+    expect(result.stats()).toEqual({ rowsScanned: 1, rowsReturned: 1, peakHeldBytes: 0, spilledRuns: 0 });
     views.setMaterialized(SQL_INSTANCE, 'mv', new MemoryMaterializedSource(columns, [], 'two'));
     const e = await failure(all(withViews.execute(SQL_INSTANCE_NAME, p.token, { params: new Map() }).rows));
     expect(e.code).toBe('FailedPrecondition');

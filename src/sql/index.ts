@@ -3,12 +3,14 @@ import { type InstanceName, parseInstanceName } from '../model/names.js';
 import { type AnalyzedQuery, analyzeSelect } from './analyze/analyze.js';
 import type { ExecuteOptions, PreparedQuery, QueryStats, SqlEngine } from './engine.js';
 import { runQuery } from './exec/run-query.js';
-import type { QueryDb, ScanStats } from './exec/scan.js';
+import { type QueryDb, newScanStats } from './exec/scan.js';
+import { DEFAULT_SPILL, type SpillOptions } from './exec/spill.js';
 import { parse } from './syntax/parse.js';
 import { SqlTimestamp, type SqlType, type SqlValue } from './types.js';
 import { NO_VIEWS, type ViewCatalog } from './views.js';
 
-export type { SqlEngine, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
+export type { SpillOptions } from './exec/spill.js';
+export type { SqlEngine, Checkpoints, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
 export type { ViewCatalog, LogicalViewDefinition, MaterializedSource } from './views.js';
 export { NO_VIEWS } from './views.js';
 
@@ -37,6 +39,11 @@ export interface SqlEngineOptions {
   readonly nowMicros?: () => bigint;
   /** The instance's logical and materialized views (default: none; FROM then finds tables only). */
   readonly views?: ViewCatalog;
+  /**
+   * How much ORDER BY, GROUP BY and DISTINCT each hold in memory before they spill to temporary files, and where
+   * (default: 64 MiB estimated, in os.tmpdir()).
+   */
+  readonly spill?: SpillOptions;
 }
 
 export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): SqlEngine {
@@ -55,8 +62,9 @@ export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): Sq
       });
     },
 
-    execute(instance, tokenBytes, options: ExecuteOptions) {
-      const stats: ScanStats = { rowsScanned: 0, rowsReturned: 0 };
+    execute(instance, tokenBytes, execOptions: ExecuteOptions) {
+      const stats = newScanStats();
+      const spill = options.spill ?? DEFAULT_SPILL;
       async function* rows(): AsyncGenerator<readonly SqlValue[]> {
         const token = decodeToken(tokenBytes);
         if (token.instance !== instance) throw invalidArgument(`The prepared query belongs to instance ${token.instance}, not ${instance}`);
@@ -69,10 +77,30 @@ export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): Sq
         }
         if (analyzed.fingerprint !== token.fingerprint)
           throw expired('a table or view the query reads changed since the query was prepared');
-        const env = { params: options.params, ctx: { now: new SqlTimestamp(nowMicros()) } };
-        yield* runQuery(db, analyzed, env, { skipRows: options.skipRows ?? 0, signal: options.signal }, stats);
+        const env = { params: execOptions.params, ctx: { now: new SqlTimestamp(nowMicros()) } };
+        yield* runQuery(
+          db,
+          analyzed,
+          env,
+          {
+            skipRows: execOptions.skipRows ?? 0,
+            signal: execOptions.signal,
+            spill,
+            resumeAfterKey: execOptions.resumeAfterKey,
+            checkpoint: execOptions.checkpoint,
+          },
+          stats,
+        );
       }
-      return { rows: rows(), stats: (): QueryStats => ({ ...stats }) };
+      return {
+        rows: rows(),
+        stats: (): QueryStats => ({
+          rowsScanned: stats.rowsScanned,
+          rowsReturned: stats.rowsReturned,
+          peakHeldBytes: stats.spill.peakHeldBytes,
+          spilledRuns: stats.spill.spilledRuns,
+        }),
+      };
     },
   };
 }

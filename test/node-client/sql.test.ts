@@ -1,8 +1,8 @@
-import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { Bigtable, SqlTypes, type Table } from '@google-cloud/bigtable';
 import { crc32c } from '@node-rs/crc32';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { droppingProxy } from '../../src/server/testing/dropping-proxy.js';
 import { rawClients } from '../../src/server/testing/raw-client.js';
 import { uniqueTableId } from '../harness/names.js';
 import { INSTANCE, PROJECT } from '../harness/node-client.js';
@@ -19,47 +19,6 @@ import { useTarget } from '../harness/suite.js';
 const ROWS = 3000;
 const VALUE = 'v'.repeat(1000); // 3000 rows of ~1 KB: about 3 MB, several 1 MiB batches
 const key = (i: number): string => `row${String(i).padStart(5, '0')}`;
-
-/** A TCP proxy to `upstream` that cuts its first connection once `cutAfter` bytes went back to the client. */
-async function droppingProxy(upstream: string, cutAfter: number): Promise<{ address: string; cuts: number; close(): void }> {
-  const [host, port] = [upstream.slice(0, upstream.lastIndexOf(':')), Number(upstream.slice(upstream.lastIndexOf(':') + 1))];
-  const state = { cuts: 0, connections: 0 };
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const first = state.connections++ === 0;
-    const up = net.connect(port, host);
-    sockets.add(client).add(up);
-    let sent = 0;
-    client.on('data', (d) => up.write(d));
-    up.on('data', (d) => {
-      sent += d.length;
-      if (first && sent > cutAfter) {
-        state.cuts++;
-        client.destroy();
-        up.destroy();
-        return;
-      }
-      client.write(d);
-    });
-    const end = (): void => {
-      client.destroy();
-      up.destroy();
-    };
-    client.on('error', end).on('close', end);
-    up.on('error', end).on('close', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    address: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    get cuts() {
-      return state.cuts;
-    },
-    close() {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-}
 
 describe('GoogleSQL through the official Node client', () => {
   const ctx = useTarget('tabletop');

@@ -104,24 +104,44 @@ export function padFirstLength(b: Uint8Array): Uint8Array {
 }
 
 // ---------------------------------------------------------------------------
-// Resume tokens: version(1) = 1, crc32c(prepared_query)(4), rows released(8), big-endian.
+// Resume tokens, big-endian: version(1) = 1, crc32c(prepared_query)(4), rows released(8); or, once the scan
+// checkpointed, version(1) = 2, crc32c(4), rows released(8), rows released at the checkpoint(8), the checkpoint's
+// row key (the rest).
 
-const TOKEN_VERSION = 1;
-const TOKEN_BYTES = 13;
+const TOKEN_V1 = 1;
+const TOKEN_V1_BYTES = 13;
+const TOKEN_V2 = 2;
+const TOKEN_V2_HEAD = 21;
 
-/** The token after `rows` rows of the result of `prepared`. */
-export function resumeToken(prepared: Uint8Array, rows: number): Buffer {
-  const t = Buffer.alloc(TOKEN_BYTES);
-  t[0] = TOKEN_VERSION;
+/** Where a resume token resumes: after `rows` rows, counted from a scan checkpoint when there is one. */
+export interface ResumePosition {
+  readonly rows: number;
+  readonly checkpoint?: { readonly key: Uint8Array; readonly base: number } | undefined;
+}
+
+/** The token after `rows` rows of the result of `prepared` (and the scan's latest checkpoint). */
+export function resumeToken(prepared: Uint8Array, rows: number, checkpoint?: ResumePosition['checkpoint']): Buffer {
+  const t = Buffer.alloc(checkpoint === undefined ? TOKEN_V1_BYTES : TOKEN_V2_HEAD + checkpoint.key.byteLength);
+  t[0] = checkpoint === undefined ? TOKEN_V1 : TOKEN_V2;
   t.writeUInt32BE(crc32c(prepared) >>> 0, 1);
   t.writeBigUInt64BE(BigInt(rows), 5);
+  if (checkpoint !== undefined) {
+    t.writeBigUInt64BE(BigInt(checkpoint.base), 13);
+    t.set(checkpoint.key, TOKEN_V2_HEAD);
+  }
   return t;
 }
 
-/** The rows a token released; InvalidArgument for a token not made by resumeToken() for this prepared query. */
-export function rowsOfResumeToken(prepared: Uint8Array, token: Uint8Array): number {
+/** Where a token resumes; InvalidArgument for a token not made by resumeToken() for this prepared query. */
+export function resumePosition(prepared: Uint8Array, token: Uint8Array): ResumePosition {
   const t = Buffer.from(token.buffer, token.byteOffset, token.byteLength);
-  if (t.length !== TOKEN_BYTES || t[0] !== TOKEN_VERSION) throw invalidArgument('resume_token is not one this server sent');
+  const v1 = t.length === TOKEN_V1_BYTES && t[0] === TOKEN_V1;
+  const v2 = t.length >= TOKEN_V2_HEAD && t[0] === TOKEN_V2;
+  if (!v1 && !v2) throw invalidArgument('resume_token is not one this server sent');
   if (t.readUInt32BE(1) !== crc32c(prepared) >>> 0) throw invalidArgument('resume_token belongs to another prepared query');
-  return Number(t.readBigUInt64BE(5));
+  const rows = Number(t.readBigUInt64BE(5));
+  if (v1) return { rows };
+  const base = Number(t.readBigUInt64BE(13));
+  if (base > rows) throw invalidArgument('resume_token is not one this server sent');
+  return { rows, checkpoint: { key: new Uint8Array(t.subarray(TOKEN_V2_HEAD)), base } };
 }

@@ -1,7 +1,7 @@
 import { crc32c } from '@node-rs/crc32';
 import { describe, expect, it } from 'vitest';
 import { SqlDate, SqlMap, SqlStruct, SqlTimestamp, type SqlType } from '../../sql/types.js';
-import { checksummed, padFirstLength, resumeToken, rowsOfResumeToken } from './execute-query-encoder.js';
+import { checksummed, padFirstLength, resumeToken, resumePosition } from './execute-query-encoder.js';
 import { sqlTypeFromProto, sqlTypeToProto } from './sql-type.js';
 import { sqlParamsFromProto, sqlValueFromProto } from './sql-value.js';
 import { ProtoRowsBatch } from './execute-query-encoder.js';
@@ -73,8 +73,16 @@ describe('result batches', () => {
 
   it('resume tokens name the rows released and the prepared query', () => {
     const t = resumeToken(Buffer.from('q1'), 1234);
-    expect(rowsOfResumeToken(Buffer.from('q1'), t)).toBe(1234);
-    expect(() => rowsOfResumeToken(Buffer.from('q2'), t)).toThrow(/another prepared query/);
-    expect(() => rowsOfResumeToken(Buffer.from('q1'), Buffer.from('x'))).toThrow(/not one this server sent/);
+    expect(resumePosition(Buffer.from('q1'), t)).toEqual({ rows: 1234 });
+    const c = resumeToken(Buffer.from('q1'), 1234, { key: Buffer.from('row\x00\xff'), base: 1200 });
+    expect(resumePosition(Buffer.from('q1'), c)).toEqual({
+      rows: 1234,
+      checkpoint: { key: new Uint8Array(Buffer.from('row\x00\xff')), base: 1200 },
+    });
+    const empty = resumeToken(Buffer.from('q1'), 5, { key: new Uint8Array(), base: 5 });
+    expect(resumePosition(Buffer.from('q1'), empty)).toEqual({ rows: 5, checkpoint: { key: new Uint8Array(), base: 5 } });
+    expect(() => resumePosition(Buffer.from('q2'), c)).toThrow(/another prepared query/);
+    expect(() => resumePosition(Buffer.from('q2'), t)).toThrow(/another prepared query/);
+    expect(() => resumePosition(Buffer.from('q1'), Buffer.from('x'))).toThrow(/not one this server sent/);
   });
 });

@@ -1,4 +1,4 @@
-import { createDatabase } from '../../db/index.js';
+import { createDatabase, type TabletopDatabase } from '../../db/index.js';
 import type { InsightQueries } from '../../insight/api-types.js';
 import type { HistorySource } from '../../insight/history-source.js';
 import type { SqlEngine } from '../../sql/engine.js';
@@ -25,8 +25,8 @@ export async function startTestServer(
     httpPort?: number | false;
     /** The recording the HTTP API's heatmap and diagnostics read, and the queries over it. */
     insight?: { source: HistorySource; queries: (source: HistorySource) => InsightQueries };
-    /** The SQL engine of PrepareQuery and ExecuteQuery. */
-    sql?: SqlEngine;
+    /** The SQL engine of PrepareQuery and ExecuteQuery (or one made over the server's database). */
+    sql?: SqlEngine | ((db: TabletopDatabase) => SqlEngine);
   } = {},
 ): Promise<TestServer> {
   const db = await createDatabase({ engine: options.engine ?? createMemoryEngine() });
@@ -40,7 +40,7 @@ export async function startTestServer(
     storage: 'in memory',
     version: 'test',
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
-    ...(options.sql === undefined ? {} : { sql: options.sql }),
+    ...(options.sql === undefined ? {} : { sql: typeof options.sql === 'function' ? options.sql(db) : options.sql }),
     ...(options.insight === undefined ? {} : { insight: options.insight.source, insightQueries: options.insight.queries }),
   });
   const clients = rawClients(server.address);

@@ -1,6 +1,6 @@
 import type { DatabaseCore } from '../../db/api.js';
 import type { Row } from '../../model/cell.js';
-import { toBytes } from '../../model/bytes.js';
+import { type ByteString, toBytes } from '../../model/bytes.js';
 import type { AnalyzedQuery } from '../analyze/analyze.js';
 import { cellWindow, familiesRead, readRequest, ROW_MARKER } from '../plan/read-plan.js';
 import { keyRanges, restrictRanges } from '../plan/key-ranges.js';
@@ -8,6 +8,7 @@ import type { KeyRange } from '../../model/key-range.js';
 import { SqlMap, SqlStruct, SqlTimestamp, type SqlValue } from '../types.js';
 import { evalError } from '../values/errors.js';
 import type { EvalEnv } from '../bound/evaluate.js';
+import type { SpillStats } from './spill.js';
 
 /** The part of the db a query reads through. */
 export type QueryDb = Pick<DatabaseCore, 'getTable' | 'readRows'>;
@@ -15,12 +16,19 @@ export type QueryDb = Pick<DatabaseCore, 'getTable' | 'readRows'>;
 export interface ScanStats {
   rowsScanned: number;
   rowsReturned: number;
+  /** What ORDER BY, GROUP BY and DISTINCT held and spilled (shared with the queries this one reads through). */
+  readonly spill: SpillStats;
+}
+
+export function newScanStats(spill: SpillStats = { peakHeldBytes: 0, spilledRuns: 0 }): ScanStats {
+  return { rowsScanned: 0, rowsReturned: 0, spill };
 }
 
 /**
  * The scan rows of a query: `[_key, family maps...]` in key order, read lazily through db.readRows over the
  * planned ranges (families the query does not read are left NULL), within `restrict` when a query reading this
- * one through a view or UNPACK narrowed the keys. A query without FROM has one empty row.
+ * one through a view or UNPACK narrowed the keys. A query without FROM has one empty row. `scanned` hears each
+ * row's key once the consumer asks for the next row.
  */
 export async function* scanRows(
   db: QueryDb,
@@ -29,6 +37,7 @@ export async function* scanRows(
   stats: ScanStats,
   signal: AbortSignal | undefined,
   restrict?: readonly KeyRange[],
+  scanned?: (key: ByteString) => Promise<void>,
 ): AsyncGenerator<SqlValue[]> {
   if (q.table === undefined) {
     yield [];
@@ -46,6 +55,8 @@ export async function* scanRows(
       stats.rowsScanned = reader.stats.rowsSeen;
       if (signal?.aborted === true) return;
       yield scanRow(row, q, families, slotOf, history);
+      // Asked for the next row: everything this row produced has been consumed.
+      if (scanned !== undefined) await scanned(row.key);
     }
   } finally {
     stats.rowsScanned = reader.stats.rowsSeen;

@@ -4,7 +4,7 @@ import type { UnpackColumn } from '../analyze/sources.js';
 import type { EvalEnv } from '../bound/evaluate.js';
 import { keyRanges, restrictRanges } from '../plan/key-ranges.js';
 import { SqlMap, SqlStruct, SqlTimestamp, type SqlValue } from '../types.js';
-import type { ScanStats } from './scan.js';
+import { type ScanStats, newScanStats } from './scan.js';
 
 /** Runs an analyzed query (run-query.ts's runQuery, passed in so that the modules do not import each other). */
 export type RunQuery = (
@@ -42,7 +42,7 @@ export async function* sourceRows(
     }
     return;
   }
-  const inner: ScanStats = { rowsScanned: 0, rowsReturned: 0 };
+  const inner = newScanStats(stats.spill);
   try {
     for await (const row of run(source.query, env, { signal, restrict: ranges }, inner)) {
       stats.rowsScanned = inner.rowsScanned;
