@@ -221,6 +221,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ...(insight === undefined ? {} : { insight }),
     });
   } catch (e) {
+    // A failed start (a port in use) stops the view engine's worker and timers before the db closes.
+    await materialized.close().catch(() => undefined);
     await insight?.close();
     await db.close();
     throw e;

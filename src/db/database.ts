@@ -321,7 +321,11 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(this.tables.deleteTable(name));
   }
   modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
-    return this.persisted(this.tables.modifyColumnFamilies(name, modifications));
+    // Dropping a family changes rows without a write: views that read the table are told every row changed.
+    return andThen(this.persisted(this.tables.modifyColumnFamilies(name, modifications)), (info) => {
+      this.watcher(name)?.rowsChanged(name, 'all');
+      return info;
+    });
   }
   dropRowRange(
     name: TableName,

@@ -1,6 +1,6 @@
 import type { TableInfo } from '../../db/api.js';
 import { isTabletopError, notFound } from '../../model/errors.js';
-import type { InstanceName, TableName } from '../../model/names.js';
+import { INTERNAL_TABLE_PREFIX, type InstanceName, type TableName } from '../../model/names.js';
 import type { ResultColumn } from '../engine.js';
 import { isEquatable, isOrderable } from '../functions/operators.js';
 import type { Expr, Select, SelectItem, TableRef, Unnest } from '../syntax/ast.js';
@@ -182,6 +182,8 @@ const notFoundAt = (ref: TableRef, id: string): Error => notFound(`line ${ref.po
 /** A table by name, or undefined when the instance has none of that name (a view may have it). */
 function findTable(ref: TableRef, instance: InstanceName, catalog: Catalog): TableInfo | undefined {
   if (ref.name.length !== 1) throw queryError(ref.pos, `Table not found: ${ref.name.map((n) => n.name).join('.')}`);
+  // The internal tables of materialized views are no client's: not found, as for any other name.
+  if (ref.name[0]!.name.startsWith(INTERNAL_TABLE_PREFIX)) return undefined;
   try {
     return catalog.getTable({ ...instance, table: ref.name[0]!.name });
   } catch (e) {

@@ -54,6 +54,9 @@ export interface LiveView {
   broken: boolean;
   /** Waiting for the next build to finish (CreateMaterializedView). */
   builtWaiters: { resolve: () => void; reject: (e: unknown) => void }[];
+  /** After a failed build: the next attempt's timer, and the wait before the one after (doubling, at most a minute). */
+  retry: ReturnType<typeof setTimeout> | undefined;
+  retryMillis: number;
   rebuilds: number;
   evaluationErrors: number;
   lastEvaluationError: MaterializedViewStatus['lastEvaluationError'];

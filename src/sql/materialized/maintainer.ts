@@ -6,7 +6,7 @@ import {
   viewTables,
 } from '../../db/index.js';
 import { type ByteString, printable } from '../../model/bytes.js';
-import { isTabletopError, notFound } from '../../model/errors.js';
+import { failedPrecondition, isTabletopError, notFound } from '../../model/errors.js';
 import type { RowFilter } from '../../model/filter/index.js';
 import { FULL_RANGE } from '../../model/key-range.js';
 import type { ChildName, InstanceName, TableName } from '../../model/names.js';
@@ -76,6 +76,9 @@ import { readCell, scan, viewRows } from './view-io.js';
  */
 
 const CLEAN = 'clean';
+/** The wait before building again after a failed build, doubling up to the maximum. */
+const FIRST_RETRY_MILLIS = 1000;
+const MAX_RETRY_MILLIS = 60_000;
 /** At most one warning a minute per view about rows left out. */
 const WARN_EVERY_MILLIS = 60_000;
 /** A row's key and no more (one value-less cell). */
@@ -179,6 +182,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
   /** Applies what is pending, then marks every view clean (a later start need not rebuild it). */
   async close(): Promise<void> {
     clearInterval(this.expiryTimer);
+    for (const v of this.views.values()) if (v.retry !== undefined) clearTimeout(v.retry);
     await this.idle();
     this.stopped = true;
     for (const v of this.views.values()) {
@@ -232,7 +236,9 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
   }
 
   async deleted(info: MaterializedViewInfo): Promise<void> {
-    const v = this.views.get(viewKey(info.name));
+    // The view of that uid: a view of the same id created since (after the record went) is another one.
+    const found = this.views.get(viewKey(info.name));
+    const v = found?.info.uid === info.uid ? found : undefined;
     if (v !== undefined) this.unregister(v);
     // Its unit of work in flight, if any, ends before its tables go (no other starts: it is unregistered).
     const inFlight = this.inFlight;
@@ -290,6 +296,8 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       dropped: false,
       broken: false,
       builtWaiters: [],
+      retry: undefined,
+      retryMillis: FIRST_RETRY_MILLIS,
     };
     this.views.set(viewKey(info.name), v);
     const sk = tableKey(def.source);
@@ -299,6 +307,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
 
   private unregister(v: LiveView): void {
     v.dropped = true;
+    if (v.retry !== undefined) clearTimeout(v.retry);
     this.views.delete(viewKey(v.info.name));
     const sk = tableKey(v.def.source);
     const rest = (this.bySource.get(sk) ?? []).filter((x) => x !== v);
@@ -412,6 +421,7 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       v.pending.clear();
       await this.build(v);
       v.broken = false;
+      v.retryMillis = FIRST_RETRY_MILLIS;
       const waiters = v.builtWaiters;
       v.builtWaiters = [];
       for (const w of waiters) w.resolve();
@@ -442,13 +452,20 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
     try {
       v.def = defineView(v.info.query, v.info.name, this.db);
     } catch (e) {
+      // Reported once while it does not fit, however many family changes keep it so.
+      const reported = v.misfit !== undefined;
       v.misfit = fingerprint;
       v.broken = true;
       v.pending.clear();
       v.rebuild = false;
-      this.onError(
-        new Error(`materialized view ${v.info.name.id} no longer fits its source table ${v.def.source.table}: ${(e as Error).message}`),
+      const misfit = failedPrecondition(
+        `materialized view ${v.info.name.id} no longer fits its source table ${v.def.source.table}: ${(e as Error).message}`,
       );
+      // A CreateMaterializedView waiting for its first build fails (and its view is discarded) rather than hang.
+      const waiters = v.builtWaiters;
+      v.builtWaiters = [];
+      for (const w of waiters) w.reject(misfit);
+      if (!reported) this.onError(misfit);
       return false;
     }
     Object.assign(v, shapeOf(v.def));
@@ -469,6 +486,19 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
       const waiters = v.builtWaiters;
       v.builtWaiters = [];
       for (const w of waiters) w.reject(e);
+      // Build again later (the rows the build was to cover are no longer pending), backing off while it fails;
+      // a view whose create failed is gone by then (discarded by CreateMaterializedView).
+      if (waiters.length === 0 && !this.stopped && v.retry === undefined) {
+        const wait = v.retryMillis;
+        v.retryMillis = Math.min(MAX_RETRY_MILLIS, wait * 2);
+        v.retry = setTimeout(() => {
+          v.retry = undefined;
+          if (v.dropped || this.stopped) return;
+          v.rebuild = true;
+          this.kick();
+        }, wait);
+        v.retry.unref?.();
+      }
     } else v.rebuild = true; // the view may be half-updated: build it again
     this.onError(e);
   }
