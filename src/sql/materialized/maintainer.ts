@@ -6,7 +6,7 @@ import {
   viewTables,
 } from '../../db/index.js';
 import { type ByteString, printable } from '../../model/bytes.js';
-import { failedPrecondition, isTabletopError, notFound } from '../../model/errors.js';
+import { failedPrecondition, invalidArgument, isTabletopError, notFound } from '../../model/errors.js';
 import type { RowFilter } from '../../model/filter/index.js';
 import { FULL_RANGE } from '../../model/key-range.js';
 import type { ChildName, InstanceName, TableName } from '../../model/names.js';
@@ -205,9 +205,13 @@ export class MaterializedViewEngine implements MaterializedViewMaintainer {
   // ---- MaterializedViewMaintainer ----
 
   check(instance: InstanceName, query: string): string {
-    const def = defineView(query, instance, this.db);
-    if (def.source.table.startsWith('$')) throw notFound(`Table not found: ${def.source.table}`);
-    return def.source.table;
+    try {
+      return defineView(query, instance, this.db).source.table;
+    } catch (e) {
+      // A query over a table that does not exist is not a valid definition: INVALID_ARGUMENT, as for logical views.
+      if (isTabletopError(e, 'NotFound')) throw invalidArgument(e.message);
+      throw e;
+    }
   }
 
   status(name: ChildName): MaterializedViewStatus | undefined {
