@@ -16,6 +16,8 @@ import { serviceDefinition } from './protos.js';
 import { type GuardedListener, listenGuarded } from './connection-guard.js';
 import type { ServerTuning } from './server-config.js';
 import { createH2Transport } from './transport/h2-server.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { TlsOptions } from './tls-options.js';
 
 export interface GrpcServerOptions {
   readonly db: DatabaseCore;
@@ -29,6 +31,10 @@ export interface GrpcServerOptions {
   readonly sql?: SqlEngine | undefined;
   /** The views the SQL engine reads (CreateLogicalView checks queries against them); default: the db's logical views. */
   readonly views?: ViewCatalog | undefined;
+  /** Who calls (auth/authenticator.ts); default NO_AUTHENTICATION. */
+  readonly authenticator?: Authenticator | undefined;
+  /** Serve over TLS; undefined: plain text (h2c). */
+  readonly tls?: TlsOptions | undefined;
 }
 
 export interface GrpcServerHandle {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../testing/memory-logger.js';
 import { type MethodInfo, resource } from './method-table.js';
 import { LATENCY_BUCKETS_SECONDS, MAX_TABLES_PER_METHOD, Metrics, OTHER_TABLES, observeCalls } from './metrics.js';
+import type { CallStartInfo } from './rpc.js';
 
+/** What a call's start tells the observer besides its request: no metadata, no caller. */
+const CALL: CallStartInfo = { metadata: { get: () => [] }, principal: undefined };
 const SERVICE = 'google.bigtable.v2.Bigtable';
 
 function info(name: string): MethodInfo {
@@ -24,11 +27,11 @@ describe('observeCalls', () => {
     const begin = observeCalls(metrics, memoryLogger(), 0)(info('MutateRow'));
     expect(metrics.series()).toEqual([]);
     const table = 'projects/p/instances/i/tables/t';
-    const end = begin({ tableName: table });
+    const end = begin({ tableName: table }, CALL);
     expect(metrics.inFlight(SERVICE, 'MutateRow')).toBe(1);
     end('OK');
     end('NOT_FOUND'); // ignored: a call ends once
-    begin({})('NOT_FOUND');
+    begin({}, CALL)('NOT_FOUND');
     expect(metrics.count(SERVICE, 'MutateRow', 'OK')).toBe(1);
     expect(metrics.count(SERVICE, 'MutateRow', 'OK', table)).toBe(1);
     expect(metrics.count(SERVICE, 'MutateRow', 'NOT_FOUND')).toBe(1);
@@ -43,7 +46,7 @@ describe('observeCalls', () => {
   it('puts each latency in the first bucket whose bound it does not exceed', async () => {
     const metrics = new Metrics();
     const begin = observeCalls(metrics, memoryLogger(), 0)(info('ReadRows'));
-    const end = begin({ tableName: 't' });
+    const end = begin({ tableName: 't' }, CALL);
     await sleep(30);
     end('OK');
     const [series] = metrics.series();
@@ -56,7 +59,7 @@ describe('observeCalls', () => {
   it('counts tables past the cap of distinct names per method under one label', () => {
     const metrics = new Metrics();
     const begin = observeCalls(metrics, memoryLogger(), 0)(info('MutateRow'));
-    for (let i = 0; i < MAX_TABLES_PER_METHOD + 5; i++) begin({ tableName: `projects/p/instances/i/tables/t${i}` })('OK');
+    for (let i = 0; i < MAX_TABLES_PER_METHOD + 5; i++) begin({ tableName: `projects/p/instances/i/tables/t${i}` }, CALL)('OK');
     const [series] = metrics.series();
     expect(series!.tables.size).toBe(MAX_TABLES_PER_METHOD + 1);
     expect(metrics.count(SERVICE, 'MutateRow', 'OK', OTHER_TABLES)).toBe(5);
@@ -67,12 +70,12 @@ describe('observeCalls', () => {
     const logger = memoryLogger();
     const metrics = new Metrics();
     const observe = observeCalls(metrics, logger, 40);
-    observe(info('MutateRow'))({ tableName: 'projects/p/instances/i/tables/t' })('OK');
+    observe(info('MutateRow'))({ tableName: 'projects/p/instances/i/tables/t' }, CALL)('OK');
     expect(logger.records).toEqual([]);
-    const end = observe(info('ReadModifyWriteRow'))({ tableName: 'projects/p/instances/i/tables/t' });
+    const end = observe(info('ReadModifyWriteRow'))({ tableName: 'projects/p/instances/i/tables/t' }, CALL);
     await sleep(60);
     end('OK');
-    const noTarget = observe(info('PingAndWarm'))({});
+    const noTarget = observe(info('PingAndWarm'))({}, CALL);
     await sleep(60);
     noTarget('NOT_FOUND');
     expect(logger.records).toEqual([
@@ -99,7 +102,7 @@ describe('observeCalls', () => {
 
   it('logs nothing when the threshold is 0', async () => {
     const logger = memoryLogger();
-    const end = observeCalls(new Metrics(), logger, 0)(info('MutateRow'))({ tableName: 't' });
+    const end = observeCalls(new Metrics(), logger, 0)(info('MutateRow'))({ tableName: 't' }, CALL);
     await sleep(20);
     end('OK');
     expect(logger.records).toEqual([]);

@@ -1,6 +1,7 @@
 import { invalidArgument, unimplemented } from '../model/errors.js';
 import { type FeatureFlags, parseFeatureFlags } from './convert/feature-flags.js';
 import type { Logger } from './logger.js';
+import type { Principal } from './auth/principal.js';
 import { statusName, toGrpcStatus } from './status.js';
 
 /**
@@ -28,6 +29,8 @@ export interface CallContext {
   cancelled(): boolean;
   /** The client's `bigtable-features` header. */
   readonly features: FeatureFlags;
+  /** The authenticated caller; undefined when authentication is off and the call carried no credentials. */
+  readonly principal: Principal | undefined;
 }
 
 export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Res | Promise<Res>;
@@ -45,13 +48,24 @@ export interface StreamWriter<T> {
 export type StreamHandler<Req, Res> = (request: Req, out: StreamWriter<Res>, ctx: CallContext) => Promise<void> | void;
 
 /**
+ * What an observer sees of a call as it starts besides its request: the
+ * request metadata (credentials are in `authorization`), and the caller,
+ * which the access check sets once it has authenticated the call (the
+ * handler then reads it as CallContext.principal).
+ */
+export interface CallStartInfo {
+  readonly metadata: RequestMetadata;
+  principal: Principal | undefined;
+}
+
+/**
  * Called as a call starts, with its decoded request (undefined for a call
  * rejected before reading it); returns what is told, once, how the call
  * ended (a status name such as "OK" or "NOT_FOUND"). It may refuse the call
- * by throwing (a TabletopError, e.g. PermissionDenied): the call then ends
- * with that status and its handler does not run.
+ * by throwing (a TabletopError, e.g. Unauthenticated or PermissionDenied):
+ * the call then ends with that status and its handler does not run.
  */
-export type CallStart = (request: unknown) => CallEnd;
+export type CallStart = (request: unknown, call: CallStartInfo) => CallEnd;
 export type CallEnd = (code: string) => void;
 
 /** The end of a call whose start was refused (the refusal reported its own end). */
@@ -123,8 +137,9 @@ function checkRequest(request: unknown): void {
   if (request instanceof MalformedRequest) throw invalidArgument(request.reason);
 }
 
-class Context implements CallContext {
+class Context implements CallContext, CallStartInfo {
   private flags: FeatureFlags | undefined;
+  principal: Principal | undefined = undefined;
   constructor(
     readonly rpc: string,
     private readonly call: CallBase,
@@ -160,9 +175,10 @@ export function unaryRunner<Req, Res>(rpc: string, handler: UnaryHandler<Req, Re
     let end = REFUSED;
     let result: Res | Promise<Res>;
     try {
-      end = begin(call.request);
+      const ctx = new Context(rpc, call);
+      end = begin(call.request, ctx);
       checkRequest(call.request);
-      result = handler(call.request, new Context(rpc, call));
+      result = handler(call.request, ctx);
     } catch (e) {
       failed(call, end, e);
       return;
@@ -191,9 +207,10 @@ export function serverStreamRunner<Req, Res>(rpc: string, handler: StreamHandler
     let end = REFUSED;
     let done: Promise<void>;
     try {
-      end = begin(call.request);
+      const ctx = new Context(rpc, call);
+      end = begin(call.request, ctx);
       checkRequest(call.request);
-      done = Promise.resolve(handler(call.request, streamWriter(call), new Context(rpc, call)));
+      done = Promise.resolve(handler(call.request, streamWriter(call), ctx));
     } catch (e) {
       done = Promise.reject(e);
     }
@@ -233,7 +250,7 @@ export function rejectRunner(rpc: string, message: string, begin: CallStart, log
     run(call: CallBase): void {
       let refusal: unknown;
       try {
-        begin(undefined)('UNIMPLEMENTED');
+        begin(undefined, new Context(rpc, call))('UNIMPLEMENTED');
       } catch (e) {
         refusal = e;
       }

@@ -13,6 +13,8 @@ import { isLoopbackOnly, openToNetworkWarning } from './open-warning.js';
 import { Metrics } from './metrics.js';
 import type { SchemaAdviceLog } from './schema-advice-log.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { TlsOptions } from './tls-options.js';
 
 export interface TabletopServerOptions {
   readonly db: ServedDatabase;
@@ -39,6 +41,10 @@ export interface TabletopServerOptions {
   readonly sql?: SqlEngine | undefined;
   /** The views FROM finds besides tables; default: the db's logical views, no materialized views. */
   readonly views?: ViewCatalog | undefined;
+  /** Who calls (auth/authenticator.ts); default NO_AUTHENTICATION (anonymous calls, nothing refused). */
+  readonly authenticator?: Authenticator | undefined;
+  /** Serve gRPC and HTTP over TLS (optionally mutual); undefined: plain text. */
+  readonly tls?: TlsOptions | undefined;
 }
 
 export interface TabletopServer {
