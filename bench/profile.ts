@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/profile.ts load --value 1024 --rows 200000
  *   npx tsx bench/profile.ts writes --seconds 5 --memory
- *   npx tsx bench/profile.ts rmw | check-and-mutate | prefix-scan | range-scan | full-scan
+ *   npx tsx bench/profile.ts rmw | check-and-mutate | point-read | prefix-scan | range-scan | full-scan
  *   npx tsx bench/profile.ts writes --emulator     (Google's emulator, as a baseline)
  *   npx tsx bench/profile.ts writes --floor        (a do-nothing gRPC server on node:http2: the transport's floor)
  *   npx tsx bench/profile.ts load --warm-rows 200000   (a longer unmeasured warm-up than the default fifth of --rows:
@@ -56,7 +56,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const workload = positionals[0] ?? 'load';
-const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'prefix-scan', 'range-scan', 'full-scan'];
+const KINDS = ['load', 'writes', 'rmw', 'check-and-mutate', 'point-read', 'prefix-scan', 'range-scan', 'full-scan'];
 if (!KINDS.includes(workload)) throw new Error(`workload must be one of ${KINDS.join(', ')}, not "${workload}"`);
 if (values.floor && workload.endsWith('-scan')) throw new Error('--floor serves no reads: profile a load, writes, rmw or check-and-mutate');
 if (values.floor && values.emulator) throw new Error('--floor and --emulator are two different servers: pick one');
@@ -194,6 +194,10 @@ async function main(): Promise<void> {
       const mutation = (i: number) => [{ method: 'insert', data: { cf: { v: pool.value(i) } } }];
       op = async (lane, i) =>
         void (await table.row(key(lane, i)).filter({ column: 'v' }, { onMatch: mutation(i), onNoMatch: mutation(i) }));
+    } else if (workload === 'point-read') {
+      await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
+      await untilIdle(pid!);
+      op = async (lane, i) => void (await table.row(rowKey((lane * 1_000_003 + i * 7919) % rows)).get({ decode: false }));
     } else {
       await loadRows(table, { rows, valueSize, batchRows: 1000, inFlight: 4, seed: 1, tick: () => undefined });
       await untilIdle(pid!);
