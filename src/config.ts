@@ -139,7 +139,12 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   // at the same throughput; at concurrency 1 nothing changed. Timers fire in whole
   // milliseconds, so 1 is the smallest delay there is.
   commitDelayMillis: 1,
-  maxWalBytes: 512 * MiB,
+  // Recovery replays every live log, so this bounds restart time and its memory. A tablet that takes few writes
+  // (the catalog, the `_insight` history) pins the log of its oldest unflushed write: at 512 MiB, a 384 MiB load
+  // into one table left six 64 MiB logs live for 1 KiB of `_insight` rows, and the restart read all of them
+  // (test/durability/bounded-memory.test.ts: RSS 83 -> 222 MiB before the first read). Flushing that tablet
+  // once per 128 MiB of writes costs a tiny SSTable.
+  maxWalBytes: 128 * MiB,
   // Size-tiered merging: write amplification grows with log(data), not data.
   compactionTrigger: 4,
   majorCompactionTrigger: 12,

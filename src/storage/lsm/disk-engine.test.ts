@@ -825,6 +825,36 @@ describe('hot-row reads over a memtable rotated with unsynced writes', () => {
   });
 });
 
+describe('disk engine commit-log bound', () => {
+  it('flushes a quiet tablet that pins the oldest log once the logs pass maxWalBytes, so a restart replays little', async () => {
+    const fs = new MemoryFileSystem();
+    const events: EngineEvent[] = [];
+    const config = { memtableBytes: 1 << 20, walFileBytes: 4096, maxWalBytes: 16 * 1024, blockBytes: 256 };
+    const engine = await openDiskEngine({ fs, dir: 'db', config, onEvent: (e) => events.push(e) });
+    // One write to a quiet tablet (as the catalog or the `_insight` history takes), then many to a busy one.
+    const quiet = await engine.openStore('quiet');
+    await quiet.write([{ key: 'q', ops: [put('q', 1000, 'once')] }]);
+    const busy = await engine.openStore('busy');
+    const value = 'x'.repeat(200);
+    for (let i = 0; i < 1000; i++) await busy.write([{ key: `k${String(i).padStart(4, '0')}`, ops: [put('q', 1000, value)] }]);
+    await until(() => events.some((e) => e.kind === 'flushed' && e.store === 'quiet'));
+    expect(events.find((e) => e.kind === 'flushed' && e.store === 'quiet')).toMatchObject({ reason: 'commit log size' });
+    // The busy tablet's memtable never filled: it too was flushed for the log's size, not its own.
+    expect(
+      events.filter((e) => e.kind === 'flushed' && e.store === 'busy').every((e) => e.kind === 'flushed' && e.reason === 'commit log size'),
+    ).toBe(true);
+    // A crash now: the restart reads the logs still live, about maxWalBytes, not the ~230 KiB written.
+    events.length = 0;
+    const reopened = await openDiskEngine({ fs: fs.crash(), dir: 'db', config, onEvent: (e) => events.push(e) });
+    const recovered = events.find((e) => e.kind === 'recovered');
+    expect(recovered?.kind === 'recovered' && recovered.logBytes).toBeLessThanOrEqual(config.maxWalBytes + 2 * config.walFileBytes);
+    expect((await rows(await reopened.openStore('busy'))).length).toBe(1000);
+    expect(await rows(await reopened.openStore('quiet'))).toEqual(['q:q@1000=once']);
+    await reopened.close();
+    await engine.close();
+  });
+});
+
 describe('disk engine events', () => {
   it('reports recovery, flushes (with their reason) and compactions with their figures', async () => {
     const fs = new MemoryFileSystem();
