@@ -94,5 +94,13 @@ describe('roles', () => {
     expect(permissionAppliesTo('bigtable.instances.update', 'table')).toBe(false);
     expect(permissionAppliesTo('bigtable.backups.get', 'cluster')).toBe(true);
     expect(permissionAppliesTo('storage.objects.get', 'instance')).toBe(false);
+    // create and list act on the parent.
+    expect(permissionAppliesTo('bigtable.tables.create', 'instance')).toBe(true);
+    expect(permissionAppliesTo('bigtable.tables.create', 'table')).toBe(false);
+    expect(permissionAppliesTo('bigtable.tables.list', 'table')).toBe(false);
+    expect(permissionAppliesTo('bigtable.authorizedViews.list', 'table')).toBe(true);
+    expect(permissionAppliesTo('bigtable.instances.create', 'instance')).toBe(false);
+    expect(permissionAppliesTo('bigtable.instances.create', 'project')).toBe(true);
+    expect(permissionAppliesTo('bigtable.hotTablets.list', 'cluster')).toBe(true);
   });
 });

@@ -135,14 +135,29 @@ const DESCENDANTS: Partial<Record<ResourceKind, readonly ResourceKind[]>> = {
   cluster: ['backup'],
 };
 
+/** The parent of each kind of resource that a collection of resources holds (create and list act on it). */
+const PARENT: Partial<Record<ResourceKind, ResourceKind>> = {
+  instance: 'project',
+  cluster: 'instance',
+  appProfile: 'instance',
+  table: 'instance',
+  logicalView: 'instance',
+  materializedView: 'instance',
+  authorizedView: 'table',
+  backup: 'cluster',
+};
+
 /**
  * True when `permission` makes sense on a resource of `kind`: it acts on that kind or a kind under it (what a
- * policy there can grant). The service answers INVALID_ARGUMENT for others in TestIamPermissions.
+ * policy there can grant); `create` and `list` act on the parent (bigtable.tables.create on an instance, not
+ * on a table). The service answers INVALID_ARGUMENT for others in TestIamPermissions.
  */
 export function permissionAppliesTo(permission: string, kind: ResourceKind): boolean {
   if (!ALL_PERMISSIONS.has(permission)) return false;
-  const collection = permission.split('.')[1] as keyof typeof collections;
-  const target = COLLECTION_KIND[collection];
+  const [, collection, verb] = permission.split('.') as [string, keyof typeof collections, string];
+  const items = COLLECTION_KIND[collection];
+  const parent = PARENT[items];
+  const target = (verb === 'create' || verb === 'list') && parent !== undefined && collection !== 'hotTablets' ? parent : items;
   return target === kind || (DESCENDANTS[kind] ?? []).includes(target);
 }
 
