@@ -10,6 +10,7 @@ import { createMemoryEngine } from '../../src/storage/memory/index.js';
 import { memoryLogger } from '../../src/testing/memory-logger.js';
 import { codeName, codeOf, expectCode, outcome, status } from '../harness/grpc-errors.js';
 import { PROJECT, nodeClient } from '../harness/node-client.js';
+import { adminCall } from '../harness/raw.js';
 
 /**
  * The authorization matrix: each role (admin, user, reader, viewer, none) granted on each kind of resource
@@ -99,12 +100,13 @@ function sendAuthorization(bt: Bigtable, header: string): void {
   }
 }
 
-/** A raw call of a generated admin client through the Node client (its Table/Instance.setIamPolicy mishandle errors). */
-function request(bt: Bigtable, client: string, method: string, reqOpts: object): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    bt.request({ client, method, reqOpts, gaxOpts: {} }, (err: unknown, resp: unknown) => (err ? reject(err) : resolve(resp)));
-  });
-}
+/**
+ * A call of a generated admin client through the Node client: the IAM calls go this way because the Node
+ * client's Table/Instance.setIamPolicy mishandle an error (they call back twice, the second time with a
+ * TypeError), and it has no API for authorized views' IAM.
+ */
+const request = (bt: Bigtable, client: 'BigtableInstanceAdminClient' | 'BigtableTableAdminClient', method: string, reqOpts: object) =>
+  adminCall(bt, client, method, reqOpts);
 
 type RpcKind =
   | 'read'
