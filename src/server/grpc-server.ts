@@ -17,7 +17,8 @@ import type { ServerTuning } from './server-config.js';
 import { createH2Transport } from './transport/h2-server.js';
 import { type Authenticator, NO_AUTHENTICATION } from './auth/authenticator.js';
 import { accessCheck, composeObservers } from './auth/access-check.js';
-import { PolicyAuthorizer, type ProjectPolicySource } from './auth/policy-authorizer.js';
+import { PolicyAuthorizer } from './auth/policy-authorizer.js';
+import type { ProjectPolicySource } from './auth/project-policies.js';
 import type { TlsOptions } from './tls-options.js';
 
 export interface GrpcServerOptions {

@@ -3,18 +3,7 @@ import { TabletopError } from '../../model/errors.js';
 import type { Authorizer } from './authorizer.js';
 import { roleGrants } from './permissions.js';
 import type { Principal } from './principal.js';
-
-/**
- * Project-level bindings: who holds which role on a whole project (the project is not a Bigtable resource, so
- * its policy lives outside the catalog: `tabletop auth grant ...` keeps it in the auth state file). This is the
- * bootstrap: on a fresh server with authentication on, nobody holds anything until a project binding grants it.
- */
-export interface ProjectPolicySource {
-  bindings(project: string): readonly IamBinding[];
-}
-
-/** No project-level bindings. */
-export const NO_PROJECT_BINDINGS: ProjectPolicySource = Object.freeze({ bindings: (): readonly IamBinding[] => [] });
+import { NO_PROJECT_BINDINGS, type ProjectPolicySource } from './project-policies.js';
 
 export interface PolicyAuthorizerOptions {
   /** The policy stored on a resource, if any (the db's storedIamPolicy). */
