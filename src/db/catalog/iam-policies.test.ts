@@ -29,6 +29,7 @@ describe('IAM policies in the catalog', () => {
     // No etag: the set is unconditional.
     const third = await f.db.setIamPolicy(T, READERS);
     expect(third.bindings).toEqual(READERS.bindings);
+    expect((await f.db.setIamPolicy(T, { version: 0, bindings: [] })).version).toBe(1);
   });
 
   it('keep conditions as given, in version 3 policies only', async () => {

@@ -67,7 +67,8 @@ export class IamPolicies {
       );
     }
     const stored: IamPolicy = {
-      version: spec.version,
+      // An unset version (0) is stored as 1, as IAM answers.
+      version: spec.version === 0 ? 1 : spec.version,
       bindings: spec.bindings.map((b) => ({
         role: b.role,
         members: [...b.members],
