@@ -219,7 +219,9 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(after);
   }
   deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void> {
-    return this.persisted(this.instances.deleteCluster(instance, clusterId));
+    this.instances.deleteCluster(instance, clusterId);
+    this.iam.forget(childNameString(instance, 'clusters', clusterId)); // its backups' policies
+    return this.persisted(undefined);
   }
   createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo> {
     return this.persisted(this.instances.createAppProfile(instance, profileId, spec));
