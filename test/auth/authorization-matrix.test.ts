@@ -4,6 +4,7 @@ import { createDatabase, type TabletopDatabase } from '../../src/db/index.js';
 import type { IamBinding } from '../../src/db/api.js';
 import { startGrpcServer, type GrpcServerHandle } from '../../src/server/grpc-server.js';
 import { Metrics } from '../../src/server/metrics.js';
+import { createSqlEngine } from '../../src/sql/index.js';
 import { DEFAULT_SERVER_TUNING } from '../../src/server/server-config.js';
 import { MapAuthenticator } from '../../src/server/auth/testing/map-authenticator.js';
 import { createMemoryEngine } from '../../src/storage/memory/index.js';
@@ -15,7 +16,7 @@ import { adminCall } from '../harness/raw.js';
 /**
  * The authorization matrix: each role (admin, user, reader, viewer, none) granted on each kind of resource
  * (an instance, a table, an authorized view) against each kind of RPC (reads, writes, SampleRowKeys, table admin
- * reads and writes, instance admin reads and writes, IAM get and set), through the official Node client with
+ * reads and writes, instance admin reads and writes, IAM get and set, GoogleSQL), through the official Node client with
  * `authorization: Bearer <token>` metadata: OK or PERMISSION_DENIED, as the real service answers. The
  * authorized-view rows run once the server serves authorized views.
  */
@@ -59,6 +60,7 @@ async function startAuthServer(): Promise<AuthServer> {
     logger: memoryLogger(),
     metrics,
     tuning: DEFAULT_SERVER_TUNING,
+    sql: createSqlEngine(db),
     authenticator: new MapAuthenticator(TOKENS),
     projectPolicies: { bindings: (project) => (project === PROJECT ? PROJECT_BINDINGS : []) },
   });
@@ -117,7 +119,8 @@ type RpcKind =
   | 'instanceAdminRead'
   | 'instanceAdminWrite'
   | 'iamGet'
-  | 'iamSet';
+  | 'iamSet'
+  | 'sql';
 const RPC_KINDS: readonly RpcKind[] = [
   'read',
   'write',
@@ -128,6 +131,7 @@ const RPC_KINDS: readonly RpcKind[] = [
   'instanceAdminWrite',
   'iamGet',
   'iamSet',
+  'sql',
 ];
 
 const OK = 'ok';
@@ -140,6 +144,8 @@ type Expected = typeof OK | typeof DENIED;
  * reader reads data and metadata; viewer reads metadata only (not policies); none nothing. Grants reach down
  * (instance → table → view), never up: a table grant gives nothing on the instance, a view grant nothing on
  * the table. With a view grant, data calls go through the view; admin calls name the table and instance.
+ * GoogleSQL (PrepareQuery) needs bigtable.instances.executeQuery on the instance: a table or view grant is not
+ * enough.
  */
 const EXPECTED: Record<Level, Record<RpcKind, Record<Role, Expected>>> = (() => {
   const row = (admin: Expected, user: Expected, reader: Expected, viewer: Expected): Record<Role, Expected> => ({
@@ -164,6 +170,7 @@ const EXPECTED: Record<Level, Record<RpcKind, Record<Role, Expected>>> = (() => 
       tableAdminWrite: row(OK, D, D, D),
       instanceAdminRead: row(OK, OK, OK, OK),
       instanceAdminWrite: row(OK, D, D, D),
+      sql: row(OK, OK, OK, D),
     },
     table: {
       ...dataAndMetadata,
@@ -171,6 +178,7 @@ const EXPECTED: Record<Level, Record<RpcKind, Record<Role, Expected>>> = (() => 
       tableAdminWrite: row(OK, D, D, D),
       instanceAdminRead: row(D, D, D, D),
       instanceAdminWrite: row(D, D, D, D),
+      sql: row(D, D, D, D),
     },
     view: {
       ...dataAndMetadata,
@@ -178,6 +186,7 @@ const EXPECTED: Record<Level, Record<RpcKind, Record<Role, Expected>>> = (() => 
       tableAdminWrite: row(D, D, D, D),
       instanceAdminRead: row(D, D, D, D),
       instanceAdminWrite: row(D, D, D, D),
+      sql: row(D, D, D, D),
     },
   };
 })();
@@ -221,6 +230,8 @@ function run(bt: Bigtable, level: Level, kind: RpcKind): Promise<unknown> {
       });
     case 'iamSet':
       return setGrants(bt, level);
+    case 'sql':
+      return instance.prepareStatement(`SELECT _key FROM ${TABLE} LIMIT 1`);
   }
 }
 
