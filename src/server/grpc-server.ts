@@ -17,6 +17,7 @@ import type { ServerTuning } from './server-config.js';
 import { createH2Transport } from './transport/h2-server.js';
 import { type Authenticator, NO_AUTHENTICATION } from './auth/authenticator.js';
 import { accessCheck, composeObservers } from './auth/access-check.js';
+import { queryNeeds } from './data/query-needs.js';
 import { PolicyAuthorizer } from './auth/policy-authorizer.js';
 import type { ProjectPolicySource } from './auth/project-policies.js';
 import type { TlsOptions } from './tls-options.js';
@@ -66,7 +67,7 @@ export function methodTable(
   // The access check runs after the metrics observer, so that refused calls are counted with their status.
   const observe = composeObservers(
     observeCalls(metrics, logger, tuning.slowCallMillis),
-    accessCheck(opts.authenticator ?? NO_AUTHENTICATION, authorizer),
+    accessCheck(opts.authenticator ?? NO_AUTHENTICATION, authorizer, { requestNeeds: queryNeeds(opts.sql) }),
   );
   const env = { observe, logger };
   return new MethodTable([

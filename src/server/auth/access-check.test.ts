@@ -75,6 +75,17 @@ describe('the access check', () => {
     expect(outcome(check, GET_OPERATION, { name: 'operations/op1' }, call('Bearer alice'))).toBe('InvalidArgument');
   });
 
+  it('checks what a request needs besides its method (the tables a query reads)', () => {
+    const requestNeeds = new Map([
+      [READ_ROWS.path, (req: unknown) => [{ permission: 'bigtable.tables.readRows', resource: (req as { other: string }).other }]],
+    ]);
+    const check = accessCheck(new MapAuthenticator(tokens), authorizer, { requestNeeds })!;
+    expect(outcome(check, READ_ROWS, { name: T, other: T }, call('Bearer alice'))).toBe('OK');
+    expect(outcome(check, READ_ROWS, { name: T, other: 'projects/p/instances/i/tables/secret' }, call('Bearer alice'))).toBe(
+      'PermissionDenied',
+    );
+  });
+
   it('with authentication optional: anonymous calls pass, given credentials are checked, nothing is refused for permissions', () => {
     const check = accessCheck(new MapAuthenticator(tokens, false), authorizer)!;
     expect(outcome(check, READ_ROWS, { name: T }, call())).toBe('OK');

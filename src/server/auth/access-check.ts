@@ -11,7 +11,7 @@ import { ANY_CALLER, METHOD_NEEDS, type MethodNeed } from './permissions.js';
  * The gRPC access check, a CallObserver: it authenticates each call from its `authorization` metadata and
  * sets the call's principal; when authentication is required it refuses a call without one UNAUTHENTICATED,
  * and a call whose caller lacks a permission its method needs (permissions.ts METHOD_NEEDS) on the resource the
- * request names PERMISSION_DENIED, naming the permission and the resource. Credentials that are given but not
+ * request names (and any `requestNeeds` of the request) PERMISSION_DENIED, naming the permission and the resource. Credentials that are given but not
  * valid are UNAUTHENTICATED whether or not authentication is required. Methods tabletop does not implement
  * are only authenticated (they answer UNIMPLEMENTED); an implemented method without an entry is refused.
  *
@@ -21,11 +21,13 @@ import { ANY_CALLER, METHOD_NEEDS, type MethodNeed } from './permissions.js';
 export function accessCheck(
   authenticator: Authenticator,
   authorizer: Authorizer,
-  needs: ReadonlyMap<string, MethodNeed> = METHOD_NEEDS,
+  options: { readonly needs?: ReadonlyMap<string, MethodNeed>; readonly requestNeeds?: ReadonlyMap<string, RequestNeeds> } = {},
 ): CallObserver | undefined {
   if (authenticator === NO_AUTHENTICATION) return undefined;
+  const needs = options.needs ?? METHOD_NEEDS;
   return (method) => {
     const need = needs.get(method.path);
+    const more = options.requestNeeds?.get(method.path);
     return (request, call) => {
       const header = call.metadata.get('authorization')[0];
       const principal =
@@ -44,10 +46,17 @@ export function accessCheck(
         throw invalidArgument(`${method.label} does not act on ${target.name} (a ${target.kind})`);
       }
       for (const p of permissions) authorizer.check(principal, p, target.name);
+      if (more !== undefined) for (const n of more(request)) authorizer.check(principal, n.permission, n.resource);
       return IGNORE_END;
     };
   };
 }
+
+/**
+ * Permissions a request needs beyond its method's, worked out from the request (the tables a query reads:
+ * query-needs.ts); checked after the method's.
+ */
+export type RequestNeeds = (request: unknown) => readonly { readonly permission: string; readonly resource: string }[];
 
 const IGNORE_END = (): void => {};
 

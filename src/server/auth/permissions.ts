@@ -201,7 +201,8 @@ const OPERATIONS = 'google.longrunning.Operations';
  * bigtable.authorizedViews.* permission on the view (bigtable.tables.* on the table is not enough by itself; the
  * predefined roles that hold one hold the other, and a grant on the table reaches its views). ReadModifyWriteRow
  * needs readRows and mutateRows, as the service's audit log lists. ExecuteQuery and PrepareQuery need
- * bigtable.instances.executeQuery on the instance; the tables the query reads are not checked one by one.
+ * bigtable.instances.executeQuery on the instance, and read on every table and view the query reads
+ * (data/query-needs.ts, worked out from the request).
  * DropRowRange is a data write (bigtable.tables.mutateRows). Operations need the get (Get, Wait, List) or update
  * (Delete, Cancel) permission of the resource they belong to.
  */
