@@ -303,7 +303,7 @@ describe('authentication', () => {
       server.client(tokenOf('viewer', 'table')).instance(INSTANCE_OF.table).table(TABLE).getRows(),
       status.PERMISSION_DENIED,
     );
-    expect(message).toContain(`Permission 'bigtable.tables.readRows' denied on resource '${tableName('table')}'`);
+    expect(message).toContain(`Missing IAM permission: bigtable.tables.readRows on resource ${tableName('table')}`);
     expect(server.metrics.count('google.bigtable.v2.Bigtable', 'ReadRows', 'PERMISSION_DENIED')).toBe(before + 1);
   });
 

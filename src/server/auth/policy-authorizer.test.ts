@@ -66,7 +66,7 @@ describe('the policy authorizer', () => {
       error = e;
     }
     expect(isTabletopError(error, 'PermissionDenied')).toBe(true);
-    expect((error as Error).message).toBe(`Permission 'bigtable.tables.readRows' denied on resource '${T}' (or it may not exist).`);
+    expect((error as Error).message).toBe(`Access denied. Missing IAM permission: bigtable.tables.readRows on resource ${T}.`);
   });
 
   it('matches members: users and service accounts exactly (emails case-insensitively), domains, allUsers, allAuthenticatedUsers; never groups', () => {

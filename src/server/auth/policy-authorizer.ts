@@ -73,9 +73,12 @@ export class PolicyAuthorizer implements Authorizer {
   }
 }
 
-/** The service's refusal: names the permission and the resource. */
+/**
+ * The refusal: the service's words ("Access denied. Missing IAM permission: bigtable.tables.readRows.", as the
+ * clients' issue reports quote it), with the resource added.
+ */
 export function permissionDenied(permission: string, resource: string): TabletopError {
-  return new TabletopError('PermissionDenied', `Permission '${permission}' denied on resource '${resource}' (or it may not exist).`);
+  return new TabletopError('PermissionDenied', `Access denied. Missing IAM permission: ${permission} on resource ${resource}.`);
 }
 
 /** True when the policy member `member` names the caller. */
