@@ -11,9 +11,10 @@ import { ANY_CALLER, METHOD_NEEDS, type MethodNeed } from './permissions.js';
  * The gRPC access check, a CallObserver: it authenticates each call from its `authorization` metadata and
  * sets the call's principal; when authentication is required it refuses a call without one UNAUTHENTICATED,
  * and a call whose caller lacks a permission its method needs (permissions.ts METHOD_NEEDS) on the resource the
- * request names (and any `requestNeeds` of the request) PERMISSION_DENIED, naming the permission and the resource. Credentials that are given but not
- * valid are UNAUTHENTICATED whether or not authentication is required. Methods tabletop does not implement
- * are only authenticated (they answer UNIMPLEMENTED); an implemented method without an entry is refused.
+ * request names, or one of the request's own `requestNeeds`, PERMISSION_DENIED, naming the permission and the
+ * resource. Credentials that are given but not valid are UNAUTHENTICATED whether or not authentication is
+ * required. Methods tabletop does not implement are only authenticated (they answer UNIMPLEMENTED); an
+ * implemented method without an entry is refused.
  *
  * With NO_AUTHENTICATION it is no observer at all; with authentication optional, a call without credentials
  * costs one lookup of the header.
