@@ -85,6 +85,22 @@ export interface DatabaseCore {
   /** FailedPrecondition under deletion protection; Aborted when `etag` is given and stale. Its data goes too. */
   deleteMaterializedView(name: ChildName, etag?: string): Promise<void>;
 
+  // ---- IAM policies (catalog/iam-policies.ts) ----
+  /**
+   * The policy set on a resource: an instance, table, authorized view, logical or materialized view, or backup
+   * (a backup is NOT_FOUND until backups exist); an empty policy (EMPTY_POLICY_ETAG) when none was set. NOT_FOUND
+   * for a resource that does not exist, INVALID_ARGUMENT for a name that cannot hold a policy.
+   */
+  getIamPolicy(resource: string): IamPolicy;
+  /**
+   * Replaces the resource's policy (the server has checked roles and members) and answers it with a fresh etag.
+   * ABORTED when `etag` is given (non-empty) and is not the current one; INVALID_ARGUMENT for a conditional
+   * binding in a policy whose version is not 3. Deleting a resource deletes its policy and its children's.
+   */
+  setIamPolicy(resource: string, policy: IamPolicySpec, etag?: string): MaybePromise<IamPolicy>;
+  /** The policy stored for `resource`, without checking that it exists (the authorizer's lookup on every call); undefined when none. */
+  storedIamPolicy(resource: string): IamPolicy | undefined;
+
   // ---- table admin ----
   createTable(name: TableName, spec: TableSpec): MaybePromise<TableInfo>;
   getTable(name: TableName): TableInfo;
@@ -243,6 +259,32 @@ export interface MaterializedViewInfo extends MaterializedViewSpec {
   readonly createTimeMillis: number;
   /** Which pair of internal tables holds the view's data now (a rebuild moves it on; viewTables). */
   readonly generation: number;
+}
+
+/** google.type.Expr: an IAM condition, stored as given (policy-authorizer.ts says which ones are evaluated). */
+export interface IamCondition {
+  readonly expression: string;
+  readonly title: string;
+  readonly description: string;
+  readonly location: string;
+}
+
+/** A role granted to members (`user:…`, `serviceAccount:…`, `group:…`, `domain:…`), optionally under a condition. */
+export interface IamBinding {
+  readonly role: string;
+  readonly members: readonly string[];
+  readonly condition?: IamCondition;
+}
+
+/** What SetIamPolicy gives: version (0, 1 or 3; 3 for conditional bindings) and bindings. */
+export interface IamPolicySpec {
+  readonly version: number;
+  readonly bindings: readonly IamBinding[];
+}
+
+/** A stored policy: its etag changes on every set (read-modify-write of policies). */
+export interface IamPolicy extends IamPolicySpec {
+  readonly etag: string;
 }
 
 export interface TableSpec {

@@ -3,13 +3,22 @@ import type { Logger } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
 import type { Row } from '../model/cell.js';
 import type { Clock } from '../model/clock.js';
-import { type TabletopError, failedPrecondition, invalidArgument } from '../model/errors.js';
+import { type TabletopError, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
 import type { CompileOptions, RowFilter } from '../model/filter/index.js';
 import { collectColumn } from '../model/gc.js';
 import { normalizeRowSet } from '../model/key-range.js';
 import { LIMITS } from '../model/limits.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
-import type { ChildName, InstanceName, TableName } from '../model/names.js';
+import {
+  type ChildName,
+  type InstanceName,
+  type TableName,
+  childNameString,
+  parseChildName,
+  parseInstanceName,
+  parseTableName,
+  tableNameString,
+} from '../model/names.js';
 import { tooManyMutationsMessage, validateMutations, validateReadModifyWriteRules } from '../model/validate-mutation.js';
 import type { ColumnGc, MaybePromise, StorageEngine } from '../storage/store.js';
 import type {
@@ -25,6 +34,8 @@ import type {
   DatabaseStats,
   FamilyModification,
   HotTabletInfo,
+  IamPolicy,
+  IamPolicySpec,
   InstanceInfo,
   InstanceSpec,
   MaterializedViewInfo,
@@ -40,6 +51,7 @@ import { Catalog } from './catalog/catalog.js';
 import type { CatalogState } from './catalog/catalog-state.js';
 import { InstanceAdmin } from './catalog/instance-admin.js';
 import { LogicalViews } from './catalog/logical-views.js';
+import { IamPolicies } from './catalog/iam-policies.js';
 import { GcSweeper } from './gc-sweep.js';
 import { compileRequestFilter } from './read-filter.js';
 import { TableRowReader } from './row-reader.js';
@@ -90,6 +102,7 @@ export class LocalDatabase implements DatabaseCore {
   private readonly logicalViews: LogicalViews;
   private readonly tables: TableAdmin;
   private readonly views: MaterializedViewAdmin;
+  private readonly iam: IamPolicies;
   private readonly sweeper: GcSweeper;
   private readonly tabletManager: TabletManager;
   private readonly clock: Clock;
@@ -120,6 +133,20 @@ export class LocalDatabase implements DatabaseCore {
       () => Math.floor(parts.clock.nowMicros() / 1000),
       (name) => this.instances.find(name),
     );
+    this.iam = new IamPolicies(this.catalog, {
+      instance: (name) => void this.instances.find(parseInstanceName(name)),
+      table: (name) => void this.tables.getTable(parseTableName(name)),
+      // i24-a: an authorized view exists when its table does, until the db knows authorized views.
+      authorizedView: (name) => void this.tables.getTable(parseTableName(name.split('/').slice(0, 6).join('/'))),
+      logicalView: (name) => {
+        const n = parseChildName(name, 'logicalViews');
+        this.logicalViews.get(n, n.id);
+      },
+      materializedView: (name) => void this.views.get(parseChildName(name, 'materializedViews')),
+      backup: (name) => {
+        throw notFound(`Backup ${name} not found`);
+      },
+    });
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
     this.tabletManager = new TabletManager({
       tables: this.tables,
@@ -192,7 +219,9 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(after);
   }
   deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void> {
-    return this.persisted(this.instances.deleteCluster(instance, clusterId));
+    this.instances.deleteCluster(instance, clusterId);
+    this.iam.forget(childNameString(instance, 'clusters', clusterId)); // its backups' policies
+    return this.persisted(undefined);
   }
   createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo> {
     return this.persisted(this.instances.createAppProfile(instance, profileId, spec));
@@ -227,7 +256,21 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(this.logicalViews.update(instance, viewId, update, etag));
   }
   deleteLogicalView(instance: InstanceName, viewId: string, etag?: string): MaybePromise<void> {
-    return this.persisted(this.logicalViews.delete(instance, viewId, etag));
+    this.logicalViews.delete(instance, viewId, etag);
+    this.iam.forget(childNameString(instance, 'logicalViews', viewId));
+    return this.persisted(undefined);
+  }
+
+  // ---- IAM policies ----
+
+  getIamPolicy(resource: string): IamPolicy {
+    return this.iam.get(resource);
+  }
+  setIamPolicy(resource: string, policy: IamPolicySpec, etag?: string): MaybePromise<IamPolicy> {
+    return this.persisted(this.iam.set(resource, policy, etag));
+  }
+  storedIamPolicy(resource: string): IamPolicy | undefined {
+    return this.iam.stored(resource);
   }
 
   // ---- continuous materialized views ----
@@ -288,6 +331,7 @@ export class LocalDatabase implements DatabaseCore {
   }
   async deleteMaterializedView(name: ChildName, etag?: string): Promise<void> {
     const info = this.views.remove(name, etag);
+    this.iam.forget(viewNameString(name));
     await this.persisted(info);
     await this.views.maintainer?.deleted(info);
   }
@@ -318,7 +362,7 @@ export class LocalDatabase implements DatabaseCore {
       const views = readers.map((id) => viewNameString({ ...name, id })).join(', ');
       throw failedPrecondition(`Table ${name.table} cannot be deleted: materialized views read it (${views}); delete them first`);
     }
-    return this.persisted(this.tables.deleteTable(name));
+    return this.persisted(andThen(this.tables.deleteTable(name), () => void this.iam.forget(tableNameString(name))));
   }
   modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
     // Dropping a family changes rows without a write: views that read the table are told every row changed.

@@ -1,7 +1,6 @@
 import type net from 'node:net';
 import type { DatabaseCore } from '../db/api.js';
 import { instanceAdminService } from './admin/instance-admin-service.js';
-import { IamPolicies } from './admin/iam.js';
 import { dbViewCatalog, logicalViewQueryCheck } from './admin/logical-view-queries.js';
 import { OperationStore } from './admin/operation-store.js';
 import { operationsService } from './admin/operations-service.js';
@@ -16,7 +15,11 @@ import { serviceDefinition } from './protos.js';
 import { type GuardedListener, listenGuarded } from './connection-guard.js';
 import type { ServerTuning } from './server-config.js';
 import { createH2Transport } from './transport/h2-server.js';
-import type { Authenticator } from './auth/authenticator.js';
+import { type Authenticator, NO_AUTHENTICATION } from './auth/authenticator.js';
+import { accessCheck, composeObservers } from './auth/access-check.js';
+import { queryNeeds } from './data/query-needs.js';
+import { PolicyAuthorizer } from './auth/policy-authorizer.js';
+import type { ProjectPolicySource } from './auth/project-policies.js';
 import type { TlsOptions } from './tls-options.js';
 
 export interface GrpcServerOptions {
@@ -35,6 +38,8 @@ export interface GrpcServerOptions {
   readonly authenticator?: Authenticator | undefined;
   /** Serve over TLS; undefined: plain text (h2c). */
   readonly tls?: TlsOptions | undefined;
+  /** Project-level IAM bindings (the auth state file's); default: none. */
+  readonly projectPolicies?: ProjectPolicySource | undefined;
 }
 
 export interface GrpcServerHandle {
@@ -52,16 +57,23 @@ export function hostPort(host: string, port: number): string {
 }
 
 /** The method table of every service tabletop serves, over one database. */
-export function methodTable(opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql' | 'views'>): MethodTable {
+export function methodTable(
+  opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql' | 'views' | 'authenticator' | 'projectPolicies'>,
+): MethodTable {
   const { db, logger, metrics, tuning } = opts;
   const checkViewQuery = logicalViewQueryCheck(db, opts.views ?? dbViewCatalog(db));
   const operations = new OperationStore(tuning.operationsKept);
-  const policies = new IamPolicies();
-  const env = { observe: observeCalls(metrics, logger, tuning.slowCallMillis), logger };
+  const authorizer = new PolicyAuthorizer({ policyOf: (resource) => db.storedIamPolicy(resource), projects: opts.projectPolicies });
+  // The access check runs after the metrics observer, so that refused calls are counted with their status.
+  const observe = composeObservers(
+    observeCalls(metrics, logger, tuning.slowCallMillis),
+    accessCheck(opts.authenticator ?? NO_AUTHENTICATION, authorizer, { requestNeeds: queryNeeds(opts.sql) }),
+  );
+  const env = { observe, logger };
   return new MethodTable([
     ...serviceMethods(dataService(db, tuning, metrics, logger, opts.sql), serviceDefinition('data'), env),
-    ...serviceMethods(tableAdminService(db, operations, policies), serviceDefinition('tableAdmin'), env),
-    ...serviceMethods(instanceAdminService(db, operations, policies, checkViewQuery), serviceDefinition('instanceAdmin'), env),
+    ...serviceMethods(tableAdminService(db, operations, authorizer), serviceDefinition('tableAdmin'), env),
+    ...serviceMethods(instanceAdminService(db, operations, authorizer, checkViewQuery), serviceDefinition('instanceAdmin'), env),
     ...serviceMethods(operationsService(operations), serviceDefinition('operations'), env),
   ]);
 }

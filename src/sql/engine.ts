@@ -67,8 +67,28 @@ export interface QueryStats {
   readonly spilledRuns?: number;
 }
 
+/**
+ * What a query reads directly, by id in its instance: tables, logical views and materialized views. Not what a
+ * logical view reads in turn: a view runs with its definer's rights, so reading one needs the view's permission
+ * only (the server's access check asks for these).
+ */
+export interface QueryReads {
+  readonly tables: readonly string[];
+  readonly logicalViews: readonly string[];
+  readonly materializedViews: readonly string[];
+}
+
 export interface SqlEngine {
   prepare(instance: string, query: string, paramTypes: ReadonlyMap<string, SqlType>): Promise<PreparedQuery>;
+  /**
+   * What a query (its text and parameter types, or a prepared query's token) reads; throws as `prepare` does
+   * for a query that does not analyze, InvalidArgument for a token that is not one of this engine's. Optional:
+   * without it the server checks access to the instance only.
+   */
+  reads?(
+    instance: string,
+    query: { readonly text: string; readonly paramTypes: ReadonlyMap<string, SqlType> } | { readonly token: Uint8Array },
+  ): QueryReads;
   /**
    * Runs a prepared query (from its token), streaming rows of values in column order with bounded memory
    * (ORDER BY, GROUP BY and DISTINCT hold up to a budget and spill the rest to temporary files). `stats` is complete once the iteration ends.

@@ -184,3 +184,26 @@ describe('createSqlEngine', () => {
     expect(c.stats().rowsScanned).toBe(1000);
   });
 });
+
+describe('what a query reads', () => {
+  it('names the tables and views it reads directly, not what a logical view reads (definer rights)', async () => {
+    const views = new MemoryViews().setLogical(SQL_INSTANCE, 'v', "SELECT _key, cf['a'] AS a FROM t");
+    views.setMaterialized(SQL_INSTANCE, 'mv', new MemoryMaterializedSource([{ name: 'n', type: INT64 }], [], 'one'));
+    const withViews = createSqlEngine(fx.db, { views });
+    const reads = (text: string): unknown => withViews.reads!(SQL_INSTANCE_NAME, { text, paramTypes: new Map() });
+    expect(reads("SELECT _key FROM t WHERE _key = 'r1'")).toEqual({ tables: ['t'], logicalViews: [], materializedViews: [] });
+    expect(reads('SELECT a FROM v')).toEqual({ tables: [], logicalViews: ['v'], materializedViews: [] });
+    expect(reads('SELECT n FROM mv')).toEqual({ tables: [], logicalViews: [], materializedViews: ['mv'] });
+    expect(reads('SELECT _key, _timestamp FROM UNPACK((SELECT _key, cf FROM empty(with_history => TRUE)))')).toEqual({
+      tables: ['empty'],
+      logicalViews: [],
+      materializedViews: [],
+    });
+    expect(reads('SELECT 1 AS one')).toEqual({ tables: [], logicalViews: [], materializedViews: [] });
+    expect(() => reads('SELECT _key FROM nowhere')).toThrow(/Table not found/);
+
+    const p = await withViews.prepare(SQL_INSTANCE_NAME, 'SELECT _key FROM t WHERE _key = @k', new Map([['k', BYTES]]));
+    expect(withViews.reads!(SQL_INSTANCE_NAME, { token: p.token })).toEqual({ tables: ['t'], logicalViews: [], materializedViews: [] });
+    expect(() => withViews.reads!(SQL_INSTANCE_NAME, { token: new Uint8Array([1]) })).toThrow(/Invalid prepared query/);
+  });
+});

@@ -1,7 +1,7 @@
 import { failedPrecondition, invalidArgument, isTabletopError } from '../model/errors.js';
 import { type InstanceName, parseInstanceName } from '../model/names.js';
 import { type AnalyzedQuery, analyzeSelect } from './analyze/analyze.js';
-import type { ExecuteOptions, PreparedQuery, QueryStats, SqlEngine } from './engine.js';
+import type { ExecuteOptions, PreparedQuery, QueryReads, QueryStats, SqlEngine } from './engine.js';
 import { runQuery } from './exec/run-query.js';
 import { type QueryDb, newScanStats } from './exec/scan.js';
 import { DEFAULT_SPILL, type SpillOptions } from './exec/spill.js';
@@ -10,7 +10,7 @@ import { SqlTimestamp, type SqlType, type SqlValue } from './types.js';
 import { NO_VIEWS, type ViewCatalog } from './views.js';
 
 export type { SpillOptions } from './exec/spill.js';
-export type { SqlEngine, Checkpoints, PreparedQuery, ExecuteOptions, QueryStats, ResultColumn } from './engine.js';
+export type { SqlEngine, Checkpoints, PreparedQuery, ExecuteOptions, QueryReads, QueryStats, ResultColumn } from './engine.js';
 export type { ViewCatalog, LogicalViewDefinition, MaterializedSource } from './views.js';
 export { NO_VIEWS } from './views.js';
 
@@ -62,6 +62,13 @@ export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): Sq
       });
     },
 
+    reads(instance, query) {
+      const name = parseInstanceName(instance);
+      if ('text' in query) return readsOf(analyze(name, query.text, query.paramTypes));
+      const token = decodeToken(query.token);
+      return readsOf(analyze(name, token.query, new Map(token.params)));
+    },
+
     execute(instance, tokenBytes, execOptions: ExecuteOptions) {
       const stats = newScanStats();
       const spill = options.spill ?? DEFAULT_SPILL;
@@ -103,6 +110,22 @@ export function createSqlEngine(db: QueryDb, options: SqlEngineOptions = {}): Sq
       };
     },
   };
+}
+
+/** The tables and views a query reads directly (UNPACK's subquery included; a logical view's query not: definer's rights). */
+function readsOf(query: AnalyzedQuery): QueryReads {
+  const tables = new Set<string>();
+  const logicalViews = new Set<string>();
+  const materializedViews = new Set<string>();
+  for (let q: AnalyzedQuery | undefined = query; q !== undefined;) {
+    if (q.table !== undefined) tables.add(q.table.name.table);
+    const source: AnalyzedQuery['source'] = q.source;
+    q = undefined;
+    if (source?.kind === 'view') logicalViews.add(source.id);
+    else if (source?.kind === 'materialized') materializedViews.add(source.id);
+    else if (source?.kind === 'unpack') q = source.query;
+  }
+  return { tables: [...tables], logicalViews: [...logicalViews], materializedViews: [...materializedViews] };
 }
 
 function expired(why: string): Error {

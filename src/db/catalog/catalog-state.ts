@@ -1,7 +1,7 @@
 import type { ByteString } from '../../model/bytes.js';
 import type { ColumnFamily } from '../../model/family.js';
 import type { TabletRecord } from '../../tablet/tablet.js';
-import type { AppProfileSpec, ClusterSpec, InstanceSpec } from '../api.js';
+import type { AppProfileSpec, ClusterSpec, IamPolicy, InstanceSpec } from '../api.js';
 
 /**
  * The catalog in its persisted form: plain, JSON-serialisable data (row keys
@@ -29,6 +29,11 @@ export interface InstanceRecord extends InstanceSpec {
   readonly logicalViews?: readonly LogicalViewRecord[];
   /** Continuous materialized views (absent in catalogs written before they existed). */
   readonly materializedViews?: readonly MaterializedViewRecord[];
+  /**
+   * IAM policies of the instance and the resources in it, by the resource's full name (absent in catalogs written
+   * before policies were stored; catalog/iam-policies.ts).
+   */
+  readonly iamPolicies?: Readonly<Record<string, IamPolicy>>;
 }
 
 export interface LogicalViewRecord {

@@ -332,8 +332,8 @@ describe('instance admin', () => {
   });
 });
 
-describe('IAM (not enforced)', () => {
-  it('stores policies per resource and grants every permission asked', async () => {
+describe('IAM with authentication off', () => {
+  it('stores policies per resource and answers an anonymous TestIamPermissions with every permission asked', async () => {
     await unaryCall(ts.clients.tableAdmin, 'CreateTable', { parent: INSTANCE, tableId: 'iam', table: {} });
     const resource = `${INSTANCE}/tables/iam`;
     const initial = await unaryCall(ts.clients.tableAdmin, 'GetIamPolicy', { resource });

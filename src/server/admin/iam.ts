@@ -1,66 +1,70 @@
 import type { DatabaseCore } from '../../db/api.js';
-import { invalidArgument, unimplemented, TabletopError } from '../../model/errors.js';
-import { parseInstanceName, parseTableName } from '../../model/names.js';
-import { type IamPolicy, policyFromProto, policyToProto } from '../convert/iam.js';
+import { invalidArgument } from '../../model/errors.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { ROLES, permissionAppliesTo } from '../auth/permissions.js';
+import { policyFromProto, policyToProto } from '../convert/iam.js';
 import type { PNameRequest, PPolicy, PSetIamPolicyRequest, PTestIamPermissionsRequest } from '../convert/proto-types.js';
+import type { CallContext } from '../rpc.js';
 import { type MethodSpec, resourceOfName, unary } from '../method-table.js';
 
 /**
- * IAM methods of both admin services. tabletop does not enforce IAM: policies
- * are stored per resource (in memory, not persisted) and returned as set, and
- * TestIamPermissions reports every permission asked for as granted. The
- * resource (table or instance) must exist.
+ * IAM methods of both admin services, over the policies the db stores (catalog/iam-policies.ts: instances,
+ * tables, authorized views, logical and materialized views; a backup is NOT_FOUND until backups exist).
+ * SetIamPolicy accepts the roles tabletop knows (permissions.ts ROLES) and members `user:`, `serviceAccount:`,
+ * `group:` and `domain:`; `allUsers` and `allAuthenticatedUsers` are refused, as Bigtable refuses them.
+ * TestIamPermissions answers from the policies for the caller; an anonymous caller (authentication off, no
+ * credentials) is answered as an emulator answers: every permission asked for.
  */
-export class IamPolicies {
-  private readonly policies = new Map<string, IamPolicy>();
-  private version = 0;
-
-  get(resource: string): IamPolicy {
-    return this.policies.get(resource) ?? { version: 1, bindings: [], etag: Buffer.from('v0') };
-  }
-
-  set(resource: string, policy: IamPolicy): IamPolicy {
-    const current = this.get(resource);
-    if (policy.etag.length > 0 && !policy.etag.equals(current.etag)) {
-      throw new TabletopError(
-        'Aborted',
-        `SetIamPolicy: the policy of ${resource} changed since it was read (etag mismatch); read it again and retry`,
-      );
-    }
-    const stored: IamPolicy = { ...policy, etag: Buffer.from(`v${++this.version}`) };
-    this.policies.set(resource, stored);
-    return stored;
-  }
-}
-
-function checkResource(db: DatabaseCore, resource: string | null | undefined): string {
-  if (!resource) throw invalidArgument('resource is required');
-  const parts = resource.split('/');
-  if (parts.length === 6 && parts[4] === 'tables') db.getTable(parseTableName(resource));
-  else if (parts.length === 4 && parts[2] === 'instances') db.getInstance(parseInstanceName(resource));
-  else throw unimplemented(`IAM policies on "${resource}" are not implemented by tabletop yet (tables and instances only)`);
-  return resource;
-}
-
-/** The IAM methods, for a service's ServiceSpec; each targets the resource its request names. */
 export function iamMethods(
   db: DatabaseCore,
-  policies: IamPolicies,
+  authorizer: Authorizer,
 ): Record<'GetIamPolicy' | 'SetIamPolicy' | 'TestIamPermissions', MethodSpec> {
   return {
     GetIamPolicy: unary<PNameRequest & { resource?: string | null }, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) =>
-      policyToProto(policies.get(checkResource(db, req.resource))),
+      policyToProto(db.getIamPolicy(required(req.resource))),
     ),
-    SetIamPolicy: unary<PSetIamPolicyRequest, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, (req) => {
-      const resource = checkResource(db, req.resource);
-      return policyToProto(policies.set(resource, policyFromProto(req.policy)));
+    SetIamPolicy: unary<PSetIamPolicyRequest, PPolicy>({ resource: (req) => resourceOfName(req.resource) }, async (req) => {
+      const resource = required(req.resource);
+      const { spec, etag } = policyFromProto(req.policy);
+      for (const b of spec.bindings) {
+        if (!ROLES.has(b.role)) {
+          throw invalidArgument(`Role ${b.role} is not supported for this resource (tabletop knows ${[...ROLES.keys()].join(', ')})`);
+        }
+        for (const m of b.members) validateMember(m);
+      }
+      return policyToProto(await db.setIamPolicy(resource, spec, etag));
     }),
     TestIamPermissions: unary<PTestIamPermissionsRequest, { permissions: string[] }>(
       { resource: (req) => resourceOfName(req.resource) },
-      (req) => {
-        checkResource(db, req.resource);
-        return { permissions: [...(req.permissions ?? [])] };
+      (req, ctx: CallContext) => {
+        const resource = required(req.resource);
+        db.getIamPolicy(resource); // NOT_FOUND for a resource that does not exist
+        const asked = [...(req.permissions ?? [])];
+        if (ctx.principal === undefined) return { permissions: asked };
+        const kind = resourceOfName(resource)?.kind;
+        for (const p of asked) {
+          if (p.includes('*')) throw invalidArgument(`Permissions with wildcards are not allowed: "${p}"`);
+          if (kind === undefined || !permissionAppliesTo(p, kind)) throw invalidArgument(`Permission ${p} is not valid for this resource`);
+        }
+        return { permissions: authorizer.granted(ctx.principal, asked, resource) };
       },
     ),
   };
+}
+
+function required(resource: string | null | undefined): string {
+  if (!resource) throw invalidArgument('resource is required');
+  return resource;
+}
+
+const MEMBER_KINDS = ['user', 'serviceAccount', 'group', 'domain'];
+
+function validateMember(member: string): void {
+  if (member === 'allUsers' || member === 'allAuthenticatedUsers') {
+    throw invalidArgument(`Bigtable resources cannot be granted to ${member}`);
+  }
+  const colon = member.indexOf(':');
+  if (colon <= 0 || colon === member.length - 1 || !MEMBER_KINDS.includes(member.slice(0, colon))) {
+    throw invalidArgument(`Invalid member "${member}": expected user:, serviceAccount:, group: or domain: followed by an email or domain`);
+  }
 }

@@ -47,7 +47,8 @@ import type {
 import { hotTabletToProto, timestampToMillis } from '../convert/hot-tablet.js';
 import { type ServiceSpec, resource, unary } from '../method-table.js';
 import { SERVICES } from '../protos.js';
-import { type IamPolicies, iamMethods } from './iam.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { iamMethods } from './iam.js';
 import type { LogicalViewQueryCheck } from './logical-view-queries.js';
 import { materializedViewMethods } from './materialized-view-methods.js';
 import type { OperationStore } from './operation-store.js';
@@ -64,7 +65,7 @@ import { required } from './table-admin-service.js';
 export function instanceAdminService(
   db: DatabaseCore,
   operations: OperationStore,
-  policies: IamPolicies,
+  authorizer: Authorizer,
   checkViewQuery: LogicalViewQueryCheck,
 ): ServiceSpec {
   /** Instances a parent names: one, or all of the project for `-`. */
@@ -314,7 +315,7 @@ export function instanceAdminService(
     }),
 
     ...materializedViewMethods(db, operations, instancesOf),
-    ...iamMethods(db, policies),
+    ...iamMethods(db, authorizer),
   };
 
   return {

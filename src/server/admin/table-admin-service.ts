@@ -26,12 +26,13 @@ import {
 } from '../convert/table.js';
 import { type ServiceSpec, resource, unary } from '../method-table.js';
 import { SERVICES } from '../protos.js';
-import { type IamPolicies, iamMethods } from './iam.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
 
 /** google.bigtable.admin.v2.BigtableTableAdmin over a DatabaseCore. */
-export function tableAdminService(db: DatabaseCore, operations: OperationStore, policies: IamPolicies): ServiceSpec {
+export function tableAdminService(db: DatabaseCore, operations: OperationStore, authorizer: Authorizer): ServiceSpec {
   const clusterIds = (instance: InstanceName): string[] => db.listClusters(instance).map((c) => c.id);
 
   const methods = {
@@ -115,7 +116,7 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
       },
     ),
 
-    ...iamMethods(db, policies),
+    ...iamMethods(db, authorizer),
   };
 
   return {
