@@ -17,6 +17,7 @@ import { type GuardedListener, listenGuarded } from './connection-guard.js';
 import type { ServerTuning } from './server-config.js';
 import { createH2Transport } from './transport/h2-server.js';
 import type { Authenticator } from './auth/authenticator.js';
+import { authenticateCalls } from './auth/authenticate-calls.js';
 import type { TlsOptions } from './tls-options.js';
 
 export interface GrpcServerOptions {
@@ -52,12 +53,15 @@ export function hostPort(host: string, port: number): string {
 }
 
 /** The method table of every service tabletop serves, over one database. */
-export function methodTable(opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql' | 'views'>): MethodTable {
+export function methodTable(
+  opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql' | 'views' | 'authenticator'>,
+): MethodTable {
   const { db, logger, metrics, tuning } = opts;
   const checkViewQuery = logicalViewQueryCheck(db, opts.views ?? dbViewCatalog(db));
   const operations = new OperationStore(tuning.operationsKept);
   const policies = new IamPolicies();
-  const env = { observe: observeCalls(metrics, logger, tuning.slowCallMillis), logger };
+  const observe = observeCalls(metrics, logger, tuning.slowCallMillis);
+  const env = { observe: opts.authenticator === undefined ? observe : authenticateCalls(opts.authenticator, observe), logger };
   return new MethodTable([
     ...serviceMethods(dataService(db, tuning, metrics, logger, opts.sql), serviceDefinition('data'), env),
     ...serviceMethods(tableAdminService(db, operations, policies), serviceDefinition('tableAdmin'), env),
@@ -127,6 +131,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
     listener = await listenGuarded(transport.accept, opts.host, opts.port, {
       prefaceTimeoutMillis: tuning.prefaceTimeoutMillis,
       maxConnections: tuning.maxConnections,
+      tls: opts.tls,
+      logger: opts.logger,
     });
   } catch (e) {
     transport.abort();

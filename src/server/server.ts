@@ -15,6 +15,7 @@ import type { SchemaAdviceLog } from './schema-advice-log.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { TlsOptions } from './tls-options.js';
+import type { Authorizer } from './auth/authorizer.js';
 
 export interface TabletopServerOptions {
   readonly db: ServedDatabase;
@@ -45,6 +46,8 @@ export interface TabletopServerOptions {
   readonly authenticator?: Authenticator | undefined;
   /** Serve gRPC and HTTP over TLS (optionally mutual); undefined: plain text. */
   readonly tls?: TlsOptions | undefined;
+  /** The IAM check of the HTTP API's routes when authentication is on (http-server.ts); none: any authenticated caller reads everything. */
+  readonly authorizer?: Authorizer | undefined;
 }
 
 export interface TabletopServer {
@@ -74,6 +77,8 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
     metrics,
     tuning,
     sql,
+    authenticator: opts.authenticator,
+    tls: opts.tls,
   });
   let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   if (opts.httpPort !== false) {
@@ -96,6 +101,9 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
         sql,
         storage: opts.storage,
         version: opts.version,
+        authenticator: opts.authenticator,
+        authorizer: opts.authorizer,
+        tls: opts.tls,
       });
     } catch (e) {
       await grpc.stop();
@@ -115,7 +123,7 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
     });
     adviceLog.start(tuning.schemaAdviceMillis);
   }
-  if (!(await isLoopbackOnly(opts.host))) {
+  if (opts.authenticator?.required !== true && !(await isLoopbackOnly(opts.host))) {
     opts.logger.warn(openToNetworkWarning(opts.host, http === undefined ? [grpc.port] : [grpc.port, http.port]), {
       event: 'open-to-network',
       host: opts.host,
