@@ -183,7 +183,8 @@ export async function listenGuarded(
     guard(secure);
   });
   tlsServer?.on('tlsClientError', (err: Error, secure: tls.TLSSocket) => {
-    note('tls-handshake', `a TLS handshake from ${secure.remoteAddress ?? 'a client'} failed: ${err.message}`);
+    const hint = /hang up|ECONNRESET/.test(err.message) ? " (a client that does not trust the server's certificate hangs up)" : '';
+    note('tls-handshake', `a TLS handshake with a client failed: ${err.message}${hint}`);
     secure.destroy();
   });
 

@@ -170,11 +170,36 @@ export function writeAuthState(file: string, state: AuthState): void {
   }
 }
 
-/** Reads, changes and writes the state of `file`; returns the new state. */
+/**
+ * Reads, changes and writes the state of `file`; returns the new state. Two
+ * `tabletop auth` commands at once take turns (a lock file beside it, held
+ * for the read-modify-write; one left by a killed command is taken over
+ * after 10 s).
+ */
 export function updateAuthState(file: string, change: (state: AuthState) => AuthState): AuthState {
-  const next = change(readAuthState(file));
-  writeAuthState(file, next);
-  return next;
+  mkdirSync(dirname(file), { recursive: true });
+  const lock = `${file}.lock`;
+  const began = Date.now();
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (Date.now() - began > 10_000) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+  try {
+    const next = change(readAuthState(file));
+    writeAuthState(file, next);
+    return next;
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 /** The state with `member` granted `role` on `project`. */
