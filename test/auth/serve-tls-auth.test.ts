@@ -29,10 +29,13 @@ let server: { child: GuardedChild; output: () => string; grpc: string; http: str
 const oidcKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const secrets: string[] = [];
 
-function tabletop(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function tabletop(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TABLETOP_MAIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [TABLETOP_MAIN, ...args],
+      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -187,6 +190,20 @@ describe('serve --tls-cert --tls-key --auth on (a real process)', () => {
     expect(server.http).toMatch(/^https:/);
     expect(await get({})).toBe(401);
     await until(async () => (await get({ authorization: `Bearer ${token}` })) === 200, 3_000);
+  });
+
+  it('answers tabletop tablets over HTTPS with TABLETOP_TOKEN, and says what is missing without it', async () => {
+    const token = await createToken('user:cli@example.com');
+    const table = `cli${Math.random().toString(36).slice(2, 8)}`;
+    await until(async () => (await createTable(token, table)) === 'OK', 3_000);
+    const args = ['tablets', table, '--project', 'p', '--instance', 'i', '--server', server.http];
+    const env = { NODE_EXTRA_CA_CERTS: certs.caFile };
+    const ok = await tabletop(args, { ...env, TABLETOP_TOKEN: token });
+    expect([ok.code, ok.stderr]).toEqual([0, '']);
+    expect(ok.stdout).toContain('START KEY');
+    const refused = await tabletop(args, env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/requires credentials.*set TABLETOP_TOKEN/);
   });
 
   it('writes no secret to its output', () => {
