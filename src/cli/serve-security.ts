@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { authFileOf } from '../server/auth/auth-file.js';
 import type { Authenticator } from '../server/auth/authenticator.js';
-import { AuthFileSource, credentialsAuthenticator } from '../server/auth/credentials-authenticator.js';
+import { AuthFileSource, type ProjectPolicySource, credentialsAuthenticator } from '../server/auth/credentials-authenticator.js';
 import { type OidcVerifier, oidcVerifier } from '../server/auth/oidc-verifier.js';
 import type { Logger } from '../server/logger.js';
 import { isLoopbackOnly, openToNetworkWarning } from '../server/open-warning.js';
@@ -13,6 +13,8 @@ import type { ServeSettings } from './serve-settings.js';
 export interface ServeSecurity {
   readonly tls: TlsOptions | undefined;
   readonly authenticator: Authenticator;
+  /** The bootstrap grants of the auth file (`tabletop auth grant`), for the IAM checks; none without an auth file. */
+  readonly projectPolicies: ProjectPolicySource | undefined;
   readonly describe: string;
 }
 
@@ -82,7 +84,7 @@ export async function serveSecurity(settings: ServeSettings, logger: Logger): Pr
   const describe = settings.auth
     ? `on (${sources}); every call needs credentials and is checked against the IAM policies`
     : `off (credentials are optional${sources === '' ? '' : `; ${sources} are checked when given`})`;
-  return { tls, authenticator: credentialsAuthenticator({ required: settings.auth, tokens, oidc }), describe };
+  return { tls, authenticator: credentialsAuthenticator({ required: settings.auth, tokens, oidc }), projectPolicies: tokens, describe };
 }
 
 function readPem(file: string, flag: string): Buffer {

@@ -109,6 +109,8 @@ for (const transport of ['h2', 'grpc-js'] as const) {
         expect(error?.message).not.toContain(forged.slice(forged.indexOf('.') + 1));
         await client.close();
       }
+      // Refused calls are counted like any other, under their status.
+      expect(running.server.metrics.count('google.bigtable.admin.v2.BigtableTableAdmin', 'CreateTable', 'UNAUTHENTICATED')).toBe(3);
       const logged = JSON.stringify(running.log.records);
       expect(logged).not.toContain(token.slice(token.indexOf('.') + 1));
       expect(logged).not.toContain('A'.repeat(43));

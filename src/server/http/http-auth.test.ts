@@ -146,7 +146,9 @@ describe('HTTP server with authentication on, over HTTPS', () => {
     // The project list shows only the projects whose instances the caller may list.
     const projects = JSON.parse((await request('/api/v1/projects', { headers: bearer(alice) })).body);
     expect(projects.projects.map((p: { projectId: string }) => p.projectId)).toEqual(['p']);
-    expect((await request('/metrics', { headers: bearer(bob) })).status).toBe(200);
+    const metrics = await request('/metrics', { headers: bearer(bob) });
+    expect(metrics.status).toBe(200);
+    for (const token of [alice, bob]) expect(metrics.body).not.toContain(token.slice(token.indexOf('.') + 1));
     expect((await request('/', { headers: bearer(bob) })).status).toBe(200);
   });
 
