@@ -46,6 +46,12 @@ const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 /** The first byte of a TLS record carrying a handshake (a ClientHello opens with it). */
 const TLS_HANDSHAKE = 0x16;
 
+/** Closes a connection that is refused: a TCP reset for a plain socket; a TLS socket (whose handle is not TCP) is destroyed. */
+function drop(socket: net.Socket): void {
+  if (socket instanceof tls.TLSSocket) socket.destroy();
+  else socket.resetAndDestroy();
+}
+
 /** Whether `got` is a prefix of the preface (or starts with all of it). */
 function prefaceSoFar(got: Buffer): boolean {
   const n = Math.min(got.length, PREFACE.length);
@@ -115,7 +121,7 @@ export async function listenGuarded(
     pending.add(socket);
     const timer = setTimeout(() => {
       pending.delete(socket);
-      socket.resetAndDestroy();
+      drop(socket);
     }, opts.prefaceTimeoutMillis);
     timer.unref();
     return () => {
@@ -135,7 +141,7 @@ export async function listenGuarded(
       },
       (got) => {
         done();
-        socket.resetAndDestroy();
+        drop(socket);
         onRefused?.(got);
       },
     );

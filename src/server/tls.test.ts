@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +135,34 @@ for (const transport of ['h2', 'grpc-js'] as const) {
     });
   });
 }
+
+describe('TLS connections that never send the HTTP/2 preface', () => {
+  it('are dropped (silent ones after the preface timeout), and the server keeps serving', async () => {
+    const running = await serve({ tls: { cert: certs.serverCert, key: certs.serverKey } });
+    try {
+      const connect = () =>
+        new Promise<tls.TLSSocket>((resolve, reject) => {
+          const s = tls.connect({ host: 'localhost', port: running.server.port, ca: certs.ca, ALPNProtocols: ['h2'] }, () => resolve(s));
+          s.once('error', reject);
+        });
+      const closed = (s: tls.TLSSocket) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())));
+      const http1 = await connect();
+      http1.on('error', () => {});
+      http1.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+      const silent = await connect();
+      silent.on('error', () => {});
+      await closed(http1);
+      const began = Date.now();
+      await closed(silent);
+      expect(Date.now() - began).toBeLessThan(5_000);
+      const good = tlsNodeClient({ endpoint: endpoint(running.server), ca: certs.ca, token: () => token });
+      expect(await roundTrip(good)).toBe(1);
+      await good.close();
+    } finally {
+      await running.stop();
+    }
+  });
+});
 
 describe('TLS against a plain-text port', () => {
   it('fails closed, the server says why, and plain-text clients keep being served', async () => {
