@@ -11,7 +11,7 @@ import { newToken, writeAuthState } from '../auth/auth-file.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { AuthFileSource, credentialsAuthenticator } from '../auth/credentials-authenticator.js';
 import type { Principal } from '../auth/principal.js';
-import { type TabletopServer, startTabletopServer } from '../server.js';
+import { type TabletopServer, type TabletopServerOptions, startTabletopServer } from '../server.js';
 import { type TestCertificates, makeTestCertificates } from '../testing/test-certificates.js';
 
 /**
@@ -184,27 +184,59 @@ describe('HTTP server with authentication on, over HTTPS', () => {
   });
 });
 
+/** Another server over a fresh database, with these options. */
+async function serveHttp(extra: Partial<TabletopServerOptions>): Promise<{ server: TabletopServer; stop: () => Promise<void> }> {
+  const own = await createDatabase({ engine: createMemoryEngine() });
+  const started = await startTabletopServer({
+    db: own,
+    host: 'localhost',
+    port: 0,
+    httpPort: 0,
+    logger: memoryLogger(),
+    storage: 'in memory',
+    version: 'test',
+    ...extra,
+  });
+  const stop = async (): Promise<void> => {
+    await started.stop();
+    await own.close();
+  };
+  return { server: started, stop };
+}
+
 describe('HTTP server with authentication off', () => {
   it('stays open, and refuses bad credentials 401 all the same', async () => {
-    const openDb = await createDatabase({ engine: createMemoryEngine() });
-    const open = await startTabletopServer({
-      db: openDb,
-      host: 'localhost',
-      port: 0,
-      httpPort: 0,
-      logger: memoryLogger(),
-      storage: 'in memory',
-      version: 'test',
-      authenticator: credentialsAuthenticator({ required: false }),
-    });
+    const { server: open, stop } = await serveHttp({ authenticator: credentialsAuthenticator({ required: false }) });
     try {
       expect((await fetch(new URL('/api/v1/projects', open.httpUrl))).status).toBe(200);
       expect((await fetch(new URL('/', open.httpUrl))).status).toBe(200);
       const bad = await fetch(new URL('/api/v1/projects', open.httpUrl), { headers: { authorization: 'Bearer nope' } });
       expect(bad.status).toBe(401);
     } finally {
-      await open.stop();
-      await openDb.close();
+      await stop();
+    }
+  });
+});
+
+describe('HTTP server with mutual TLS', () => {
+  it('answers clients with a certificate from the client CA, and refuses others at the handshake', async () => {
+    const { server: mtls, stop } = await serveHttp({ tls: { cert: certs.serverCert, key: certs.serverKey, clientCa: certs.ca } });
+    const healthz = (client?: { cert: Buffer; key: Buffer }) =>
+      new Promise<number | string>((resolve) => {
+        https
+          .get(new URL('/healthz', mtls.httpUrl), { ca: certs.ca, ...(client ?? {}) }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+      });
+    try {
+      expect(await healthz({ cert: certs.clientCert, key: certs.clientKey })).toBe(200);
+      expect(await healthz()).not.toBe(200);
+      expect(await healthz({ cert: certs.otherClientCert, key: certs.otherClientKey })).not.toBe(200);
+      expect(await healthz({ cert: certs.clientCert, key: certs.clientKey })).toBe(200);
+    } finally {
+      await stop();
     }
   });
 });
