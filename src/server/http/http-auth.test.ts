@@ -149,7 +149,10 @@ describe('HTTP server with authentication on, over HTTPS', () => {
     const metrics = await request('/metrics', { headers: bearer(bob) });
     expect(metrics.status).toBe(200);
     for (const token of [alice, bob]) expect(metrics.body).not.toContain(token.slice(token.indexOf('.') + 1));
-    expect((await request('/', { headers: bearer(bob) })).status).toBe(200);
+    const shell = await request('/', { headers: bearer(bob) });
+    expect(shell.status).toBe(200);
+    expect(shell.body).toContain('served over gRPC\nwith TLS at');
+    expect(shell.body).not.toContain('BIGTABLE_EMULATOR_HOST');
   });
 
   it('signs a person in with a pasted token: an HttpOnly, SameSite=Strict, Secure cookie that the API then accepts; logout clears it', async () => {
