@@ -164,7 +164,7 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
   const principal = requestPrincipal(authenticator, req);
   const access = routeAccess(segments);
   if (authenticator.required && principal === undefined && access.kind !== 'open') {
-    if (req.method === 'GET' && (path === '/' || path === '/index.html' || path === '/ui/' || path === '/ui/index.html')) {
+    if (req.method === 'GET' && isShell(path)) {
       res.writeHead(303, { location: '/login', 'cache-control': 'no-store' });
       res.end();
       return;
@@ -188,7 +188,7 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
     res.end('Method not allowed: this server is read-only\n');
     return;
   }
-  if (path === '/' || path === '/index.html' || path === '/ui/' || path === '/ui/index.html') {
+  if (isShell(path)) {
     return send(res, 200, 'text/html; charset=utf-8', ui.shell(indexPage(opts)));
   }
   const asset = ui.asset(path);
@@ -245,6 +245,11 @@ async function login(context: HandlerContext, req: http.IncomingMessage, res: ht
 function projectFilter(authorizer: Authorizer | undefined, principal: Principal | undefined): ((project: string) => boolean) | undefined {
   if (authorizer === undefined) return undefined;
   return (project) => authorizer.granted(principal, ['bigtable.instances.list'], `projects/${project}`).length > 0;
+}
+
+/** The paths of the UI's page (its shell). */
+function isShell(path: string): boolean {
+  return path === '/' || path === '/index.html' || path === '/ui/' || path === '/ui/index.html';
 }
 
 const SQL_PATH = /^\/api\/v1\/projects\/([^/]+)\/instances\/([^/]+)\/sql\/?$/;
