@@ -5,7 +5,9 @@
 #   docker run --rm -p 127.0.0.1:8086:8086 -p 127.0.0.1:8087:8087 -v tabletop-data:/data tabletop
 #
 # Flags after the image name replace the default command (`serve --host 0.0.0.0
-# --data-dir /data`), e.g. `docker run ... tabletop serve --host 0.0.0.0 --in-memory`.
+# --insecure --data-dir /data`: an emulator without authentication, published on
+# the host's loopback above), e.g. `docker run ... tabletop serve --host 0.0.0.0
+# --insecure --in-memory`, or with TLS and `--auth on` (README: Authentication and TLS).
 ARG NODE_VERSION=26
 
 # Build: the checkout packed as npm publishes it (`npm pack`; `npm ci` compiles
@@ -31,4 +33,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8087/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The V8 option the server needs (src/cli/node-flags.ts), given to node directly.
 ENTRYPOINT ["node", "--initial-old-space-size=128", "/opt/tabletop/lib/node_modules/tabletopdb/dist/cli/main.js"]
-CMD ["serve", "--host", "0.0.0.0", "--data-dir", "/data"]
+CMD ["serve", "--host", "0.0.0.0", "--insecure", "--data-dir", "/data"]

@@ -8,7 +8,9 @@
 #   - gRPC C-core's Python binding (Debian's python3-grpcio) for /usr/bin/python3
 #     or PYTHON_GRPC, for test/python-client;
 #   - Chromium (Debian's chromium) at /usr/bin/chromium or CHROMIUM, driven
-#     headless by playwright-core for test/ui (the web UI's browser test).
+#     headless by playwright-core for test/ui (the web UI's browser test);
+#   - openssl (Debian's openssl), which the TLS tests make their CA and
+#     certificates with, as an operator would.
 # Missing Debian packages are installed here when this runs as root, with
 # apt-get. Google's two packages come from Google's own apt repository, which
 # is not Debian's: a missing one stops the run at once, as does anything this
@@ -36,6 +38,7 @@ has_grpc() { "$python" -c 'import grpc' 2>/dev/null; }
 debian=()
 has_grpc || debian+=(python3-grpcio)
 [ -x "$chromium" ] || debian+=(chromium)
+command -v openssl >/dev/null || debian+=(openssl)
 [ ${#google[@]} -eq 0 ] && [ ${#debian[@]} -eq 0 ] && exit 0
 
 root=false

@@ -22,6 +22,10 @@ import { startTabletopServer } from './server/server.js';
 import { dbViewCatalog } from './server/admin/logical-view-queries.js';
 import { createMaterializedViews } from './sql/materialized/index.js';
 import type { ServerTuning } from './server/server-config.js';
+import type { Authenticator } from './server/auth/authenticator.js';
+import type { Authorizer } from './server/auth/authorizer.js';
+import type { ProjectPolicySource } from './server/auth/project-policies.js';
+import type { TlsOptions } from './server/tls-options.js';
 import { createMemoryEngine } from './storage/memory/index.js';
 import type { StorageEngine } from './storage/store.js';
 import { type Config, resolveConfig } from './config.js';
@@ -54,6 +58,17 @@ export interface StartServerOptions {
    * The history lives with the data (in `dataDir`, or in memory).
    */
   readonly insight?: boolean;
+  /**
+   * Who calls (src/server/auth): `required` turns authentication on. Default:
+   * off, anonymous calls (an emulator on loopback).
+   */
+  readonly authenticator?: Authenticator;
+  /** Project-level IAM bindings (what `tabletop auth grant` keeps in the auth file); default: none. */
+  readonly projectPolicies?: ProjectPolicySource;
+  /** The IAM decisions of every call and HTTP route when authentication is on; default: the stored policies and `projectPolicies`. */
+  readonly authorizer?: Authorizer;
+  /** Serve gRPC and HTTP over TLS (PEM certificate chain and key; with `clientCa`, mutual TLS). */
+  readonly tls?: TlsOptions;
 }
 
 export interface RunningServer {
@@ -219,6 +234,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       version: VERSION,
       ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
       ...(insight === undefined ? {} : { insight }),
+      authenticator: options.authenticator,
+      authorizer: options.authorizer,
+      projectPolicies: options.projectPolicies,
+      tls: options.tls,
     });
   } catch (e) {
     // A failed start (a port in use) stops the view engine's worker and timers before the db closes.
@@ -274,6 +293,11 @@ export { TabletopError, isTabletopError, type ErrorCode } from './model/errors.j
 export { LIMITS } from './model/limits.js';
 export type { Logger } from './server/logger.js';
 export type { ServerTuning } from './server/server-config.js';
+export type { Authenticator } from './server/auth/authenticator.js';
+export type { Authorizer } from './server/auth/authorizer.js';
+export type { ProjectPolicySource } from './server/auth/project-policies.js';
+export type { Principal } from './server/auth/principal.js';
+export type { TlsOptions } from './server/tls-options.js';
 
 // ---- the row-key builder (also `tabletopdb/keys`, which loads nothing of the server) ----
 export * from './keys/index.js';

@@ -3,7 +3,7 @@ import { timeText } from '../insight/diagnostics/context.js';
 import type { AdviceJson, EvidenceValue, Finding, SimulationJson } from '../insight/advisor/types.js';
 import { parseTableName } from '../model/names.js';
 import type { CliIo } from './cli-io.js';
-import { HttpApiError, chooseInstance, getApi, segment } from './http-api.js';
+import { HttpApiError, apiServer, chooseInstance, getApi, segment } from './http-api.js';
 
 export interface AdviseOptions {
   readonly table?: string | undefined;
@@ -49,7 +49,7 @@ export async function adviseCommand(opts: AdviseOptions, io: CliIo): Promise<num
   if (opts.nodes !== undefined && opts.simulate === undefined) return fail(`--nodes goes with --simulate\n${USAGE}`, 2);
   if (opts.nodes !== undefined && !/^[1-9]\d{0,5}$/.test(opts.nodes))
     return fail(`--nodes must be a whole number of nodes, got "${opts.nodes}"`, 2);
-  const server = opts.server ?? 'localhost:8087';
+  const server = apiServer(opts.server, io.env);
   try {
     const chosen = await chooseInstance(server, project, instance);
     if (typeof chosen === 'string') return fail(chosen, 2);

@@ -185,11 +185,11 @@ describe('tabletop CLI', () => {
   });
 
   it('warns that a server bound beyond loopback is open to the network', async () => {
-    const r = await serveOnce(['--port', '0', '--http-port', '0', '--in-memory', '--host', '0.0.0.0']);
+    const r = await serveOnce(['--port', '0', '--http-port', '0', '--in-memory', '--host', '0.0.0.0', '--insecure']);
     expect(r.code).toBe(0);
     expect(r.err.filter((l) => l.includes('WARN'))).toEqual([
       expect.stringMatching(
-        /WARN {2}listening on 0\.0\.0\.0, which is not loopback: anyone who can reach ports \d+ and \d+ can read, change and delete all data, because tabletop has no authentication yet/,
+        /WARN {2}listening on 0\.0\.0\.0, which is not loopback: anyone who can reach ports \d+ and \d+ can read, change and delete all data, because authentication is off/,
       ),
     ]);
   });

@@ -21,6 +21,15 @@ import { tabletsCommand } from './tablets-command.js';
 import { type AdviseOptions, adviseCommand, wrapText } from './advise-command.js';
 import { type SqlOptions, sqlCommand } from './sql-command.js';
 import { TRANSFORM_GRAMMAR } from '../insight/advisor/simulate/index.js';
+import {
+  type AuthFileOptions,
+  createTokenCommand,
+  grantCommand,
+  listGrantsCommand,
+  listTokensCommand,
+  revokeTokenCommand,
+} from './auth-command.js';
+import { type ServeSecurity, serveSecurity } from './serve-security.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
@@ -37,7 +46,8 @@ import { TRANSFORM_GRAMMAR } from '../insight/advisor/simulate/index.js';
  * Contract with tools and tests: once `serve` is listening, stdout carries a
  * line exactly `export BIGTABLE_EMULATOR_HOST=<host>:<port>` and a line
  * `HTTP: http://<host>:<httpPort>/` (with the real ports when 0 was asked
- * for). Everything else (logs) goes to stderr.
+ * for); over TLS, instead, `gRPC: grpcs://<host>:<port> (TLS...)` and
+ * `HTTP: https://<host>:<httpPort>/`. Everything else (logs) goes to stderr.
  */
 
 /** Runs the command line; resolves with the process exit code. */
@@ -117,6 +127,61 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       }
       const cli: Layer = { describe: (name) => `--${name}`, values: given };
       exit(await runServe(cli, typeof opts.config === 'string' ? opts.config : undefined, io));
+    });
+
+  const auth = configure(program.command('auth'))
+    .description(
+      'Manage who may call a server: tokens (create-token, list-tokens, revoke-token) and bootstrap grants (grant, revoke, list-grants), in its auth file (<data-dir>/auth.json). A running server applies changes within a second.',
+    )
+    .usage('<command> [options]');
+  const fileOptions = (cmd: Command): Command =>
+    cmd
+      .option('--data-dir <dir>', "the server's data directory; the auth file is <dir>/auth.json (default ./data, env TABLETOP_DATA_DIR)")
+      .option('--auth-file <file>', 'the auth file itself (for --in-memory servers; env TABLETOP_AUTH_FILE)');
+  fileOptions(configure(auth.command('create-token')))
+    .description('Make a token for a member and print it (once: only its hash is kept).')
+    .requiredOption('--member <member>', 'who the token proves: user:EMAIL or serviceAccount:EMAIL')
+    .option('--expires <when>', 'a duration (12h, 30d) or a date (2027-01-31); default: never')
+    .option('--description <text>', 'what the token is for (shown by list-tokens)')
+    .action((opts: AuthFileOptions & { member: string; expires?: string; description?: string }) => {
+      exit(createTokenCommand(opts, io));
+    });
+  fileOptions(configure(auth.command('list-tokens')))
+    .description('List the tokens: id, member, creation, expiry, description (never the secrets).')
+    .option('--json', 'print JSON')
+    .action((opts: AuthFileOptions & { json?: boolean }) => {
+      exit(listTokensCommand(opts, io));
+    });
+  fileOptions(configure(auth.command('revoke-token')))
+    .description('Revoke a token: a running server refuses it within a second.')
+    .argument('<id>', 'the token id (tt_...) that list-tokens shows')
+    .action((id: string, opts: AuthFileOptions) => {
+      exit(revokeTokenCommand(id, opts, io));
+    });
+  for (const [name, grant] of [
+    ['grant', true],
+    ['revoke', false],
+  ] as const) {
+    fileOptions(configure(auth.command(name)))
+      .description(
+        grant
+          ? 'Grant a member a role on a project (or every project): the bindings the IAM checks start from, before any policy is set through the API.'
+          : 'Take back a role that grant gave.',
+      )
+      .requiredOption(
+        '--member <member>',
+        'user:EMAIL, serviceAccount:EMAIL, group:EMAIL, domain:DOMAIN, allUsers or allAuthenticatedUsers',
+      )
+      .requiredOption('--role <role>', 'e.g. roles/bigtable.admin, roles/bigtable.user, roles/bigtable.reader, roles/bigtable.viewer')
+      .option('--project <project>', 'the project; default every project')
+      .action((opts: AuthFileOptions & { member: string; role: string; project?: string }) => {
+        exit(grantCommand(opts, io, grant));
+      });
+  }
+  fileOptions(configure(auth.command('list-grants')))
+    .description('List the grants that grant made.')
+    .action((opts: AuthFileOptions) => {
+      exit(listGrantsCommand(opts, io));
     });
 
   configure(program.command('tablets'))
@@ -214,6 +279,13 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
     return 1;
   }
   const logger = await createLogOutput({ level: settings.logLevel, format: settings.logFormat, write: io.stderr });
+  let security: ServeSecurity;
+  try {
+    security = await serveSecurity(settings, logger);
+  } catch (e) {
+    io.stderr(`tabletop serve: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
   const began = performance.now();
   let server: RunningServer;
   try {
@@ -227,20 +299,31 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
       insight: settings.insight,
       logger,
       tuning: { slowCallMillis: settings.slowCallMillis },
+      authenticator: security.authenticator,
+      ...(security.projectPolicies === undefined ? {} : { projectPolicies: security.projectPolicies }),
+      ...(security.tls === undefined ? {} : { tls: security.tls }),
     });
   } catch (e) {
     logger.error(startFailure(e, settings), { event: 'start-failed' });
     return 1;
   }
-  const httpUrl = `http://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? settings.httpPort}/`;
+  const scheme = security.tls === undefined ? 'http' : 'https';
+  const httpUrl = `${scheme}://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? settings.httpPort}/`;
   io.stdout(`tabletop ${VERSION}`);
   if (settings.inMemory) io.stdout('Storage: in memory (--in-memory): data is lost when the server stops.');
   else io.stdout(`Storage: durable, in ${settings.dataDir} (every acknowledged write is synced to disk)`);
-  io.stdout(`gRPC: ${server.address}`);
-  io.stdout(`HTTP: ${httpUrl}`);
-  io.stdout(`export BIGTABLE_EMULATOR_HOST=${server.address}`);
+  io.stdout(`Authentication: ${security.describe}`);
+  if (security.tls === undefined) {
+    io.stdout(`gRPC: ${server.address}`);
+    io.stdout(`HTTP: ${httpUrl}`);
+    io.stdout(`export BIGTABLE_EMULATOR_HOST=${server.address}`);
+  } else {
+    // BIGTABLE_EMULATOR_HOST makes clients speak plain text: TLS clients take the endpoint and the CA (README: Authentication and TLS).
+    io.stdout(`gRPC: grpcs://${server.address} (TLS${settings.tlsClientCa === undefined ? '' : ', client certificates required'})`);
+    io.stdout(`HTTP: ${httpUrl}`);
+  }
   logger.info(
-    `tabletop ${VERSION} serving gRPC on ${server.address} and HTTP on ${httpUrl}, ${settings.inMemory ? 'in memory' : `data in ${settings.dataDir}`}; started in ${formatMillis(performance.now() - began)}`,
+    `tabletop ${VERSION} serving gRPC${security.tls === undefined ? '' : ' over TLS'} on ${server.address} and HTTP on ${httpUrl}, authentication ${settings.auth ? 'on' : 'off'}, ${settings.inMemory ? 'in memory' : `data in ${settings.dataDir}`}; started in ${formatMillis(performance.now() - began)}`,
     {
       event: 'started',
       version: VERSION,

@@ -24,3 +24,30 @@ describe('serve settings: --insight', () => {
     }
   });
 });
+
+describe('serve settings: security', () => {
+  it('is off, in plain text, by default; takes TLS files, --auth and OIDC from any source', () => {
+    const d = resolveServeSettings([]);
+    expect([d.auth, d.tlsCert, d.tlsKey, d.insecure, d.authFile]).toEqual([false, undefined, undefined, false, undefined]);
+    const s = resolveServeSettings([
+      layer('file', { 'tls-cert': 'c.pem', 'tls-key': 'k.pem', auth: true }),
+      layer('env', { 'oidc-jwks': 'j.json', 'oidc-issuer': 'iss', 'oidc-audience': 'aud' }),
+      layer('cli', { 'tls-client-ca': 'ca.pem', insecure: '' }),
+    ]);
+    expect(s).toMatchObject({ tlsCert: 'c.pem', tlsKey: 'k.pem', tlsClientCa: 'ca.pem', auth: true, oidcJwks: 'j.json', insecure: true });
+  });
+
+  it('refuses settings that only work together, given apart', () => {
+    for (const [values, message] of [
+      [{ 'tls-cert': 'c.pem' }, '--tls-cert and --tls-key go together'],
+      [{ 'tls-key': 'k.pem' }, '--tls-cert and --tls-key go together'],
+      [{ 'tls-client-ca': 'ca.pem' }, '--tls-client-ca (mutual TLS) needs TLS'],
+      [{ 'oidc-jwks': 'j.json', 'oidc-issuer': 'iss' }, 'give all three'],
+      [{ auth: 'on', 'in-memory': true }, '--auth on with --in-memory needs --auth-file'],
+      [{ 'tls-cert': '' }, 'cli tls-cert: must not be empty'],
+    ] as const) {
+      expect(() => resolveServeSettings([layer('cli', values)])).toThrow(message);
+    }
+    expect(resolveServeSettings([layer('cli', { auth: 'on', 'in-memory': true, 'auth-file': 'a.json' })]).authFile).toBe('a.json');
+  });
+});

@@ -24,6 +24,20 @@ export interface ServeSettings {
   readonly insight: boolean;
   /** Engine, tablet and node tunables (src/config.ts); absent ones keep their defaults. */
   readonly config: Partial<Config>;
+  /** TLS for both ports: the certificate chain and key files (both or neither), and the CA of client certificates (mutual TLS). */
+  readonly tlsCert: string | undefined;
+  readonly tlsKey: string | undefined;
+  readonly tlsClientCa: string | undefined;
+  /** Authentication required (`--auth on`). */
+  readonly auth: boolean;
+  /** Where tokens and bootstrap bindings are (default <data-dir>/auth.json; none with --in-memory unless given). */
+  readonly authFile: string | undefined;
+  /** OIDC identity tokens: the JWKS file, issuer and audience (all three or none). */
+  readonly oidcJwks: string | undefined;
+  readonly oidcIssuer: string | undefined;
+  readonly oidcAudience: string | undefined;
+  /** Serve beyond loopback without authentication. */
+  readonly insecure: boolean;
 }
 
 type Draft = { -readonly [K in keyof ServeSettings]: ServeSettings[K] } & { config: { -readonly [K in keyof Config]?: Config[K] } };
@@ -39,7 +53,7 @@ export interface ServeSetting {
   readonly help: string;
   /** The default as help shows it. */
   readonly defaultText?: string;
-  readonly group: 'Server' | 'Storage' | 'Tablets and nodes' | 'Logging';
+  readonly group: 'Server' | 'Security' | 'Storage' | 'Tablets and nodes' | 'Logging';
   /** Parses a value (throws Error with a message that names no source: the caller adds it). */
   apply(draft: Draft, value: RawValue): void;
 }
@@ -57,7 +71,7 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
   {
     name: 'host',
     arg: 'host',
-    help: 'interface to bind; anything but loopback opens the server to the network, without authentication',
+    help: 'interface to bind; anything but loopback opens the server to the network, and needs --auth on (or --insecure)',
     defaultText: 'localhost',
     group: 'Server',
     apply: (d, v) => {
@@ -89,6 +103,44 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
     defaultText: 'on',
     group: 'Server',
     apply: (d, v) => (d.insight = onOff(v)),
+  },
+  // ---- security ----
+  file('tls-cert', 'tlsCert', 'serve gRPC and HTTP over TLS with this certificate chain (PEM); needs --tls-key'),
+  file('tls-key', 'tlsKey', 'the private key of --tls-cert (PEM)'),
+  file('tls-client-ca', 'tlsClientCa', 'mutual TLS: clients must present a certificate signed by this CA (PEM)'),
+  {
+    name: 'auth',
+    arg: 'on|off',
+    help: 'on: every call needs a token (tabletop auth create-token) or an OIDC identity token, and is checked against the IAM policies; off: credentials are optional (checked when given)',
+    defaultText: 'off',
+    group: 'Security',
+    apply: (d, v) => (d.auth = onOff(v)),
+  },
+  file('auth-file', 'authFile', 'the tokens and bootstrap grants (tabletop auth ...); default <data-dir>/auth.json, none with --in-memory'),
+  file(
+    'oidc-jwks',
+    'oidcJwks',
+    'accept OIDC identity tokens (JWTs) signed by these keys (a JWKS file, re-read when it changes); needs --oidc-issuer and --oidc-audience',
+  ),
+  {
+    name: 'oidc-issuer',
+    arg: 'iss',
+    help: 'the issuer identity tokens must name, e.g. https://accounts.google.com',
+    group: 'Security',
+    apply: (d, v) => (d.oidcIssuer = nonEmptyText(v)),
+  },
+  {
+    name: 'oidc-audience',
+    arg: 'aud',
+    help: 'the audience identity tokens must name',
+    group: 'Security',
+    apply: (d, v) => (d.oidcAudience = nonEmptyText(v)),
+  },
+  {
+    name: 'insecure',
+    help: 'serve beyond loopback (--host) without authentication: anyone who reaches the ports can do anything',
+    group: 'Security',
+    apply: (d, v) => (d.insecure = bool(v)),
   },
   // ---- storage ----
   {
@@ -255,6 +307,15 @@ export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
     slowCallMillis: 1000,
     insight: true,
     config: {},
+    tlsCert: undefined,
+    tlsKey: undefined,
+    tlsClientCa: undefined,
+    auth: false,
+    authFile: undefined,
+    oidcJwks: undefined,
+    oidcIssuer: undefined,
+    oidcAudience: undefined,
+    insecure: false,
   };
   for (const layer of layers) {
     const inMemory = layer.values.get('in-memory');
@@ -275,10 +336,36 @@ export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
     // The storage choice of this layer replaces the lower layers' one.
     if (layer.values.has('data-dir')) draft.inMemory = false;
   }
+  checkSecurity(draft);
   return draft;
 }
 
+/** The security settings that only make sense together. */
+function checkSecurity(s: ServeSettings): void {
+  if ((s.tlsCert === undefined) !== (s.tlsKey === undefined))
+    throw new Error('--tls-cert and --tls-key go together: give the certificate chain and its private key');
+  if (s.tlsClientCa !== undefined && s.tlsCert === undefined)
+    throw new Error('--tls-client-ca (mutual TLS) needs TLS: give --tls-cert and --tls-key too');
+  const oidc = [s.oidcJwks, s.oidcIssuer, s.oidcAudience].filter((v) => v !== undefined).length;
+  if (oidc !== 0 && oidc !== 3) throw new Error('--oidc-jwks, --oidc-issuer and --oidc-audience go together: give all three');
+  if (s.auth && s.inMemory && s.authFile === undefined && s.oidcJwks === undefined)
+    throw new Error(
+      '--auth on with --in-memory needs --auth-file (tokens) or --oidc-jwks (identity tokens): no caller could be authenticated',
+    );
+}
+
 // ---- value parsers: they accept strings (command line, environment) and typed values (config files) ----
+
+function nonEmptyText(v: RawValue): string {
+  const t = text(v);
+  if (t.trim() === '') throw new Error('must not be empty');
+  return t;
+}
+
+/** A setting naming a file. */
+function file(name: string, key: 'tlsCert' | 'tlsKey' | 'tlsClientCa' | 'authFile' | 'oidcJwks', help: string): ServeSetting {
+  return { name, arg: 'file', help, group: 'Security', apply: (d, v) => (d[key] = nonEmptyText(v)) };
+}
 
 function text(v: RawValue): string {
   if (typeof v === 'string') return v;

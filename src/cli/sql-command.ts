@@ -1,5 +1,5 @@
 import type { CliIo } from './cli-io.js';
-import { HttpApiError, chooseInstance, postApi, segment } from './http-api.js';
+import { HttpApiError, apiServer, chooseInstance, postApi, segment } from './http-api.js';
 import { SqlParamError, type SqlParamJson, parseParamFlag } from './sql-params.js';
 
 export interface SqlOptions {
@@ -37,7 +37,7 @@ export async function sqlCommand(query: string, opts: SqlOptions, io: CliIo): Pr
   if (query.trim() === '') return fail('give the query, e.g. tabletop sql "SELECT _key FROM t LIMIT 10"', 2);
   const params = paramsOf(opts.param ?? []);
   if (typeof params === 'string') return fail(params, 2);
-  const server = opts.server ?? 'localhost:8087';
+  const server = apiServer(opts.server, io.env);
   try {
     const chosen = await chooseInstance(server, opts.project, opts.instance);
     if (typeof chosen === 'string') return fail(chosen, 2);

@@ -1,7 +1,7 @@
 import { formatBytes } from '../units.js';
 import { parseTableName } from '../model/names.js';
 import type { CliIo } from './cli-io.js';
-import { HttpApiError, getApi, segment } from './http-api.js';
+import { HttpApiError, apiServer, getApi, segment } from './http-api.js';
 
 /** A tablet as the JSON API gives it (src/server/http/json-api.ts). */
 interface TabletJson {
@@ -51,7 +51,7 @@ export async function tabletsCommand(
     io.stderr('tabletop tablets: give --project and --instance, or the full table name projects/P/instances/I/tables/T');
     return 2;
   }
-  const server = opts.server ?? 'localhost:8087';
+  const server = apiServer(opts.server, io.env);
   let body: { tablets?: TabletJson[] };
   try {
     body = await getApi(server, `/api/v1/projects/${segment(project)}/instances/${segment(instance)}/tables/${segment(tableId)}/tablets`);

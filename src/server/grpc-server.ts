@@ -20,6 +20,7 @@ import { accessCheck, composeObservers } from './auth/access-check.js';
 import { queryNeeds } from './data/query-needs.js';
 import { PolicyAuthorizer } from './auth/policy-authorizer.js';
 import type { ProjectPolicySource } from './auth/project-policies.js';
+import type { Authorizer } from './auth/authorizer.js';
 import type { TlsOptions } from './tls-options.js';
 
 export interface GrpcServerOptions {
@@ -40,6 +41,8 @@ export interface GrpcServerOptions {
   readonly tls?: TlsOptions | undefined;
   /** Project-level IAM bindings (the auth state file's); default: none. */
   readonly projectPolicies?: ProjectPolicySource | undefined;
+  /** The IAM decisions; default: a PolicyAuthorizer over the db's policies and `projectPolicies`. */
+  readonly authorizer?: Authorizer | undefined;
 }
 
 export interface GrpcServerHandle {
@@ -58,12 +61,15 @@ export function hostPort(host: string, port: number): string {
 
 /** The method table of every service tabletop serves, over one database. */
 export function methodTable(
-  opts: Pick<GrpcServerOptions, 'db' | 'logger' | 'metrics' | 'tuning' | 'sql' | 'views' | 'authenticator' | 'projectPolicies'>,
+  opts: Pick<
+    GrpcServerOptions,
+    'db' | 'logger' | 'metrics' | 'tuning' | 'sql' | 'views' | 'authenticator' | 'projectPolicies' | 'authorizer'
+  >,
 ): MethodTable {
   const { db, logger, metrics, tuning } = opts;
   const checkViewQuery = logicalViewQueryCheck(db, opts.views ?? dbViewCatalog(db));
   const operations = new OperationStore(tuning.operationsKept);
-  const authorizer = new PolicyAuthorizer({ policyOf: (resource) => db.storedIamPolicy(resource), projects: opts.projectPolicies });
+  const authorizer = opts.authorizer ?? policyAuthorizer(db, opts.projectPolicies);
   // The access check runs after the metrics observer, so that refused calls are counted with their status.
   const observe = composeObservers(
     observeCalls(metrics, logger, tuning.slowCallMillis),
@@ -76,6 +82,11 @@ export function methodTable(
     ...serviceMethods(instanceAdminService(db, operations, authorizer, checkViewQuery), serviceDefinition('instanceAdmin'), env),
     ...serviceMethods(operationsService(operations), serviceDefinition('operations'), env),
   ]);
+}
+
+/** The IAM decisions over the db's stored policies and the project-level bindings (the gRPC access check's and the HTTP routes'). */
+export function policyAuthorizer(db: DatabaseCore, projects: ProjectPolicySource | undefined): Authorizer {
+  return new PolicyAuthorizer({ policyOf: (resource) => db.storedIamPolicy(resource), projects });
 }
 
 /** A transport's part of the server: where accepted connections go, and how it stops. */
@@ -139,6 +150,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
     listener = await listenGuarded(transport.accept, opts.host, opts.port, {
       prefaceTimeoutMillis: tuning.prefaceTimeoutMillis,
       maxConnections: tuning.maxConnections,
+      tls: opts.tls,
+      logger: opts.logger,
     });
   } catch (e) {
     transport.abort();

@@ -21,10 +21,10 @@ function isLoopbackAddress(address: string): boolean {
   return v4.startsWith('127.') || address === '::1';
 }
 
-/** The warning printed when the server listens beyond loopback. */
+/** The warning printed when the server listens beyond loopback without authentication (`serve` needs --insecure then). */
 export function openToNetworkWarning(host: string, ports: readonly number[]): string {
   return (
     `listening on ${host}, which is not loopback: anyone who can reach port${ports.length > 1 ? 's' : ''} ${ports.join(' and ')} can read, change and delete all data, ` +
-    'because tabletop has no authentication yet. Use --host localhost unless that is what you want.'
+    'because authentication is off (serve --auth on turns it on). Use --host localhost unless that is what you want.'
   );
 }

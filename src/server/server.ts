@@ -5,7 +5,7 @@ import type { ViewCatalog } from '../sql/views.js';
 import { dbViewCatalog } from './admin/logical-view-queries.js';
 import type { InsightQueries } from '../insight/api-types.js';
 import type { HistorySource } from '../insight/history-source.js';
-import { startGrpcServer } from './grpc-server.js';
+import { policyAuthorizer, startGrpcServer } from './grpc-server.js';
 import type { startHttpServer } from './http/http-server.js';
 import type { ServedDatabase } from './http/served-database.js';
 import type { Logger } from './logger.js';
@@ -15,6 +15,8 @@ import type { SchemaAdviceLog } from './schema-advice-log.js';
 import { DEFAULT_SERVER_TUNING, type ServerTuning } from './server-config.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { TlsOptions } from './tls-options.js';
+import type { Authorizer } from './auth/authorizer.js';
+import type { ProjectPolicySource } from './auth/project-policies.js';
 
 export interface TabletopServerOptions {
   readonly db: ServedDatabase;
@@ -45,6 +47,10 @@ export interface TabletopServerOptions {
   readonly authenticator?: Authenticator | undefined;
   /** Serve gRPC and HTTP over TLS (optionally mutual); undefined: plain text. */
   readonly tls?: TlsOptions | undefined;
+  /** Project-level IAM bindings (`tabletop auth grant`, the auth file); default: none. */
+  readonly projectPolicies?: ProjectPolicySource | undefined;
+  /** The IAM decisions of the gRPC access check and the HTTP routes; default: the db's policies and `projectPolicies`. */
+  readonly authorizer?: Authorizer | undefined;
 }
 
 export interface TabletopServer {
@@ -65,6 +71,7 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
   const metrics = new Metrics();
   const views = opts.views ?? dbViewCatalog(opts.db);
   const sql = opts.sql ?? createSqlEngine(opts.db, { views });
+  const authorizer = opts.authorizer ?? policyAuthorizer(opts.db, opts.projectPolicies);
   const grpc = await startGrpcServer({
     views,
     db: opts.db,
@@ -74,6 +81,9 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
     metrics,
     tuning,
     sql,
+    authenticator: opts.authenticator,
+    authorizer,
+    tls: opts.tls,
   });
   let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   if (opts.httpPort !== false) {
@@ -96,6 +106,9 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
         sql,
         storage: opts.storage,
         version: opts.version,
+        authenticator: opts.authenticator,
+        authorizer,
+        tls: opts.tls,
       });
     } catch (e) {
       await grpc.stop();
@@ -115,7 +128,7 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
     });
     adviceLog.start(tuning.schemaAdviceMillis);
   }
-  if (!(await isLoopbackOnly(opts.host))) {
+  if (opts.authenticator?.required !== true && !(await isLoopbackOnly(opts.host))) {
     opts.logger.warn(openToNetworkWarning(opts.host, http === undefined ? [grpc.port] : [grpc.port, http.port]), {
       event: 'open-to-network',
       host: opts.host,

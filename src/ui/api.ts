@@ -135,6 +135,8 @@ async function readJson<T>(path: string, res: Response): Promise<T> {
     throw new ApiError(res.status, `${path}: ${res.status} ${res.statusText} (not JSON)`);
   }
   if (!res.ok) {
+    // The server has authentication on and the sign-in cookie is missing or no longer valid: sign in again.
+    if (res.status === 401 && typeof window !== 'undefined') window.location.assign('/login');
     const message = (body as { error?: { message?: string } }).error?.message ?? `${res.status} ${res.statusText}`;
     throw new ApiError(res.status, message);
   }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Bigtable } from '@google-cloud/bigtable';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type TabletopDatabase } from '../../src/db/index.js';
@@ -6,18 +9,21 @@ import { startGrpcServer, type GrpcServerHandle } from '../../src/server/grpc-se
 import { Metrics } from '../../src/server/metrics.js';
 import { createSqlEngine } from '../../src/sql/index.js';
 import { DEFAULT_SERVER_TUNING } from '../../src/server/server-config.js';
-import { MapAuthenticator } from '../../src/server/auth/testing/map-authenticator.js';
+import { AuthFileSource, credentialsAuthenticator } from '../../src/server/auth/credentials-authenticator.js';
+import { type AuthState, EMPTY_AUTH_STATE, newToken, withGrant, writeAuthState } from '../../src/server/auth/auth-file.js';
+import { makeTestCertificates } from '../../src/server/testing/test-certificates.js';
+import { tlsNodeClient } from '../../src/server/testing/tls-clients.js';
 import { createMemoryEngine } from '../../src/storage/memory/index.js';
 import { memoryLogger } from '../../src/testing/memory-logger.js';
 import { codeName, codeOf, expectCode, outcome, status } from '../harness/grpc-errors.js';
-import { PROJECT, nodeClient } from '../harness/node-client.js';
+import { PROJECT } from '../harness/node-client.js';
 import { adminCall } from '../harness/raw.js';
 
 /**
  * The authorization matrix: each role (admin, user, reader, viewer, none) granted on each kind of resource
  * (an instance, a table, an authorized view) against each kind of RPC (reads, writes, SampleRowKeys, table admin
  * reads and writes, instance admin reads and writes, IAM get and set, GoogleSQL), through the official Node client with
- * `authorization: Bearer <token>` metadata: OK or PERMISSION_DENIED, as the real service answers. The
+ * `authorization: Bearer <token>` metadata over TLS, with tabletop tokens: OK or PERMISSION_DENIED, as the real service answers. The
  * authorized-view rows run once the server serves authorized views.
  */
 
@@ -40,17 +46,31 @@ const PROJECT_BINDINGS: IamBinding[] = [{ role: 'roles/bigtable.admin', members:
 interface AuthServer {
   readonly address: string;
   readonly metrics: Metrics;
-  /** An official Node client that sends `authorization: Bearer <token>` on every call (none: no header). */
+  /** An official Node client over TLS that sends `authorization: Bearer <the named principal's token>` on every call (none: no header). */
   client(token: string | undefined): Bigtable;
   stop(): Promise<void>;
 }
 
 /**
- * The server under test, in one place: authentication required, the tokens above (an in-memory
- * Authenticator), the root principal an admin of the project. Switching to real tokens over TLS changes this
- * function only (and how `client` connects).
+ * The server under test, in one place: gRPC over TLS (a test CA's certificate), authentication required, a
+ * tabletop token per principal in an auth file (as `tabletop auth create-token` makes them), the root principal
+ * an admin of the project through the file's project-level grant (`tabletop auth grant`). Clients are the
+ * official Node client over TLS with `authorization: Bearer <token>` (as the README tells users to connect).
  */
 async function startAuthServer(): Promise<AuthServer> {
+  const certs = makeTestCertificates();
+  const dir = mkdtempSync(join(tmpdir(), 'tabletop-matrix-'));
+  const authFile = join(dir, 'auth.json');
+  const tokens = new Map<string, string>();
+  let state: AuthState = EMPTY_AUTH_STATE;
+  for (const [name, member] of Object.entries(TOKENS)) {
+    const made = newToken(member, { now: new Date() });
+    tokens.set(name, made.token);
+    state = { ...state, tokens: [...state.tokens, made.stored] };
+  }
+  for (const b of PROJECT_BINDINGS) for (const m of b.members) state = withGrant(state, PROJECT, b.role, m);
+  writeAuthState(authFile, state);
+  const source = new AuthFileSource(authFile);
   const db: TabletopDatabase = await createDatabase({ engine: createMemoryEngine() });
   const metrics = new Metrics();
   const grpc: GrpcServerHandle = await startGrpcServer({
@@ -61,16 +81,18 @@ async function startAuthServer(): Promise<AuthServer> {
     metrics,
     tuning: DEFAULT_SERVER_TUNING,
     sql: createSqlEngine(db),
-    authenticator: new MapAuthenticator(TOKENS),
-    projectPolicies: { bindings: (project) => (project === PROJECT ? PROJECT_BINDINGS : []) },
+    authenticator: credentialsAuthenticator({ required: true, tokens: source }),
+    projectPolicies: source,
+    tls: { cert: certs.serverCert, key: certs.serverKey },
   });
   const clients: Bigtable[] = [];
   return {
     address: grpc.address,
     metrics,
-    client(token) {
-      const bt = nodeClient({ address: grpc.address });
-      if (token !== undefined) sendAuthorization(bt, `Bearer ${token}`);
+    client(name) {
+      // A name without a token of its own is sent as it is (a forged credential).
+      const token = name === undefined ? undefined : (tokens.get(name) ?? name);
+      const bt = tlsNodeClient({ endpoint: grpc.address, ca: certs.ca, token: () => token, projectId: PROJECT });
       clients.push(bt);
       return bt;
     },
@@ -78,28 +100,10 @@ async function startAuthServer(): Promise<AuthServer> {
       await Promise.all(clients.map((c) => c.close()));
       await grpc.stop();
       await db.close();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(certs.dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * Makes every call of `bt` carry `authorization: header`. Over plain text (the client's apiEndpoint mode uses
- * insecure channel credentials, which grpc-js will not compose with call credentials, and gax then never asks
- * an auth client), the way in is the `grpc.callInvocationTransformer` channel option each generated client
- * is built with: wrap the data client's own (grpc-gcp's channel-pool transformer, a pass-through elsewhere) so
- * that the header is added first. The option objects are read when the first call builds a client, so this
- * must run before any call. Over TLS, `sslCreds: grpc.credentials.combineChannelCredentials(createSsl(ca),
- * createFromMetadataGenerator(...))` does the same.
- */
-function sendAuthorization(bt: Bigtable, header: string): void {
-  type Transformer = (props: { metadata: { set(key: string, value: string): void } }) => unknown;
-  for (const options of Object.values(bt.options) as Record<string, unknown>[]) {
-    const inner = options['grpc.callInvocationTransformer'] as Transformer | undefined;
-    options['grpc.callInvocationTransformer'] = ((props) => {
-      props.metadata.set('authorization', header);
-      return inner === undefined ? props : inner(props);
-    }) satisfies Transformer;
-  }
 }
 
 /**

@@ -247,7 +247,7 @@ describe("the Dockerfile's image, its last stage run on the same global install 
   it('runs as an unprivileged user with its data in the volume /data, and exposes the default ports', () => {
     expect(stage.user).toBe('node');
     expect(stage.volumes).toEqual(['/data']);
-    expect(stage.cmd).toEqual(['serve', '--host', '0.0.0.0', '--data-dir', '/data']);
+    expect(stage.cmd).toEqual(['serve', '--host', '0.0.0.0', '--insecure', '--data-dir', '/data']);
     const help = execFileSync('tabletop', ['help', 'serve'], { env: globalEnv(), encoding: 'utf8' });
     const defaults = [/--port <port>\s[^]*?\(default (\d+)/, /--http-port <port>\s[^]*?\(default (\d+)/].map((re) =>
       Number(re.exec(help)?.[1]),

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AdvisorThresholds } from '../../insight/advisor/thresholds.js';
 import { type ErrorCode, TabletopError } from '../../model/errors.js';
@@ -12,6 +13,13 @@ import type { SqlEngine } from '../../sql/engine.js';
 import { type PrometheusExposition, prometheusExposition } from './prometheus.js';
 import type { ServedDatabase } from './served-database.js';
 import { loadStaticAssets, sendAsset, type StaticAssets } from './static-assets.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { NO_AUTHENTICATION } from '../auth/authenticator.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import type { Principal } from '../auth/principal.js';
+import type { TlsOptions } from '../tls-options.js';
+import { loginPage, readLoginForm, requestPrincipal, tokenCookie } from './login-page.js';
+import { routeAccess } from './route-access.js';
 
 /**
  * The HTTP server (default port 8087): the web UI (its shell at /, with the
@@ -20,6 +28,15 @@ import { loadStaticAssets, sendAsset, type StaticAssets } from './static-assets.
  * SQL query (`.../instances/{i}/sql`, sql-route.ts; SQL cannot write), whose
  * body must be JSON (content-type application/json, which a cross-site form
  * cannot send without the browser asking first) of at most 1 MiB.
+ *
+ * With authentication on (`authenticator.required`), every route but
+ * /healthz, the UI's files and the login page needs credentials (a bearer
+ * token or the login page's cookie, login-page.ts): without them, 401 with a
+ * JSON error (the UI's shell redirects to /login instead); each API route
+ * then needs the IAM permission of the equivalent RPC (route-access.ts),
+ * asked of `authorizer` (403 without it). Bad credentials are 401 whether or
+ * not authentication is on. Over TLS with `tls` (HTTPS; mutual with its
+ * clientCa).
  */
 export interface HttpServerOptions {
   readonly db: ServedDatabase;
@@ -38,6 +55,12 @@ export interface HttpServerOptions {
   readonly version: string;
   /** The engine of `POST .../sql`; none: it answers 501. */
   readonly sql?: SqlEngine | undefined;
+  /** Who calls; default NO_AUTHENTICATION (every route open). */
+  readonly authenticator?: Authenticator | undefined;
+  /** The IAM check of each API route when authentication is on; none: any authenticated caller may read everything. */
+  readonly authorizer?: Authorizer | undefined;
+  /** Serve HTTPS; undefined: plain HTTP. */
+  readonly tls?: TlsOptions | undefined;
 }
 
 export interface HttpServerHandle {
@@ -63,12 +86,32 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   let exposition: PrometheusExposition | undefined;
   const context: HandlerContext = {
     opts,
+    authenticator: opts.authenticator ?? NO_AUTHENTICATION,
     ui: loadStaticAssets(),
     // The prom-client registry is made at the first scrape.
     exposition: () => (exposition ??= prometheusExposition(opts.metrics, opts.db)),
   };
-  const server = http.createServer((req, res) => {
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     handle(context, req, res).catch((e: unknown) => sendError(opts.logger, res, e));
+  };
+  const tls = opts.tls;
+  const server =
+    tls === undefined
+      ? http.createServer(listener)
+      : https.createServer(
+          {
+            cert: tls.cert,
+            key: tls.key,
+            ...(tls.clientCa === undefined ? {} : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
+          },
+          listener,
+        );
+  server.on('tlsClientError', (err: Error, socket) => {
+    opts.logger.debug?.(`a TLS handshake with the HTTP server failed: ${err.message}`, {
+      event: 'connection-refused',
+      reason: 'tls-handshake',
+    });
+    socket.destroy();
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -89,7 +132,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   let stopping: Promise<void> | undefined;
   return {
     port,
-    url: `http://${host}:${port}/`,
+    url: `${tls === undefined ? 'http' : 'https'}://${host}:${port}/`,
     stop(): Promise<void> {
       stopping ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -104,13 +147,32 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
 interface HandlerContext {
   readonly opts: HttpServerOptions;
+  readonly authenticator: Authenticator;
   readonly ui: StaticAssets;
   readonly exposition: () => PrometheusExposition;
 }
 
 async function handle(context: HandlerContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const { opts, ui } = context;
+  const { opts, ui, authenticator } = context;
   const url = new URL(req.url ?? '/', 'http://localhost');
+  const path = url.pathname;
+  const segments = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeSegment);
+  if (path === '/login' || path === '/logout') return login(context, req, res, path);
+  const principal = requestPrincipal(authenticator, req);
+  const access = routeAccess(segments);
+  if (authenticator.required && principal === undefined && access.kind !== 'open') {
+    if (req.method === 'GET' && isShell(path)) {
+      res.writeHead(303, { location: '/login', 'cache-control': 'no-store' });
+      res.end();
+      return;
+    }
+    throw new TabletopError('Unauthenticated', `${path} requires credentials: send "authorization: Bearer <token>", or sign in at /login`);
+  }
+  if (authenticator.required && access.kind === 'permission') opts.authorizer?.check(principal, access.permission, access.resource);
+  const visible = authenticator.required ? projectFilter(opts.authorizer, principal) : undefined;
   const sqlPath = SQL_PATH.exec(url.pathname);
   if (req.method === 'POST' && sqlPath !== null) {
     if (opts.sql === undefined) throw new TabletopError('Unimplemented', 'SQL queries are not served by this server');
@@ -126,8 +188,7 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
     res.end('Method not allowed: this server is read-only\n');
     return;
   }
-  const path = url.pathname;
-  if (path === '/' || path === '/index.html' || path === '/ui/' || path === '/ui/index.html') {
+  if (isShell(path)) {
     return send(res, 200, 'text/html; charset=utf-8', ui.shell(indexPage(opts)));
   }
   const asset = ui.asset(path);
@@ -137,12 +198,13 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
     const exposition = context.exposition();
     return send(res, 200, exposition.contentType, await exposition.render());
   }
-  const segments = path
-    .split('/')
-    .filter((s) => s !== '')
-    .map(decodeSegment);
   const body = await routeApi(
-    { db: opts.db, insight: opts.insight, advisorThresholds: opts.advisorThresholds },
+    {
+      db: opts.db,
+      insight: opts.insight,
+      advisorThresholds: opts.advisorThresholds,
+      ...(visible === undefined ? {} : { visibleProject: visible }),
+    },
     segments,
     url.searchParams,
   );
@@ -150,6 +212,44 @@ async function handle(context: HandlerContext, req: http.IncomingMessage, res: h
     throw new TabletopError('NotFound', `No such path: ${path} (try / for what this server offers)`);
   }
   send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body, null, 2) + '\n');
+}
+
+/** GET /login: the form; POST /login: checks the token and sets the cookie; POST /logout: clears it. */
+async function login(context: HandlerContext, req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+  const secure = context.opts.tls !== undefined;
+  if (req.method === 'GET' && path === '/login') return send(res, 200, 'text/html; charset=utf-8', loginPage());
+  if (req.method !== 'POST') {
+    res.writeHead(405, { allow: path === '/login' ? 'GET, POST' : 'POST', 'content-type': 'text/plain; charset=utf-8' });
+    res.end('Method not allowed\n');
+    return;
+  }
+  if (path === '/logout') {
+    res.writeHead(303, { location: '/login', 'set-cookie': tokenCookie(undefined, secure), 'cache-control': 'no-store' });
+    res.end();
+    return;
+  }
+  const token = await readLoginForm(req);
+  let principal: Principal | undefined;
+  try {
+    principal = token === '' ? undefined : context.authenticator.authenticate(`Bearer ${token}`);
+  } catch (e) {
+    return send(res, 401, 'text/html; charset=utf-8', loginPage(e instanceof Error ? e.message : String(e)));
+  }
+  if (principal === undefined) return send(res, 401, 'text/html; charset=utf-8', loginPage('Paste a token to sign in.'));
+  context.opts.logger.info(`${principal.member} signed in to the web UI`, { event: 'ui-login', member: principal.member });
+  res.writeHead(303, { location: '/', 'set-cookie': tokenCookie(token, secure), 'cache-control': 'no-store' });
+  res.end();
+}
+
+/** Which projects a caller sees in the project list: those where it may list instances. */
+function projectFilter(authorizer: Authorizer | undefined, principal: Principal | undefined): ((project: string) => boolean) | undefined {
+  if (authorizer === undefined) return undefined;
+  return (project) => authorizer.granted(principal, ['bigtable.instances.list'], `projects/${project}`).length > 0;
+}
+
+/** The paths of the UI's page (its shell). */
+function isShell(path: string): boolean {
+  return path === '/' || path === '/index.html' || path === '/ui/' || path === '/ui/index.html';
 }
 
 const SQL_PATH = /^\/api\/v1\/projects\/([^/]+)\/instances\/([^/]+)\/sql\/?$/;
@@ -204,5 +304,6 @@ function sendError(logger: Logger, res: http.ServerResponse, e: unknown): void {
     res.destroy();
     return;
   }
+  if (status === 401) res.setHeader('www-authenticate', 'Bearer realm="tabletop"');
   send(res, status, 'application/json; charset=utf-8', JSON.stringify({ error: { code, message } }) + '\n');
 }

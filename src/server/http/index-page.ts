@@ -1,6 +1,20 @@
 /** The HTML index page of the HTTP server: what is served where. */
-export function indexPage(opts: { readonly grpcAddress: string; readonly storage: string; readonly version: string }): string {
+export function indexPage(opts: {
+  readonly grpcAddress: string;
+  readonly storage: string;
+  readonly version: string;
+  /** Served over TLS: clients connect with the CA and a custom endpoint, not BIGTABLE_EMULATOR_HOST (plain text). */
+  readonly tls?: object | undefined;
+}): string {
   const grpc = escapeHtml(opts.grpcAddress);
+  const connect =
+    opts.tls === undefined
+      ? `<p>A Bigtable-compatible database. The Cloud Bigtable Data API and the Table and Instance Admin APIs are served over gRPC at
+<code>${grpc}</code>; point the official clients at it with</p>
+<pre><code>export BIGTABLE_EMULATOR_HOST=${grpc}</code></pre>`
+      : `<p>A Bigtable-compatible database. The Cloud Bigtable Data API and the Table and Instance Admin APIs are served over gRPC
+with TLS at <code>${grpc}</code>: connect the official clients with that endpoint, the server's CA certificate and a token
+(the README's "Authentication and TLS" shows how for Node, Go, Java and cbt).</p>`;
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>tabletop</title>
@@ -8,9 +22,7 @@ export function indexPage(opts: { readonly grpcAddress: string; readonly storage
 </head>
 <body>
 <h1>tabletop ${escapeHtml(opts.version)}</h1>
-<p>A Bigtable-compatible database. The Cloud Bigtable Data API and the Table and Instance Admin APIs are served over gRPC at
-<code>${grpc}</code>; point the official clients at it with</p>
-<pre><code>export BIGTABLE_EMULATOR_HOST=${grpc}</code></pre>
+${connect}
 <p>Storage: ${escapeHtml(opts.storage)}.</p>
 <h2>On this HTTP server</h2>
 <ul>
@@ -38,6 +50,6 @@ by a CreateTable.</p>
 `;
 }
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

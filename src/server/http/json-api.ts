@@ -93,13 +93,23 @@ export interface ApiContext {
   readonly insight: InsightApi | undefined;
   /** The schema advisor's thresholds that differ from its defaults (ServerTuning.advisorThresholds). */
   readonly advisorThresholds?: Partial<AdvisorThresholds>;
+  /** Which projects GET /api/v1/projects lists (authentication on: those the caller may list instances of); default all. */
+  readonly visibleProject?: ((project: string) => boolean) | undefined;
 }
 
 export function routeApi(ctx: ApiContext, segments: readonly string[], query: URLSearchParams): unknown {
   const { db } = ctx;
   const [api, v1, projects, project, instances, instance, tables, table, ...rest] = segments;
   if (api !== 'api' || v1 !== 'v1' || projects !== 'projects') return undefined;
-  if (project === undefined) return { projects: db.listProjects().map((p) => projectJson(db, p)) };
+  if (project === undefined) {
+    const visible = ctx.visibleProject ?? (() => true);
+    return {
+      projects: db
+        .listProjects()
+        .filter(visible)
+        .map((p) => projectJson(db, p)),
+    };
+  }
   if (instances === undefined) return undefined;
   const badPath = (): never => {
     throw notFound(`No such API path: /${segments.join('/')}`);
