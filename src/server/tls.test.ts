@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type TabletopDatabase } from '../db/index.js';
 import { createMemoryEngine } from '../storage/memory/index.js';
 import { memoryLogger } from '../testing/memory-logger.js';
-import { newToken, writeAuthState } from './auth/auth-file.js';
+import { newToken, withGrant, writeAuthState } from './auth/auth-file.js';
 import { AuthFileSource, credentialsAuthenticator } from './auth/credentials-authenticator.js';
 import { type TabletopServer, startTabletopServer } from './server.js';
 import type { ServerTuning } from './server-config.js';
@@ -23,7 +23,9 @@ beforeAll(() => {
   authFile = join(mkdtempSync(join(tmpdir(), 'tabletop-auth-')), 'auth.json');
   const made = newToken('user:alice@example.com', { now: new Date() });
   token = made.token;
-  writeAuthState(authFile, { tokens: [made.stored], bindings: [] });
+  // Alice may do anything in project p (the bootstrap grant `tabletop auth grant` makes): these tests are about
+  // the transport and authentication; test/auth/authorization-matrix.test.ts is about permissions.
+  writeAuthState(authFile, withGrant({ tokens: [made.stored], bindings: [] }, 'p', 'roles/bigtable.admin', 'user:alice@example.com'));
 });
 
 interface Running {
@@ -36,6 +38,7 @@ interface Running {
 async function serve(opts: { tls?: TlsOptions; required?: boolean; transport?: ServerTuning['transport'] }): Promise<Running> {
   const db = await createDatabase({ engine: createMemoryEngine() });
   const log = memoryLogger();
+  const source = new AuthFileSource(authFile);
   const server = await startTabletopServer({
     db,
     host: 'localhost',
@@ -45,7 +48,8 @@ async function serve(opts: { tls?: TlsOptions; required?: boolean; transport?: S
     storage: 'in memory',
     version: 'test',
     tuning: { transport: opts.transport ?? 'h2', prefaceTimeoutMillis: 2_000 },
-    authenticator: credentialsAuthenticator({ required: opts.required ?? true, tokens: new AuthFileSource(authFile) }),
+    authenticator: credentialsAuthenticator({ required: opts.required ?? true, tokens: source }),
+    projectPolicies: source,
     ...(opts.tls === undefined ? {} : { tls: opts.tls }),
   });
   return {

@@ -68,6 +68,11 @@ async function start(args: string[]): Promise<{ child: GuardedChild; output: () 
 beforeAll(async () => {
   certs = makeTestCertificates();
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'tabletop-e2e-auth-'));
+  // The bootstrap grants (`tabletop auth grant`): every example.com user and the CI service account administer
+  // every project; anyone else holds nothing.
+  for (const member of ['domain:example.com', 'serviceAccount:ci@p.iam.gserviceaccount.com']) {
+    expect((await tabletop(['auth', 'grant', '--member', member, '--role', 'roles/bigtable.admin', '--data-dir', dataDir])).code).toBe(0);
+  }
   const jwks = path.join(certs.dir, 'jwks.json');
   writeFileSync(jwks, JSON.stringify({ keys: [{ ...oidcKey.publicKey.export({ format: 'jwk' }), kid: 'e2e', alg: 'RS256', use: 'sig' }] }));
   const s = await start([
@@ -127,9 +132,14 @@ async function until(f: () => Promise<boolean>, ms: number): Promise<number> {
 
 describe('serve --tls-cert --tls-key --auth on (a real process)', () => {
   it('accepts a token created while it runs, refuses one revoked while it runs within a second or so', async () => {
+    const stranger = await createToken('user:mallory@elsewhere.org');
     const token = await createToken('user:alice@example.com', '--description', 'e2e');
     // The server looks at the auth file at most once a second.
     await until(async () => (await createTable(token)) === 'OK', 3_000);
+    // A valid token proves who calls; the grants decide what it may do (mallory is not in example.com).
+    expect(await createTable(stranger)).toMatch(
+      /^7 .*Missing IAM permission: bigtable\.tables\.create on resource projects\/p\/instances\/i/,
+    );
     expect(await createTable(undefined)).toMatch(/^16 .*requires credentials/);
     const id = token.slice(0, token.indexOf('.'));
     expect((await tabletop(['auth', 'revoke-token', id, '--data-dir', dataDir])).code).toBe(0);

@@ -36,7 +36,10 @@ export function accessCheck(
       call.principal = principal;
       if (!authenticator.required) return IGNORE_END;
       if (principal === undefined) {
-        throw new TabletopError('Unauthenticated', `${method.label} needs credentials: send "authorization: Bearer <token>"`);
+        throw new TabletopError(
+          'Unauthenticated',
+          `${method.label} requires credentials: this server has authentication on; send "authorization: Bearer <token>" (tabletop auth create-token makes one)`,
+        );
       }
       if (request === undefined || request instanceof MalformedRequest) return IGNORE_END; // unimplemented, or answered INVALID_ARGUMENT
       if (need === ANY_CALLER) return IGNORE_END;
