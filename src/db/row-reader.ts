@@ -1,3 +1,4 @@
+import type { ViewMatcher } from '../model/authorized-view.js';
 import type { ByteString } from '../model/bytes.js';
 import type { Row } from '../model/cell.js';
 import type { CompiledFilter } from '../model/filter/index.js';
@@ -41,6 +42,11 @@ export interface ReadPlan {
   readonly nowMicros: number;
   /** Where the work done on each tablet is counted (and, through its `access`, recorded per row and per request). */
   readonly usage?: UsageSink;
+  /**
+   * An authorized view read through: only its cells reach the filter and the output (the ranges are already
+   * narrowed to its rows). Absent, the read costs what it did before views existed: one test per row.
+   */
+  readonly view?: ViewMatcher | undefined;
 }
 
 /**
@@ -189,7 +195,8 @@ export class TableRowReader implements RowPuller, RowReader {
     this.stats.rowsSeen++;
     this.stats.cellsSeen += raw.cells.length;
     this.lastScannedKey = raw.key;
-    const visible = visibleCells(raw.cells, schema, nowMicros, 'output');
+    let visible = visibleCells(raw.cells, schema, nowMicros, 'output');
+    if (this.plan.view !== undefined) visible = this.plan.view.cellsInView(visible);
     if (visible.length === 0) return SKIP;
     let cells = visible;
     if (filter !== undefined && !filter.passesAll) {

@@ -204,11 +204,10 @@ describe('table admin', () => {
     expect((await unaryError(ts.clients.tableAdmin, 'CheckConsistency', { name })).code).toBe(status.INVALID_ARGUMENT);
   });
 
-  it('answers backups, snapshots and authorized views with UNIMPLEMENTED', async () => {
+  it('answers backups, snapshots and schema bundles with UNIMPLEMENTED', async () => {
     for (const [method, req] of [
       ['CreateBackup', { parent: `${INSTANCE}/clusters/c`, backupId: 'b' }],
       ['ListSnapshots', { parent: `${INSTANCE}/clusters/c` }],
-      ['CreateAuthorizedView', { parent: `${INSTANCE}/tables/t` }],
       ['GetSchemaBundle', { name: 'x' }],
     ] as const) {
       const e = await unaryError(ts.clients.tableAdmin, method, req);
