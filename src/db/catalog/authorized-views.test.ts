@@ -83,6 +83,8 @@ describe('authorized views: admin', () => {
     await createTable(f, [family('cf'), family('gone')], { name: T });
     const ok = { subset: subset([''], { cf: { p: [''] } }), deletionProtection: false };
     expect(await codeOf(() => f.db.createAuthorizedView(T, 'bad id', ok))).toBe('InvalidArgument');
+    expect(await codeOf(() => f.db.createAuthorizedView(T, 'x'.repeat(51), ok))).toBe('InvalidArgument');
+    expect(await codeOf(() => f.db.createAuthorizedView(T, 'x'.repeat(50), ok))).toBe('none');
     expect(await codeOf(() => f.db.createAuthorizedView({ ...T, table: 'nope' }, 'v', ok))).toBe('NotFound');
     const missing = await errorOf(() => f.db.createAuthorizedView(T, 'v', { ...ok, subset: subset([''], { nope: { p: [''] } }) }));
     expect(missing).toMatchObject({ code: 'FailedPrecondition', message: expect.stringContaining('nope') });

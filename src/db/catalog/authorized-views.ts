@@ -7,13 +7,14 @@ import {
 } from '../../model/authorized-view.js';
 import { alreadyExists, failedPrecondition, notFound } from '../../model/errors.js';
 import { checkEtag as checkResourceEtag, validateChildId } from './resource-checks.js';
+import { LIMITS } from '../../model/limits.js';
 import { type TableName, tableNameString } from '../../model/names.js';
 import type { AuthorizedViewInfo, AuthorizedViewSpec } from '../api.js';
 import type { Catalog } from './catalog.js';
 import type { AuthorizedViewRecord, TableRecord } from './catalog-state.js';
 
-/** Authorized view ids: the table ids' alphabet, at most 128 characters (as the Admin API's other child ids). */
-const MAX_VIEW_ID_LENGTH = 128;
+/** Authorized view ids: the table ids' alphabet, 1 to 50 characters (as Terraform's bigtable_authorized_view documents them). */
+const MAX_VIEW_ID_LENGTH = LIMITS.maxTableIdLength;
 
 /**
  * Authorized views, kept on their table's catalog record (TableRecord.authorizedViews) and persisted with it:
