@@ -105,6 +105,20 @@ describe('authorized views: admin', () => {
     expect(f.db.getTable(T).families.map((x) => x.name)).toEqual(['cf']);
   });
 
+  it('hold IAM policies while they exist: NOT_FOUND for a view the table lacks; deleting the view forgets its policy', async () => {
+    const f = await openDb();
+    await createTable(f, [family('cf')], { name: T });
+    const policy = { version: 1, bindings: [{ role: 'roles/bigtable.reader', members: ['user:ann@example.com'] }] };
+    expect(await codeOf(() => f.db.setIamPolicy(VIEW, policy))).toBe('NotFound');
+    await f.db.createAuthorizedView(T, 'v', { subset: subset([''], {}), deletionProtection: false });
+    await f.db.setIamPolicy(VIEW, policy);
+    expect(f.db.getIamPolicy(VIEW).bindings).toEqual(policy.bindings);
+    await f.db.deleteAuthorizedView(T, 'v');
+    expect(await codeOf(() => f.db.getIamPolicy(VIEW))).toBe('NotFound');
+    await f.db.createAuthorizedView(T, 'v', { subset: subset([''], {}), deletionProtection: false });
+    expect(f.db.getIamPolicy(VIEW).bindings).toEqual([]);
+  });
+
   it('are durable: a reopened database has them; a catalog without views loads', async () => {
     const fs = new MemoryFileSystem();
     const first = await openDb({ engine: await openDiskEngine({ fs, dir: 'db' }) });
