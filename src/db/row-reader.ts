@@ -180,7 +180,7 @@ export class TableRowReader implements RowPuller, RowReader {
       this.close();
       return undefined;
     }
-    const { schema, filter, nowMicros, usage } = this.plan;
+    const { schema, filter, nowMicros, usage, view } = this.plan;
     if (usage !== undefined) {
       const bytes = seenRowBytes(raw.key, raw.cells);
       this.pendingRows++;
@@ -196,7 +196,7 @@ export class TableRowReader implements RowPuller, RowReader {
     this.stats.cellsSeen += raw.cells.length;
     this.lastScannedKey = raw.key;
     let visible = visibleCells(raw.cells, schema, nowMicros, 'output');
-    if (this.plan.view !== undefined) visible = this.plan.view.cellsInView(visible);
+    if (view !== undefined) visible = view.cellsInView(visible);
     if (visible.length === 0) return SKIP;
     let cells = visible;
     if (filter !== undefined && !filter.passesAll) {
