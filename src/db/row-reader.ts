@@ -192,11 +192,12 @@ export class TableRowReader implements RowPuller, RowReader {
         this.firstKey ??= raw.key;
       }
     }
+    // Through a view, only its cells count as seen: request stats say nothing of the cells it hides.
+    const stored = view === undefined ? raw.cells : view.cellsInView(raw.cells);
     this.stats.rowsSeen++;
-    this.stats.cellsSeen += raw.cells.length;
+    this.stats.cellsSeen += stored.length;
     this.lastScannedKey = raw.key;
-    let visible = visibleCells(raw.cells, schema, nowMicros, 'output');
-    if (view !== undefined) visible = view.cellsInView(visible);
+    const visible = visibleCells(stored, schema, nowMicros, 'output');
     if (visible.length === 0) return SKIP;
     let cells = visible;
     if (filter !== undefined && !filter.passesAll) {

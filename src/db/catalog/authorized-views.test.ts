@@ -3,7 +3,21 @@ import type { SubsetView } from '../../model/authorized-view.js';
 import type { Mutation } from '../../model/mutation.js';
 import { MemoryFileSystem } from '../../storage/fs/memory-fs.js';
 import { openDiskEngine } from '../../storage/lsm/disk-engine.js';
-import { INSTANCE, T0, codeOf, createTable, errorOf, family, openDb, readAll, set, showRow, type Fixture } from '../testing/db-fixture.js';
+import {
+  ALL,
+  INSTANCE,
+  T0,
+  codeOf,
+  drain,
+  createTable,
+  errorOf,
+  family,
+  openDb,
+  readAll,
+  set,
+  showRow,
+  type Fixture,
+} from '../testing/db-fixture.js';
 
 const subset = (rowPrefixes: string[], families: Record<string, { q?: string[]; p?: string[] }>): SubsetView => ({
   rowPrefixes,
@@ -152,6 +166,14 @@ describe('authorized views: reads', () => {
       await viewRows(f, { rows: { keys: ['b#1'], ranges: [{ start: { kind: 'closed', key: 'a#2' }, end: { kind: 'unbounded' } }] } }),
     ).toEqual([`a#2: cf:in@${ts / 1000}=4`]);
     expect(await viewRows(f, { limit: 1 })).toEqual([`a#1: cf:in@${ts / 1000}=1`]);
+  });
+
+  it('count only the view cells as seen in the request stats', async () => {
+    const f = await fixture();
+    const reader = f.db.readRows(T, { ...ALL, view: 'v' });
+    await drain(reader);
+    // a#1 holds three cells, one in the view; a#2 one: the cells outside the view are not counted.
+    expect(reader.stats).toEqual({ rowsSeen: 2, cellsSeen: 2, rowsReturned: 2, cellsReturned: 2 });
   });
 
   it('apply the filter to the view cells only', async () => {
