@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INSTANCE, PROJECT, nodeClient } from '../harness/node-client.js';
 import { adminCall } from '../harness/raw.js';
-import { type DurableServer, startDurable } from './durable-server.js';
+import { useDataDir } from './durable-server.js';
 
 /**
  * Authorized views on the durable server: a view created and then updated through the official client's
@@ -23,16 +20,10 @@ interface PView {
 }
 
 describe('authorized views on the durable server', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tabletop-av-'));
-  const servers: DurableServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const dir = useDataDir('tabletop-av-');
 
   it('survive a crash and a restart', async () => {
-    const first = await startDurable({ dataDir });
-    servers.push(first);
+    const first = await dir.start();
     const before = nodeClient(first);
     const table = before.instance(INSTANCE).table('tenants');
     await table.create({ families: ['cf'] });
@@ -52,8 +43,7 @@ describe('authorized views on the durable server', () => {
     await before.close();
     await first.kill9();
 
-    const second = await startDurable({ dataDir });
-    servers.push(second);
+    const second = await dir.start();
     const after = nodeClient(second);
     try {
       const [got] = await adminCall<PView>(after, 'BigtableTableAdminClient', 'getAuthorizedView', {
