@@ -274,10 +274,13 @@ export type {
   InstanceInfo,
   ClusterInfo,
   AppProfileInfo,
+  AuthorizedViewInfo,
+  AuthorizedViewSpec,
   ReadRequest,
   ReadStats,
   RowReader,
 } from './db/api.js';
+export type { FamilySubset, SubsetView } from './model/authorized-view.js';
 export type { ByteString } from './model/bytes.js';
 export { fromBytes, toBytes, fromUtf8, toUtf8, compareBytes, prefixSuccessor } from './model/bytes.js';
 export type { Cell, Row } from './model/cell.js';

@@ -1,3 +1,4 @@
+import type { SubsetView } from '../model/authorized-view.js';
 import type { ByteString } from '../model/bytes.js';
 import type { Row } from '../model/cell.js';
 import type { ColumnFamily } from '../model/family.js';
@@ -114,25 +115,50 @@ export interface DatabaseCore {
     target: { readonly kind: 'prefix'; readonly prefix: ByteString } | { readonly kind: 'all' },
   ): MaybePromise<void>;
   generateConsistencyToken(name: TableName): MaybePromise<string>;
+  /**
+   * Authorized views (catalog/authorized-views.ts): named subsets of a table's rows and columns, stored on the
+   * table's record. An `etag` given to update or delete must be the view's current one (ABORTED otherwise); a
+   * protected view cannot be deleted and protects its table and instance from deletion (FAILED_PRECONDITION).
+   * Data calls name a view with their `view` argument (its id in the table they name).
+   */
+  createAuthorizedView(table: TableName, viewId: string, spec: AuthorizedViewSpec): MaybePromise<AuthorizedViewInfo>;
+  getAuthorizedView(table: TableName, viewId: string): AuthorizedViewInfo;
+  /** In id order. */
+  listAuthorizedViews(table: TableName): AuthorizedViewInfo[];
+  /** `ignoreWarnings`: store a subset that names families the table does not have (FAILED_PRECONDITION otherwise). */
+  updateAuthorizedView(
+    table: TableName,
+    viewId: string,
+    update: Partial<AuthorizedViewSpec>,
+    options?: { readonly etag?: string | undefined; readonly ignoreWarnings?: boolean | undefined },
+  ): MaybePromise<AuthorizedViewInfo>;
+  deleteAuthorizedView(table: TableName, viewId: string, etag?: string): MaybePromise<void>;
   /** True when every write before the token was issued is visible (always, on one node). */
   checkConsistency(name: TableName, token: string): boolean;
 
   // ---- data ----
-  /** Throws at once on a bad request (unknown table, bad filter or limit). */
+  // `view`, where a data method takes one, is the id of an authorized view of the table (NOT_FOUND when it has
+  // none of that id): reads see only the view's rows and cells (a filter sees only those), and a write that
+  // reaches outside it fails PERMISSION_DENIED (model/authorized-view.ts outsideViewError). A DeleteFromRow or
+  // DeleteFromFamily fails so only when the row holds a cell outside the view that it would remove.
+  /** Throws at once on a bad request (unknown table or view, bad filter or limit). */
   readRows(name: TableName, request: ReadRequest): RowPuller & RowReader;
-  sampleRowKeys(name: TableName): MaybePromise<readonly { readonly key: ByteString; readonly offsetBytes: number }[]>;
-  mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[]): Promise<void>;
+  /** With a view: the samples within its row prefixes (one run per prefix range, each ending at its end key). */
+  sampleRowKeys(name: TableName, view?: string): MaybePromise<readonly { readonly key: ByteString; readonly offsetBytes: number }[]>;
+  mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[], view?: string): Promise<void>;
   /** One result per entry, in order: undefined for success or the entry's error. Request-wide problems throw. */
-  mutateRows(name: TableName, entries: readonly RowMutation[]): Promise<(TabletopError | undefined)[]>;
+  mutateRows(name: TableName, entries: readonly RowMutation[], view?: string): Promise<(TabletopError | undefined)[]>;
+  /** With a view, the key and both branches must be in it, and the predicate sees only the row's cells in it. */
   checkAndMutateRow(
     name: TableName,
     key: ByteString,
     predicate: RowFilter | undefined,
     trueMutations: readonly Mutation[],
     falseMutations: readonly Mutation[],
+    view?: string,
   ): Promise<boolean>;
   /** Returns exactly the cells the rules modified (new values, new timestamps). */
-  readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[]): Promise<Row>;
+  readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[], view?: string): Promise<Row>;
 
   // ---- tablets and nodes (Key Visualizer-style insight; ListHotTablets) ----
   /** The tablets of a table in key order, with size, node and recent load. */
@@ -287,6 +313,19 @@ export interface IamPolicy extends IamPolicySpec {
   readonly etag: string;
 }
 
+export interface AuthorizedViewSpec {
+  readonly subset: SubsetView;
+  readonly deletionProtection: boolean;
+}
+
+export interface AuthorizedViewInfo extends AuthorizedViewSpec {
+  readonly table: TableName;
+  readonly id: string;
+  /** Changes on every update. */
+  readonly etag: string;
+  readonly createTimeMillis: number;
+}
+
 export interface TableSpec {
   /** Families in the order given (becomes their creation order). */
   readonly families: readonly ColumnFamily[];
@@ -321,6 +360,8 @@ export interface ReadRequest {
   /** Maximum rows to return; 0 or undefined means no limit. */
   readonly limit: number | undefined;
   readonly reversed: boolean;
+  /** The id of an authorized view of the table to read through (DatabaseCore's data methods). */
+  readonly view?: string | undefined;
 }
 
 export interface ReadStats {

@@ -3,7 +3,8 @@ import type { Logger } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
 import type { Row } from '../model/cell.js';
 import type { Clock } from '../model/clock.js';
-import { type TabletopError, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
+import { type ViewMatcher, outsideViewError } from '../model/authorized-view.js';
+import { TabletopError, failedPrecondition, invalidArgument, isTabletopError, notFound } from '../model/errors.js';
 import type { CompileOptions, RowFilter } from '../model/filter/index.js';
 import { collectColumn } from '../model/gc.js';
 import { normalizeRowSet } from '../model/key-range.js';
@@ -14,6 +15,7 @@ import {
   type InstanceName,
   type TableName,
   childNameString,
+  parseAuthorizedViewName,
   parseChildName,
   parseInstanceName,
   parseTableName,
@@ -24,6 +26,8 @@ import type { ColumnGc, MaybePromise, StorageEngine } from '../storage/store.js'
 import type {
   AppProfileInfo,
   AppProfileSpec,
+  AuthorizedViewInfo,
+  AuthorizedViewSpec,
   LogicalViewInfo,
   LogicalViewSpec,
   ClusterInfo,
@@ -49,13 +53,14 @@ import type {
 } from './api.js';
 import { Catalog } from './catalog/catalog.js';
 import type { CatalogState } from './catalog/catalog-state.js';
+import { AuthorizedViews, protectedViews, viewName, viewsNamingFamily } from './catalog/authorized-views.js';
 import { InstanceAdmin } from './catalog/instance-admin.js';
 import { LogicalViews } from './catalog/logical-views.js';
 import { IamPolicies } from './catalog/iam-policies.js';
 import { GcSweeper } from './gc-sweep.js';
 import { compileRequestFilter } from './read-filter.js';
 import { TableRowReader } from './row-reader.js';
-import { type RowKeySample, sampleRowKeys } from './sample-row-keys.js';
+import { type RowKeySample, sampleRowKeys, samplesWithin } from './sample-row-keys.js';
 import { serverTimeMicros } from './server-time.js';
 import { TableAdmin } from './table-admin.js';
 import { andThen } from './maybe.js';
@@ -71,7 +76,16 @@ import type { AccessRecorder, KeyDistribution } from './access.js';
 import { keyDistribution } from './key-distribution.js';
 import { type RowShape, profileRows } from './row-profiles.js';
 import type { TableRuntime } from './table-runtime.js';
-import { applyEntries, checkAndMutate, readModifyWrite, validateCheckAndMutate, validateEntries } from './write-path.js';
+import type { Schema } from './schema.js';
+import {
+  type ViewWrite,
+  applyEntries,
+  checkAndMutate,
+  mutateRowInView,
+  readModifyWrite,
+  validateCheckAndMutate,
+  validateEntries,
+} from './write-path.js';
 
 /** The engine meta key under which the catalog is kept. */
 export const CATALOG_META_KEY = 'catalog';
@@ -100,6 +114,7 @@ export class LocalDatabase implements DatabaseCore {
   private readonly catalog: Catalog;
   private readonly instances: InstanceAdmin;
   private readonly logicalViews: LogicalViews;
+  private readonly authorizedViews: AuthorizedViews;
   private readonly tables: TableAdmin;
   private readonly views: MaterializedViewAdmin;
   private readonly iam: IamPolicies;
@@ -119,6 +134,7 @@ export class LocalDatabase implements DatabaseCore {
     this.catalog = new Catalog(parts.catalog);
     this.instances = new InstanceAdmin(this.catalog, parts.clock, parts.config, (_instance, tables) => this.tables.dropTables(tables));
     this.logicalViews = new LogicalViews(this.catalog, (name) => this.instances.find(name));
+    this.authorizedViews = new AuthorizedViews(this.catalog, () => Math.floor(parts.clock.nowMicros() / 1000));
     const logger = parts.logger;
     this.tables = new TableAdmin(
       this.catalog,
@@ -137,7 +153,10 @@ export class LocalDatabase implements DatabaseCore {
       instance: (name) => void this.instances.find(parseInstanceName(name)),
       table: (name) => void this.tables.getTable(parseTableName(name)),
       // i24-a: an authorized view exists when its table does, until the db knows authorized views.
-      authorizedView: (name) => void this.tables.getTable(parseTableName(name.split('/').slice(0, 6).join('/'))),
+      authorizedView: (name) => {
+        const n = parseAuthorizedViewName(name);
+        this.authorizedViews.get(n.table, n.id);
+      },
       logicalView: (name) => {
         const n = parseChildName(name, 'logicalViews');
         this.logicalViews.get(n, n.id);
@@ -357,6 +376,12 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(this.tables.updateTable(name, update));
   }
   deleteTable(name: TableName): MaybePromise<void> {
+    const guarded = protectedViews(this.tables.tableRecord(name));
+    if (guarded.length > 0) {
+      throw failedPrecondition(
+        `Table ${name.table} cannot be deleted: deletion protection is enabled on its authorized view(s) ${guarded.map((id) => viewName(name, id)).join(', ')}`,
+      );
+    }
     const readers = this.views.readersOf(name);
     if (readers.length > 0) {
       const views = readers.map((id) => viewNameString({ ...name, id })).join(', ');
@@ -364,7 +389,22 @@ export class LocalDatabase implements DatabaseCore {
     }
     return this.persisted(andThen(this.tables.deleteTable(name), () => void this.iam.forget(tableNameString(name))));
   }
-  modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], _ignoreWarnings: boolean): MaybePromise<TableInfo> {
+  /**
+   * Dropping a family that an authorized view names is refused (FAILED_PRECONDITION, naming the views) unless
+   * `ignoreWarnings`: the views then name a family the table lacks, and cover it again if it is re-created.
+   */
+  modifyColumnFamilies(name: TableName, modifications: readonly FamilyModification[], ignoreWarnings: boolean): MaybePromise<TableInfo> {
+    if (!ignoreWarnings) {
+      const record = this.tables.tableRecord(name);
+      for (const m of modifications) {
+        const naming = m.kind === 'drop' ? viewsNamingFamily(record, m.family) : [];
+        if (naming.length > 0) {
+          throw failedPrecondition(
+            `Column family ${m.family} cannot be dropped: authorized view(s) ${naming.map((id) => viewName(name, id)).join(', ')} name it (set ignore_warnings to drop it anyway)`,
+          );
+        }
+      }
+    }
     // Dropping a family changes rows without a write: views that read the table are told every row changed.
     return andThen(this.persisted(this.tables.modifyColumnFamilies(name, modifications)), (info) => {
       this.watcher(name)?.rowsChanged(name, 'all');
@@ -385,15 +425,48 @@ export class LocalDatabase implements DatabaseCore {
     return this.tables.checkConsistency(name, token);
   }
 
+  // ---- authorized views ----
+
+  createAuthorizedView(table: TableName, viewId: string, spec: AuthorizedViewSpec): MaybePromise<AuthorizedViewInfo> {
+    return this.persisted(this.authorizedViews.create(table, viewId, spec));
+  }
+  getAuthorizedView(table: TableName, viewId: string): AuthorizedViewInfo {
+    return this.authorizedViews.get(table, viewId);
+  }
+  listAuthorizedViews(table: TableName): AuthorizedViewInfo[] {
+    return this.authorizedViews.list(table);
+  }
+  updateAuthorizedView(
+    table: TableName,
+    viewId: string,
+    update: Partial<AuthorizedViewSpec>,
+    options: { readonly etag?: string | undefined; readonly ignoreWarnings?: boolean | undefined } = {},
+  ): MaybePromise<AuthorizedViewInfo> {
+    return this.persisted(this.authorizedViews.update(table, viewId, update, options));
+  }
+  deleteAuthorizedView(table: TableName, viewId: string, etag?: string): MaybePromise<void> {
+    this.authorizedViews.delete(table, viewId, etag);
+    this.iam.forget(viewName(table, viewId));
+    return this.persisted(undefined);
+  }
+
+  /** The view a data call names, with the error of a write that leaves it. */
+  private viewWrite(name: TableName, viewId: string): ViewWrite {
+    return { matcher: this.authorizedViews.matcher(name, viewId), denied: () => outsideViewError(viewName(name, viewId)) };
+  }
+
   // ---- data ----
 
   readRows(name: TableName, request: ReadRequest): RowPuller & RowReader {
     const table = this.tables.runtime(name);
     const limit = request.limit ?? 0;
     if (!Number.isSafeInteger(limit) || limit < 0) throw invalidArgument(`Invalid rows_limit ${limit}: must be a non-negative integer`);
-    const ranges = normalizeRowSet(request.rows);
+    const view: ViewMatcher | undefined = request.view === undefined ? undefined : this.authorizedViews.matcher(name, request.view);
+    const requested = normalizeRowSet(request.rows);
+    const ranges = view === undefined ? requested : view.restrictRanges(requested);
     const filter = request.filter === undefined ? undefined : compileRequestFilter(request.filter, this.filterOptions);
     return new TableRowReader({
+      view,
       ranges,
       reversed: request.reversed,
       limit,
@@ -405,17 +478,22 @@ export class LocalDatabase implements DatabaseCore {
     });
   }
 
-  sampleRowKeys(name: TableName): MaybePromise<readonly RowKeySample[]> {
-    return sampleRowKeys(this.tables.runtime(name).tablets, this.config.samplePieceBytes);
+  sampleRowKeys(name: TableName, view?: string): MaybePromise<readonly RowKeySample[]> {
+    const samples = sampleRowKeys(this.tables.runtime(name).tablets, this.config.samplePieceBytes);
+    if (view === undefined) return samples;
+    const ranges = this.authorizedViews.matcher(name, view).ranges;
+    return andThen(samples, (s) => samplesWithin(s, ranges));
   }
 
-  async mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[]): Promise<void> {
+  async mutateRow(name: TableName, key: ByteString, mutations: readonly Mutation[], view?: string): Promise<void> {
     const table = this.tables.runtime(name);
     const schema = table.schema;
+    const through = view === undefined ? undefined : this.viewWrite(name, view);
     validateMutations(schema, key, mutations);
     const results: (TabletopError | undefined)[] = [undefined];
     try {
-      await applyEntries(table, [{ key, mutations }], results, schema, serverTimeMicros(this.clock));
+      if (through === undefined) await applyEntries(table, [{ key, mutations }], results, schema, serverTimeMicros(this.clock));
+      else await this.applyInView(table, [{ key, mutations }], results, schema, through);
     } finally {
       this.watcher(name)?.rowsChanged(name, [key]);
     }
@@ -423,8 +501,9 @@ export class LocalDatabase implements DatabaseCore {
     if (error !== undefined) throw error;
   }
 
-  async mutateRows(name: TableName, entries: readonly RowMutation[]): Promise<(TabletopError | undefined)[]> {
+  async mutateRows(name: TableName, entries: readonly RowMutation[], view?: string): Promise<(TabletopError | undefined)[]> {
     const table = this.tables.runtime(name);
+    const through = view === undefined ? undefined : this.viewWrite(name, view);
     if (entries.length === 0) throw invalidArgument('MutateRows needs at least one entry');
     let total = 0;
     for (const e of entries) total += e.mutations.length;
@@ -432,7 +511,8 @@ export class LocalDatabase implements DatabaseCore {
     const schema = table.schema;
     const results = validateEntries(schema, entries);
     try {
-      await applyEntries(table, entries, results, schema, serverTimeMicros(this.clock));
+      if (through === undefined) await applyEntries(table, entries, results, schema, serverTimeMicros(this.clock));
+      else await this.applyInView(table, entries, results, schema, through);
     } finally {
       this.watcher(name)?.rowsChanged(
         name,
@@ -448,26 +528,84 @@ export class LocalDatabase implements DatabaseCore {
     predicate: RowFilter | undefined,
     trueMutations: readonly Mutation[],
     falseMutations: readonly Mutation[],
+    view?: string,
   ): Promise<boolean> {
     const table = this.tables.runtime(name);
     const schema = table.schema;
+    const through = view === undefined ? undefined : this.viewWrite(name, view);
     validateCheckAndMutate(schema, key, trueMutations, falseMutations);
+    if (through !== undefined) {
+      // Both branches, whichever applies: the request names cells outside the view or it does not.
+      const families = schema.familyNames;
+      if (
+        through.matcher.checkMutations(key, trueMutations, families) === 'out' ||
+        through.matcher.checkMutations(key, falseMutations, families) === 'out'
+      ) {
+        throw through.denied();
+      }
+    }
     const compiled = predicate === undefined ? undefined : compileRequestFilter(predicate, this.filterOptions);
     try {
-      return await checkAndMutate(table, key, compiled, trueMutations, falseMutations, serverTimeMicros(this.clock));
+      return await checkAndMutate(table, key, compiled, trueMutations, falseMutations, serverTimeMicros(this.clock), through);
     } finally {
       this.watcher(name)?.rowsChanged(name, [key]);
     }
   }
 
-  async readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[]): Promise<Row> {
+  async readModifyWriteRow(name: TableName, key: ByteString, rules: readonly ReadModifyWriteRule[], view?: string): Promise<Row> {
     const table = this.tables.runtime(name);
     const schema = table.schema;
+    if (view !== undefined) {
+      const through = this.viewWrite(name, view);
+      if (!through.matcher.rulesInView(key, rules)) throw through.denied();
+    }
     validateReadModifyWriteRules(schema, key, rules);
     try {
       return await readModifyWrite(table, key, rules, schema, serverTimeMicros(this.clock));
     } finally {
       this.watcher(name)?.rowsChanged(name, [key]);
+    }
+  }
+
+  /**
+   * Writes through an authorized view, entry by entry where an entry's deletes depend on its row: entries
+   * outside the view get its PERMISSION_DENIED in their slot; runs of entries that are wholly inside go through
+   * the write path as one batch; an entry whose DeleteFromRow / DeleteFromFamily may remove cells outside the
+   * view reads its row first (mutateRowInView). Entries apply in order.
+   */
+  private async applyInView(
+    table: TableRuntime,
+    entries: readonly RowMutation[],
+    results: (TabletopError | undefined)[],
+    schema: Schema,
+    view: ViewWrite,
+  ): Promise<void> {
+    const now = serverTimeMicros(this.clock);
+    const families = schema.familyNames;
+    const verdicts = entries.map((e, i) => (results[i] === undefined ? view.matcher.checkMutations(e.key, e.mutations, families) : 'in'));
+    verdicts.forEach((v, i) => {
+      if (v === 'out') results[i] = view.denied();
+    });
+    let from = 0;
+    while (from < entries.length) {
+      let to = from;
+      while (to < entries.length && verdicts[to] !== 'dependsOnRow') to++;
+      if (to > from) {
+        // A run of plain entries: the other slots of `results` read as done for this batch.
+        const slots = results.map((r, i) => (i >= from && i < to ? r : (r ?? PASSED)));
+        await applyEntries(table, entries, slots, schema, now);
+        for (let i = from; i < to; i++) results[i] = slots[i] === PASSED ? undefined : slots[i];
+      }
+      if (to < entries.length) {
+        const e = entries[to]!;
+        try {
+          await mutateRowInView(table, e.key, e.mutations, schema, now, view);
+        } catch (err) {
+          if (!isTabletopError(err)) throw err;
+          results[to] = err;
+        }
+      }
+      from = to + 1;
     }
   }
 
@@ -593,6 +731,9 @@ export class LocalDatabase implements DatabaseCore {
     }
   }
 }
+
+/** Marks a MutateRows slot that another batch handles (applyInView). */
+const PASSED = new TabletopError('Cancelled', 'handled by another batch');
 
 /** The ColumnGc of a table: its families' current rules; cells of families no longer in the schema go. */
 function columnGcOf(table: TableRuntime): ColumnGc {

@@ -1,6 +1,7 @@
 import type { ByteString } from '../model/bytes.js';
 import { idHolder } from './catalog/resource-ids.js';
-import { TabletopError, alreadyExists, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
+import { checkEtag as checkResourceEtag, validateChildId } from './catalog/resource-checks.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
 import { type ChildName, INTERNAL_TABLE_PREFIX, type InstanceName, type TableName, tableNameString } from '../model/names.js';
 import type { MaterializedViewInfo, MaterializedViewSpec } from './api.js';
 import type { Catalog, InstanceEntry } from './catalog/catalog.js';
@@ -171,21 +172,12 @@ export class MaterializedViewAdmin {
   }
 }
 
-const VIEW_ID_RE = /^[_a-zA-Z0-9][-_.a-zA-Z0-9]*$/;
-
 function validateViewId(id: string): void {
-  if (id.length === 0 || id.length > 128 || !VIEW_ID_RE.test(id)) {
-    throw invalidArgument(`Invalid materialized view id "${id}": must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most 128 characters`);
-  }
+  validateChildId('materialized view', id, 128);
 }
 
 function checkEtag(name: ChildName, record: MaterializedViewRecord, etag: string | undefined): void {
-  if (etag !== undefined && etag !== '' && etag !== record.etag) {
-    throw new TabletopError(
-      'Aborted',
-      `The etag of materialized view ${viewNameString(name)} does not match: it changed since it was read`,
-    );
-  }
+  checkResourceEtag(`materialized view ${viewNameString(name)}`, record.etag, etag);
 }
 
 /**

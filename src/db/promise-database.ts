@@ -46,6 +46,11 @@ export function promiseDatabase(core: DatabaseCore): Database {
     dropRowRange: promised(c.dropRowRange.bind(c)),
     generateConsistencyToken: promised(c.generateConsistencyToken.bind(c)),
     checkConsistency: promised(c.checkConsistency.bind(c)),
+    createAuthorizedView: promised(c.createAuthorizedView.bind(c)),
+    getAuthorizedView: promised(c.getAuthorizedView.bind(c)),
+    listAuthorizedViews: promised(c.listAuthorizedViews.bind(c)),
+    updateAuthorizedView: promised(c.updateAuthorizedView.bind(c)),
+    deleteAuthorizedView: promised(c.deleteAuthorizedView.bind(c)),
     readRows: (name, request) => {
       try {
         return c.readRows(name, request);

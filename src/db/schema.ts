@@ -17,6 +17,8 @@ export class Schema {
   private readonly byName = new Map<string, FamilyEntry>();
   /** True when some family has a GC rule (otherwise GC work can be skipped). */
   readonly hasGcRules: boolean;
+  /** The families' names, in creation order. */
+  readonly familyNames: readonly string[];
 
   constructor(
     readonly families: readonly ColumnFamily[],
@@ -25,6 +27,7 @@ export class Schema {
   ) {
     families.forEach((family, order) => this.byName.set(family.name, { family, order }));
     this.hasGcRules = families.some((f) => f.gcRule !== undefined);
+    this.familyNames = families.map((f) => f.name);
   }
 
   /** The family with this name (the SchemaView of mutation validation). */

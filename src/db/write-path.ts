@@ -2,6 +2,7 @@ import type { ByteString } from '../model/bytes.js';
 import { printable } from '../model/bytes.js';
 import type { Cell, Row } from '../model/cell.js';
 import { NO_LABELS } from '../model/cell.js';
+import type { ViewMatcher } from '../model/authorized-view.js';
 import { type TabletopError, invalidArgument, isTabletopError, notFound } from '../model/errors.js';
 import type { CompiledFilter } from '../model/filter/index.js';
 import { LIMITS } from '../model/limits.js';
@@ -264,7 +265,17 @@ export function validateCheckAndMutate(
   return { whenTrue, whenFalse };
 }
 
-/** The outcome of CheckAndMutateRow: whether the predicate matched. */
+/**
+ * A write through an authorized view, once its key and columns are known to be in the view: what remains to
+ * check against the row it reads (a DeleteFromRow or DeleteFromFamily must not remove cells outside the view).
+ */
+export interface ViewWrite {
+  readonly matcher: ViewMatcher;
+  /** The error of a write that would reach outside the view (PERMISSION_DENIED). */
+  readonly denied: () => TabletopError;
+}
+
+/** The outcome of CheckAndMutateRow: whether the predicate matched. Through a view, the predicate sees only the view's cells. */
 export function checkAndMutate(
   table: TableRuntime,
   key: ByteString,
@@ -272,15 +283,18 @@ export function checkAndMutate(
   trueMutations: readonly Mutation[],
   falseMutations: readonly Mutation[],
   nowMicros: number,
+  view?: ViewWrite,
 ): Promise<boolean> {
   return readDecideWrite(table, key, undefined, (schema, row) => {
     const problems = validateCheckAndMutate(schema, key, trueMutations, falseMutations);
     const visible = visibleCells(row?.cells ?? [], schema, nowMicros, 'output');
-    const matched = predicate === undefined ? visible.length > 0 : predicate.apply({ key, cells: visible }, schema.compare).length > 0;
+    const seen = view === undefined ? visible : view.matcher.cellsInView(visible);
+    const matched = predicate === undefined ? seen.length > 0 : predicate.apply({ key, cells: seen }, schema.compare).length > 0;
     const problem = matched ? problems.whenTrue : problems.whenFalse;
     if (problem !== undefined) throw problem;
     const mutations = matched ? trueMutations : falseMutations;
     if (mutations.length === 0) return { ops: [], answer: matched };
+    if (view !== undefined && !view.matcher.deletesStayInView(mutations, visible)) throw view.denied();
     const current = needsCurrentRow(mutations) ? visibleCells(row?.cells ?? [], schema, nowMicros, 'storage') : undefined;
     return { ops: storeOpsFor(schema, mutations, nowMicros, current), answer: matched };
   });
@@ -328,6 +342,27 @@ export function readModifyWrite(
       });
     }
     return { ops, answer: { key, cells: [...modified.values()].sort(schema.compare) } };
+  });
+}
+
+/**
+ * One row's mutations through an authorized view whose deletes may reach outside it: reads the row under its
+ * lock, fails with the view's error when a DeleteFromRow or DeleteFromFamily would remove a cell outside the
+ * view, and writes otherwise (validated against `validatedWith`, again if the schema changed).
+ */
+export function mutateRowInView(
+  table: TableRuntime,
+  key: ByteString,
+  mutations: readonly Mutation[],
+  validatedWith: Schema,
+  nowMicros: number,
+  view: ViewWrite,
+): Promise<void> {
+  return readDecideWrite(table, key, undefined, (schema, row) => {
+    if (schema !== validatedWith) validateMutations(schema, key, mutations);
+    const current = visibleCells(row?.cells ?? [], schema, nowMicros, 'storage');
+    if (!view.matcher.deletesStayInView(mutations, current)) throw view.denied();
+    return { ops: storeOpsFor(schema, mutations, nowMicros, needsCurrentRow(mutations) ? current : undefined), answer: undefined };
   });
 }
 

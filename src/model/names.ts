@@ -77,6 +77,17 @@ export function parseChildName(
   };
 }
 
+/** Parses `projects/p/instances/i/tables/t/authorizedViews/v`: the table and the view id. */
+export function parseAuthorizedViewName(name: string): { readonly table: TableName; readonly id: string } {
+  const parts = name.split('/');
+  if (parts.length !== 8 || parts[6] !== 'authorizedViews') {
+    throw invalidArgument(
+      `Invalid authorized view name: "${name}"; expected projects/{project}/instances/{instance}/tables/{table}/authorizedViews/{authorized_view}`,
+    );
+  }
+  return { table: parseTableName(parts.slice(0, 6).join('/')), id: segment('authorized view', parts[7], name) };
+}
+
 export function instanceNameString(n: InstanceName): string {
   return `projects/${n.project}/instances/${n.instance}`;
 }

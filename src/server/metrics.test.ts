@@ -43,6 +43,14 @@ describe('observeCalls', () => {
     expect(series!.buckets.reduce((a, b) => a + b, 0)).toBe(2);
   });
 
+  it("counts a call through an authorized view under the view's table", () => {
+    const metrics = new Metrics();
+    const viewInfo: MethodInfo = { ...info('ReadRows'), resource: (req) => resource('authorizedView', (req as { view?: string }).view) };
+    const table = 'projects/p/instances/i/tables/t';
+    observeCalls(metrics, memoryLogger(), 0)(viewInfo)({ view: `${table}/authorizedViews/v` }, CALL)('OK');
+    expect(metrics.count(SERVICE, 'ReadRows', 'OK', table)).toBe(1);
+  });
+
   it('puts each latency in the first bucket whose bound it does not exceed', async () => {
     const metrics = new Metrics();
     const begin = observeCalls(metrics, memoryLogger(), 0)(info('ReadRows'));

@@ -12,8 +12,9 @@ import { formatMillis } from '../units.js';
  *   here: the exposition cumulates them);
  *   requests in flight per method;
  *   rows and cells returned by ReadRows, mutations received.
- * The table is the full name the request targets (`method.resource`), ""
- * for calls that target no table; past MAX_TABLES_PER_METHOD distinct names
+ * The table is the full name the request targets (`method.resource`; a
+ * call through an authorized view counts under its table), "" for calls
+ * that target no table; past MAX_TABLES_PER_METHOD distinct names
  * per method (names come from clients, unchecked) the rest count under
  * OTHER_TABLES, so that bad names cannot grow the series without bound.
  */
@@ -150,7 +151,10 @@ export function observeCalls(metrics: Metrics, logger: Logger, slowCallMillis: n
     const start = metrics.calls(method.service, method.name);
     const tableOf = (request: unknown): string => {
       const r = method.resource(request);
-      return r?.kind === 'table' ? r.name : '';
+      if (r === undefined) return '';
+      if (r.kind === 'table') return r.name;
+      // A call through an authorized view counts under the view's table.
+      return r.kind === 'authorizedView' ? tableOfView(r.name) : '';
     };
     if (slowCallMillis <= 0) return (request) => start(tableOf(request));
     return (request) => {
@@ -175,4 +179,10 @@ export function observeCalls(metrics: Metrics, logger: Logger, slowCallMillis: n
       };
     };
   };
+}
+
+/** The table of an authorized view's full name (`…/tables/t/authorizedViews/v` → `…/tables/t`). */
+function tableOfView(name: string): string {
+  const at = name.lastIndexOf('/authorizedViews/');
+  return at < 0 ? '' : name.slice(0, at);
 }

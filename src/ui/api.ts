@@ -46,11 +46,26 @@ export interface FamilyJson {
   readonly gcPolicy?: string;
 }
 
+/** An authorized view of a table: its row prefixes and, per family, the qualifiers and qualifier prefixes it covers. */
+export interface AuthorizedViewJson {
+  readonly id: string;
+  readonly name: string;
+  readonly deletionProtection: boolean;
+  readonly rowPrefixes: readonly KeyJson[];
+  readonly familySubsets: readonly {
+    readonly family: string;
+    readonly qualifiers: readonly KeyJson[];
+    readonly qualifierPrefixes: readonly KeyJson[];
+  }[];
+}
+
 export interface TableJson {
   readonly name: string;
   readonly tableId: string;
   readonly createTime?: string;
   readonly families?: readonly FamilyJson[];
+  /** In the table's own JSON (not the tables list), from servers that have authorized views. */
+  readonly authorizedViews?: readonly AuthorizedViewJson[];
   /** Added by the tables list of newer servers; absent: shown as unknown. */
   readonly storedBytes?: number;
   readonly rowCount?: number;

@@ -1,4 +1,7 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll } from 'vitest';
 import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { spawnGuarded, stopGuarded } from '../harness/guarded-child.js';
 import type { GuardedChild } from '../harness/guarded-child.js';
@@ -101,6 +104,27 @@ export async function startDurable(options: StartDurableOptions): Promise<Durabl
     await stopGuarded(child);
     throw e;
   }
+}
+
+/**
+ * A fresh data directory for the enclosing describe block: `start()` starts a server on it (again after a
+ * kill9(), to recover); after the block every server started is stopped and the directory removed.
+ */
+export function useDataDir(prefix: string): { readonly dataDir: string; start(): Promise<DurableServer> } {
+  const dataDir = mkdtempSync(path.join(tmpdir(), prefix));
+  const servers: DurableServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    dataDir,
+    start: async () => {
+      const server = await startDurable({ dataDir });
+      servers.push(server);
+      return server;
+    },
+  };
 }
 
 /**

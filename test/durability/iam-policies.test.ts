@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectCode, status } from '../harness/grpc-errors.js';
 import { INSTANCE, PROJECT, nodeClient } from '../harness/node-client.js';
 import { adminCall } from '../harness/raw.js';
-import { type DurableServer, startDurable } from './durable-server.js';
+import { useDataDir } from './durable-server.js';
 
 /**
  * IAM policies on the durable server: policies set on an instance and a table through the official client are
@@ -23,16 +20,10 @@ interface Policy {
 }
 
 describe('IAM policies on the durable server', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tabletop-iam-'));
-  const servers: DurableServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const dir = useDataDir('tabletop-iam-');
 
   it('survive a crash and a restart, etags included, and go with their table', async () => {
-    const first = await startDurable({ dataDir });
-    servers.push(first);
+    const first = await dir.start();
     const before = nodeClient(first);
     await before
       .instance(INSTANCE)
@@ -51,8 +42,7 @@ describe('IAM policies on the durable server', () => {
     await before.close();
     await first.kill9();
 
-    const second = await startDurable({ dataDir });
-    servers.push(second);
+    const second = await dir.start();
     const after = nodeClient(second);
     try {
       const [table] = await adminCall<Policy>(after, 'BigtableTableAdminClient', 'getIamPolicy', { resource: TABLE_NAME });

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INSTANCE, PROJECT, nodeClient } from '../harness/node-client.js';
 import { adminCall } from '../harness/raw.js';
-import { type DurableServer, startDurable } from './durable-server.js';
+import { useDataDir } from './durable-server.js';
 
 /**
  * Logical views on the durable server: a view created through the official client's generated admin client is
@@ -14,16 +11,10 @@ import { type DurableServer, startDurable } from './durable-server.js';
 const PARENT = `projects/${PROJECT}/instances/${INSTANCE}`;
 
 describe('logical views on the durable server', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tabletop-lv-'));
-  const servers: DurableServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const dir = useDataDir('tabletop-lv-');
 
   it('survive a crash and a restart', async () => {
-    const first = await startDurable({ dataDir });
-    servers.push(first);
+    const first = await dir.start();
     const before = nodeClient(first);
     const table = before.instance(INSTANCE).table('people');
     await table.create({ families: ['cf'] });
@@ -39,8 +30,7 @@ describe('logical views on the durable server', () => {
     await before.close();
     await first.kill9();
 
-    const second = await startDurable({ dataDir });
-    servers.push(second);
+    const second = await dir.start();
     const after = nodeClient(second);
     try {
       const [views] = await adminCall<{ name: string; etag: string; deletionProtection: boolean }[]>(

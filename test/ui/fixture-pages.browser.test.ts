@@ -66,10 +66,12 @@ describe('the web UI on fixture data', () => {
     expect(await page.textContent('main')).toContain('dev-c1');
   });
 
-  it('shows a table: families with GC policies, tablets with nodes and load, its hot tablets', async () => {
+  it('shows a table: families with GC policies, authorized views, tablets with nodes and load, its hot tablets', async () => {
     await page.goto(`${server.url}${base}/t/${table}`);
     await page.locator('#tablets tbody tr').first().waitFor();
     expect(await page.locator('#families').textContent()).toContain('(versions() > 2 || age() > 7d)');
+    const views = await page.locator('#authorized-views tbody tr td').allTextContents();
+    expect(views).toEqual(['tenant-a', 'a#*', 'cf: name', 'yes']);
     expect(await page.locator('#tablets tbody tr').count()).toBe(3);
     expect(await page.locator('#tablets').textContent()).toContain('dev-c1/1');
     expect(await page.locator('table.hot tbody tr').count()).toBe(1);

@@ -1,4 +1,5 @@
 import type { ByteString } from '../../model/bytes.js';
+import type { SubsetView } from '../../model/authorized-view.js';
 import type { ColumnFamily } from '../../model/family.js';
 import type { TabletRecord } from '../../tablet/tablet.js';
 import type { AppProfileSpec, ClusterSpec, IamPolicy, InstanceSpec } from '../api.js';
@@ -84,4 +85,17 @@ export interface TableRecord {
   readonly initialSplits?: readonly ByteString[];
   /** Consistency tokens issued so far (tokens 1..n are valid). */
   readonly tokensIssued: number;
+  /** Authorized views of the table, in id order (absent in catalogs written before they existed: none). */
+  readonly authorizedViews?: readonly AuthorizedViewRecord[];
+}
+
+/** An authorized view: a named subset of its table's rows and columns (model/authorized-view.ts). */
+export interface AuthorizedViewRecord {
+  readonly id: string;
+  /** Normalized (normalizeSubsetView). */
+  readonly subset: SubsetView;
+  readonly deletionProtection: boolean;
+  /** A fresh one on every change. */
+  readonly etag: string;
+  readonly createTimeMillis: number;
 }

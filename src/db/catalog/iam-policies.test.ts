@@ -54,6 +54,11 @@ describe('IAM policies in the catalog', () => {
     await createTable(f, [family('cf')], { name: { ...INSTANCE, table: 't' } });
     await f.db.createLogicalView(INSTANCE, 'lv', { query: 'SELECT 1 AS one', deletionProtection: false });
     await f.db.setIamPolicy(`${I}/logicalViews/lv`, READERS);
+    expect(await codeOf(() => f.db.setIamPolicy(`${T}/authorizedViews/v`, READERS))).toBe('NotFound');
+    await f.db.createAuthorizedView({ ...INSTANCE, table: 't' }, 'v', {
+      subset: { rowPrefixes: [''], familySubsets: [] },
+      deletionProtection: false,
+    });
     await f.db.setIamPolicy(`${T}/authorizedViews/v`, READERS);
     expect(await codeOf(() => f.db.getIamPolicy(`${I}/tables/none`))).toBe('NotFound');
     expect(await codeOf(() => f.db.getIamPolicy(`${I}/logicalViews/none`))).toBe('NotFound');
@@ -70,6 +75,10 @@ describe('IAM policies in the catalog', () => {
     await createTable(f, [family('cf')], { name: { ...INSTANCE, table: 't' } });
     await createTable(f, [family('cf')], { name: { ...INSTANCE, table: 't2' } });
     await f.db.setIamPolicy(T, READERS);
+    await f.db.createAuthorizedView({ ...INSTANCE, table: 't' }, 'v', {
+      subset: { rowPrefixes: [''], familySubsets: [] },
+      deletionProtection: false,
+    });
     await f.db.setIamPolicy(`${T}/authorizedViews/v`, READERS);
     await f.db.setIamPolicy(`${I}/tables/t2`, READERS);
     await f.db.setIamPolicy(I, READERS);

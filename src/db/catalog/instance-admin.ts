@@ -25,6 +25,7 @@ import {
   validateServeNodes,
 } from './validate-names.js';
 import { validateAutoscaling } from './validate-autoscaling.js';
+import { protectedViews, viewName } from './authorized-views.js';
 
 /** The id of the app profile every instance has. */
 export const DEFAULT_APP_PROFILE_ID = 'default';
@@ -117,6 +118,14 @@ export class InstanceAdmin {
     if (protectedTables.length > 0) {
       throw failedPrecondition(
         `Instance ${instanceNameString(name)} cannot be deleted: deletion protection is enabled on table(s) ${protectedTables.join(', ')}`,
+      );
+    }
+    const protectedViewNames = [...entry.tables.values()].flatMap((t) =>
+      protectedViews(t).map((id) => viewName({ ...name, table: t.id }, id)),
+    );
+    if (protectedViewNames.length > 0) {
+      throw failedPrecondition(
+        `Instance ${instanceNameString(name)} cannot be deleted: deletion protection is enabled on authorized view(s) ${protectedViewNames.join(', ')}`,
       );
     }
     const tables = [...entry.tables.values()];

@@ -1,4 +1,5 @@
-import { TabletopError, alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../model/errors.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../../model/errors.js';
+import { checkEtag as checkResourceEtag, validateChildId } from './resource-checks.js';
 import { idHolder } from './resource-ids.js';
 import { type InstanceName, childNameString } from '../../model/names.js';
 import type { LogicalViewInfo, LogicalViewSpec } from '../api.js';
@@ -6,7 +7,6 @@ import type { Catalog, InstanceEntry } from './catalog.js';
 import type { LogicalViewRecord } from './catalog-state.js';
 
 /** Logical view ids: as the Admin API's resource ids (table ids' alphabet), at most 128 characters. */
-const VIEW_ID_RE = /^[_a-zA-Z0-9][-_.a-zA-Z0-9]*$/;
 const MAX_VIEW_ID_LENGTH = 128;
 
 /**
@@ -90,20 +90,11 @@ const viewsOf = (entry: InstanceEntry): readonly LogicalViewRecord[] => entry.re
 const viewName = (instance: InstanceName, id: string): string => childNameString(instance, 'logicalViews', id);
 
 function checkEtag(current: LogicalViewRecord, etag: string | undefined, instance: InstanceName): void {
-  if (etag !== undefined && etag !== '' && etag !== current.etag) {
-    throw new TabletopError(
-      'Aborted',
-      `The etag "${etag}" of logical view ${viewName(instance, current.id)} is not its current one: read the view again and retry`,
-    );
-  }
+  checkResourceEtag(`logical view ${viewName(instance, current.id)}`, current.etag, etag);
 }
 
 function validateViewId(id: string): void {
-  if (id.length === 0 || id.length > MAX_VIEW_ID_LENGTH || !VIEW_ID_RE.test(id)) {
-    throw invalidArgument(
-      `Invalid logical view id "${id}": must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most ${MAX_VIEW_ID_LENGTH} characters`,
-    );
-  }
+  validateChildId('logical view', id, MAX_VIEW_ID_LENGTH);
 }
 
 function validateQuery(query: string): void {

@@ -53,7 +53,7 @@ import type { LogicalViewQueryCheck } from './logical-view-queries.js';
 import { materializedViewMethods } from './materialized-view-methods.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
-import { required } from './table-admin-service.js';
+import { required } from './required.js';
 
 /**
  * google.bigtable.admin.v2.BigtableInstanceAdmin over a DatabaseCore: instances,

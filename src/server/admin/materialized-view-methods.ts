@@ -8,7 +8,7 @@ import { maskPaths } from '../convert/table.js';
 import { resource, unary } from '../method-table.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
-import { required } from './table-admin-service.js';
+import { required } from './required.js';
 
 /**
  * The Instance Admin API's continuous materialized views. CreateMaterializedView answers its operation done

@@ -27,6 +27,8 @@ import {
 import { type ServiceSpec, resource, unary } from '../method-table.js';
 import { SERVICES } from '../protos.js';
 import type { Authorizer } from '../auth/authorizer.js';
+import { authorizedViewMethods } from './authorized-view-methods.js';
+import { required } from './required.js';
 import { iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
 import { page } from './paging.js';
@@ -68,6 +70,7 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
       return operationToProto(operations.add(tableNameString(cmd.name), { kind: 'table', table: info }, 'UpdateTableMetadata', started));
     }),
 
+    /** Refused (FAILED_PRECONDITION) while the table, or one of its authorized views, is protected against deletion. */
     DeleteTable: unary<PNameRequest, object>({ resource: (req) => resource('table', req.name) }, async (req) => {
       await db.deleteTable(parseTableName(required(req.name, 'DeleteTable', 'name')));
       return {};
@@ -116,6 +119,7 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
       },
     ),
 
+    ...authorizedViewMethods(db, operations),
     ...iamMethods(db, authorizer),
   };
 
@@ -126,13 +130,6 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
       snapshots: ['CreateTableFromSnapshot', 'SnapshotTable', 'GetSnapshot', 'ListSnapshots', 'DeleteSnapshot'],
       backups: ['CreateBackup', 'GetBackup', 'UpdateBackup', 'DeleteBackup', 'ListBackups', 'RestoreTable', 'CopyBackup'],
       'table undelete': ['UndeleteTable'],
-      'authorized views': [
-        'CreateAuthorizedView',
-        'ListAuthorizedViews',
-        'GetAuthorizedView',
-        'UpdateAuthorizedView',
-        'DeleteAuthorizedView',
-      ],
       'schema bundles': ['CreateSchemaBundle', 'UpdateSchemaBundle', 'GetSchemaBundle', 'ListSchemaBundles', 'DeleteSchemaBundle'],
     },
   };
@@ -141,9 +138,4 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
 function sameValueType(a: ValueType, b: ValueType): boolean {
   if (a.kind === 'bytes' || b.kind === 'bytes') return a.kind === b.kind;
   return a.aggregator === b.aggregator && a.input === b.input;
-}
-
-export function required(v: string | null | undefined, rpc: string, field: string): string {
-  if (!v) throw invalidArgument(`${rpc}: ${field} is required`);
-  return v;
 }

@@ -5,6 +5,7 @@ import type { RowFilter } from '../../model/filter/index.js';
 import type { RowRange, RowSet } from '../../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule } from '../../model/mutation.js';
 import { type ChildName, type InstanceName, type TableName, parseChildName, parseInstanceName, parseTableName } from '../../model/names.js';
+import { parseAuthorizedViewName } from './authorized-view.js';
 import { int64ToNumber } from './int64.js';
 import { mutationsFromProto, readModifyWriteRuleFromProto } from './mutation.js';
 import type {
@@ -26,24 +27,40 @@ import { rowRangeFromProto, rowSetFromProto } from './row-set.js';
  * the hot ReadRows / MutateRows paths, which have their own codecs).
  */
 
-/** The table a data request targets. Authorized and materialized views are not implemented yet. */
-export function targetTable(
+/** What a data request targets: a table, and the id of the authorized view of it read or written through, if any. */
+export interface DataTarget {
+  readonly table: TableName;
+  readonly view: string | undefined;
+}
+
+/**
+ * The table (and authorized view) a data request targets. Exactly one of table_name, authorized_view_name and
+ * materialized_view_name names it (INVALID_ARGUMENT otherwise); a materialized view is its internal data table
+ * (reads only: `viewTable` is given for ReadRows and SampleRowKeys).
+ */
+export function dataTargetOf(
   rpc: string,
   req: { tableName?: string | null; authorizedViewName?: string | null; materializedViewName?: string | null },
   /** The internal table holding a materialized view's rows (reads only: ReadRows and SampleRowKeys). */
   viewTable?: (name: ChildName) => TableName,
-): TableName {
-  if (req.authorizedViewName)
-    throw unimplemented(`${rpc} on an authorized view (${req.authorizedViewName}) is not implemented by tabletop yet`);
-  if (req.materializedViewName && viewTable !== undefined) return viewTable(parseChildName(req.materializedViewName, 'materializedViews'));
+): DataTarget {
+  const named = (req.tableName ? 1 : 0) + (req.authorizedViewName ? 1 : 0) + (req.materializedViewName ? 1 : 0);
+  if (named > 1) {
+    throw invalidArgument(`${rpc}: set only one of table_name, authorized_view_name and materialized_view_name`);
+  }
+  if (req.authorizedViewName) {
+    const n = parseAuthorizedViewName(req.authorizedViewName);
+    return { table: n.table, view: n.id };
+  }
+  if (req.materializedViewName && viewTable !== undefined)
+    return { table: viewTable(parseChildName(req.materializedViewName, 'materializedViews')), view: undefined };
   if (req.materializedViewName)
     throw unimplemented(`${rpc} on a materialized view (${req.materializedViewName}) is not implemented by tabletop yet`);
   if (!req.tableName) throw invalidArgument(`${rpc}: table_name is required`);
-  return parseTableName(req.tableName);
+  return { table: parseTableName(req.tableName), view: undefined };
 }
 
-export interface ReadRowsCommand {
-  readonly table: TableName;
+export interface ReadRowsCommand extends DataTarget {
   readonly rows: RowSet;
   readonly filter: RowFilter | undefined;
   readonly limit: number | undefined;
@@ -52,13 +69,13 @@ export interface ReadRowsCommand {
 }
 
 export function readRowsRequestFromProto(req: PReadRowsRequest, viewTable?: (name: ChildName) => TableName): ReadRowsCommand {
-  const table = targetTable('ReadRows', req, viewTable);
+  const target = dataTargetOf('ReadRows', req, viewTable);
   const limit = int64ToNumber(req.rowsLimit, 'rows_limit');
   if (limit < 0) throw invalidArgument(`rows_limit must not be negative (got ${limit})`);
   const view = req.requestStatsView;
   const fullStats = view === 'REQUEST_STATS_FULL' || view === 2;
   return {
-    table,
+    ...target,
     rows: rowSetFromProto(req.rows),
     filter: req.filter == null ? undefined : rowFilterFromProto(req.filter),
     limit: limit === 0 ? undefined : limit,
@@ -67,8 +84,7 @@ export function readRowsRequestFromProto(req: PReadRowsRequest, viewTable?: (nam
   };
 }
 
-export interface SampleRowKeysCommand {
-  readonly table: TableName;
+export interface SampleRowKeysCommand extends DataTarget {
   readonly range: RowRange | undefined;
 }
 
@@ -76,15 +92,14 @@ export function sampleRowKeysRequestFromProto(
   req: PSampleRowKeysRequest,
   viewTable?: (name: ChildName) => TableName,
 ): SampleRowKeysCommand {
-  return { table: targetTable('SampleRowKeys', req, viewTable), range: req.rowRange == null ? undefined : rowRangeFromProto(req.rowRange) };
+  return { ...dataTargetOf('SampleRowKeys', req, viewTable), range: req.rowRange == null ? undefined : rowRangeFromProto(req.rowRange) };
 }
 
 export function sampleToProto(s: { readonly key: ByteString; readonly offsetBytes: number }): PSampleRowKeysResponse {
   return { rowKey: Buffer.from(s.key, 'latin1'), offsetBytes: String(s.offsetBytes) };
 }
 
-export interface CheckAndMutateCommand {
-  readonly table: TableName;
+export interface CheckAndMutateCommand extends DataTarget {
   readonly key: ByteString;
   readonly predicate: RowFilter | undefined;
   readonly trueMutations: Mutation[];
@@ -95,13 +110,13 @@ export interface CheckAndMutateCommand {
 }
 
 export function checkAndMutateRequestFromProto(req: PCheckAndMutateRowRequest): CheckAndMutateCommand {
-  const table = targetTable('CheckAndMutateRow', req);
+  const target = dataTargetOf('CheckAndMutateRow', req);
   const sentTrue = req.trueMutations?.length ?? 0;
   const sentFalse = req.falseMutations?.length ?? 0;
   if (sentTrue + sentFalse === 0)
     throw invalidArgument('CheckAndMutateRow needs at least one mutation in true_mutations or false_mutations');
   return {
-    table,
+    ...target,
     key: fromBytes(req.rowKey ?? Buffer.alloc(0)),
     predicate: req.predicateFilter == null ? undefined : rowFilterFromProto(req.predicateFilter),
     trueMutations: mutationsFromProto(req.trueMutations),
@@ -111,17 +126,16 @@ export function checkAndMutateRequestFromProto(req: PCheckAndMutateRowRequest): 
   };
 }
 
-export interface ReadModifyWriteCommand {
-  readonly table: TableName;
+export interface ReadModifyWriteCommand extends DataTarget {
   readonly key: ByteString;
   readonly rules: ReadModifyWriteRule[];
 }
 
 export function readModifyWriteRequestFromProto(req: PReadModifyWriteRowRequest): ReadModifyWriteCommand {
-  const table = targetTable('ReadModifyWriteRow', req);
+  const target = dataTargetOf('ReadModifyWriteRow', req);
   const rules = (req.rules ?? []).map(readModifyWriteRuleFromProto);
   if (rules.length === 0) throw invalidArgument('ReadModifyWriteRow needs at least one rule');
-  return { table, key: fromBytes(req.rowKey ?? Buffer.alloc(0)), rules };
+  return { ...target, key: fromBytes(req.rowKey ?? Buffer.alloc(0)), rules };
 }
 
 export function pingRequestFromProto(req: PPingAndWarmRequest): InstanceName {

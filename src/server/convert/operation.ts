@@ -1,5 +1,14 @@
-import type { AppProfileInfo, ClusterInfo, InstanceInfo, LogicalViewInfo, MaterializedViewInfo, TableInfo } from '../../db/api.js';
+import type {
+  AppProfileInfo,
+  AuthorizedViewInfo,
+  ClusterInfo,
+  InstanceInfo,
+  LogicalViewInfo,
+  MaterializedViewInfo,
+  TableInfo,
+} from '../../db/api.js';
 import { tableNameString } from '../../model/names.js';
+import { authorizedViewName, authorizedViewToProto } from './authorized-view.js';
 import { appProfileToProto, clusterToProto, instanceToProto } from './instance.js';
 import { logicalViewToProto } from './logical-view.js';
 import { materializedViewName, materializedViewToProto } from './materialized-view.js';
@@ -20,7 +29,8 @@ export type OperationResult =
   | { readonly kind: 'cluster'; readonly cluster: ClusterInfo }
   | { readonly kind: 'appProfile'; readonly appProfile: AppProfileInfo }
   | { readonly kind: 'logicalView'; readonly logicalView: LogicalViewInfo }
-  | { readonly kind: 'materializedView'; readonly materializedView: MaterializedViewInfo };
+  | { readonly kind: 'materializedView'; readonly materializedView: MaterializedViewInfo }
+  | { readonly kind: 'authorizedView'; readonly authorizedView: AuthorizedViewInfo };
 
 /** Metadata message types of the admin APIs, by the shape of their time fields. */
 export type OperationMetadataType =
@@ -34,7 +44,9 @@ export type OperationMetadataType =
   | 'CreateLogicalViewMetadata'
   | 'UpdateLogicalViewMetadata'
   | 'CreateMaterializedViewMetadata'
-  | 'UpdateMaterializedViewMetadata';
+  | 'UpdateMaterializedViewMetadata'
+  | 'CreateAuthorizedViewMetadata'
+  | 'UpdateAuthorizedViewMetadata';
 
 export interface OperationRecord {
   readonly name: string;
@@ -64,6 +76,8 @@ function resultAny(r: OperationResult): PAny {
       return { '@type': ADMIN + 'LogicalView', ...logicalViewToProto(r.logicalView) };
     case 'materializedView':
       return { '@type': ADMIN + 'MaterializedView', ...materializedViewToProto(r.materializedView) };
+    case 'authorizedView':
+      return { '@type': ADMIN + 'AuthorizedView', ...authorizedViewToProto(r.authorizedView, 'FULL') };
   }
 }
 
@@ -100,6 +114,18 @@ function metadataAny(op: OperationRecord): PAny {
             ? { parent: `projects/${view.name.project}/instances/${view.name.instance}`, materializedViewId: view.name.id }
             : { materializedView: { name: materializedViewName(view) } };
       return { '@type': type, originalRequest: request, startTime: start, endTime: end };
+    }
+    case 'CreateAuthorizedViewMetadata':
+    case 'UpdateAuthorizedViewMetadata': {
+      // The original request, as far as the view says it (its name, or its table and id).
+      const view = op.result.kind === 'authorizedView' ? op.result.authorizedView : undefined;
+      const request =
+        view === undefined
+          ? {}
+          : op.metadataType === 'CreateAuthorizedViewMetadata'
+            ? { parent: tableNameString(view.table), authorizedViewId: view.id }
+            : { authorizedView: { name: authorizedViewName(view) } };
+      return { '@type': type, originalRequest: request, requestTime: start, finishTime: end };
     }
   }
 }

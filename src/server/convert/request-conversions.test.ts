@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { RowFilter } from '../../model/filter/index.js';
 import { DATA, loaderMethod } from '../testing/loader-codecs.js';
 import { latin1Buffer as b, thrownCode as code, viaWire } from './testing/converter-checks.js';
-import { checkAndMutateRequestFromProto, readModifyWriteRequestFromProto, readRowsRequestFromProto, targetTable } from './data-requests.js';
+import {
+  checkAndMutateRequestFromProto,
+  readModifyWriteRequestFromProto,
+  readRowsRequestFromProto,
+  dataTargetOf,
+} from './data-requests.js';
 import { durationToMicros, int64ToBigInt, int64ToNumber, microsToDuration } from './int64.js';
 import type { PRowFilter } from './proto-types.js';
 import { rowFilterFromProto } from './row-filter.js';
@@ -132,9 +137,17 @@ describe('data requests', () => {
     expect(code(() => readRowsRequestFromProto(wire({ tableName: 'projects/p/tables/t' })))).toBe('InvalidArgument');
   });
 
-  it('answers authorized and materialized views with Unimplemented', () => {
-    expect(code(() => targetTable('ReadRows', { authorizedViewName: `${TABLE}/authorizedViews/v` }))).toBe('Unimplemented');
-    expect(code(() => targetTable('ReadRows', { materializedViewName: 'projects/p/instances/i/materializedViews/m' }))).toBe(
+  it('targets the table of an authorized view, and refuses two names or a malformed view name', () => {
+    expect(dataTargetOf('ReadRows', { authorizedViewName: `${TABLE}/authorizedViews/v` })).toEqual({
+      table: { project: 'p', instance: 'i', table: 't' },
+      view: 'v',
+    });
+    expect(dataTargetOf('ReadRows', { tableName: TABLE })).toEqual({ table: { project: 'p', instance: 'i', table: 't' }, view: undefined });
+    expect(code(() => dataTargetOf('ReadRows', { tableName: TABLE, authorizedViewName: `${TABLE}/authorizedViews/v` }))).toBe(
+      'InvalidArgument',
+    );
+    expect(code(() => dataTargetOf('ReadRows', { authorizedViewName: `${TABLE}/views/v` }))).toBe('InvalidArgument');
+    expect(code(() => dataTargetOf('ReadRows', { materializedViewName: 'projects/p/instances/i/materializedViews/m' }))).toBe(
       'Unimplemented',
     );
   });

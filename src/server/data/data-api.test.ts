@@ -186,9 +186,10 @@ describe('ReadRows options', () => {
     expect((await read({ tableName: 'tables/nope' })).status.code).toBe(status.INVALID_ARGUMENT);
     expect((await read({})).status.code).toBe(status.INVALID_ARGUMENT);
     expect((await read({ authorizedViewName: `${table}/authorizedViews/v` })).status).toMatchObject({
-      code: status.UNIMPLEMENTED,
-      details: expect.stringMatching(/not implemented by tabletop yet/),
+      code: status.NOT_FOUND,
+      details: `Authorized view ${table}/authorizedViews/v not found`,
     });
+    expect((await read({ tableName: table, authorizedViewName: `${table}/authorizedViews/v` })).status.code).toBe(status.INVALID_ARGUMENT);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   readRowsRequestFromProto,
   sampleRowKeysRequestFromProto,
   sampleToProto,
-  targetTable,
+  dataTargetOf,
 } from '../convert/data-requests.js';
 import {
   type DecodedMutateRow,
@@ -67,7 +67,13 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
             "Client doesn't support reverse scans yet: a reversed ReadRows needs the client to send the bigtable-features header with reverse_scans set",
           );
         }
-        const reader = db.readRows(cmd.table, { rows: cmd.rows, filter: cmd.filter, limit: cmd.limit, reversed: cmd.reversed });
+        const reader = db.readRows(cmd.table, {
+          rows: cmd.rows,
+          filter: cmd.filter,
+          limit: cmd.limit,
+          reversed: cmd.reversed,
+          view: cmd.view,
+        });
         try {
           const result = await streamReadRows(
             reader,
@@ -107,7 +113,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
 
     SampleRowKeys: serverStream<PSampleRowKeysRequest, PSampleRowKeysResponse>({ resource: dataTarget }, async (req, out, ctx) => {
       const cmd = sampleRowKeysRequestFromProto(req, viewTable);
-      const samples = await db.sampleRowKeys(cmd.table);
+      const samples = await db.sampleRowKeys(cmd.table, cmd.view);
       const selected = cmd.range === undefined ? samples : restrictSamples(samples, cmd.range);
       for (const s of selected) {
         if (ctx.cancelled()) return;
@@ -118,12 +124,12 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
 
     MutateRow: unary<DecodedMutateRow, object>({ decode: decodeMutateRowRequest, resource: dataTarget }, async (req, ctx) => {
       if (req.error !== undefined) throw req.error;
-      const table = targetTable('MutateRow', req);
+      const { table, view } = dataTargetOf('MutateRow', req);
       checkMutationCount(req.sent);
       metrics.mutations += req.sent;
       if (req.sent > 0 && req.mutations.length === 0) return {}; // only NULL-input aggregate mutations: no effect
       if (ctx.cancelled()) return {};
-      await db.mutateRow(table, req.key, req.mutations);
+      await db.mutateRow(table, req.key, req.mutations, view);
       return {};
     }),
 
@@ -136,7 +142,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
       },
       async (req, out, ctx) => {
         if (req.error !== undefined) throw req.error;
-        const table = targetTable('MutateRows', req);
+        const { table, view } = dataTargetOf('MutateRows', req);
         if (req.entries.length === 0) throw invalidArgument('MutateRows needs at least one entry');
         checkMutationCount(req.mutationCount);
         metrics.mutations += req.mutationCount;
@@ -152,7 +158,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
           }
         });
         if (ctx.cancelled()) return;
-        const applied = toApply.length === 0 ? [] : await db.mutateRows(table, toApply);
+        const applied = toApply.length === 0 ? [] : await db.mutateRows(table, toApply, view);
         applied.forEach((r, j) => (results[positions[j]!] = r));
         const per = tuning.mutateRowsStatusesPerMessage;
         for (let from = 0; from < results.length; from += per) {
@@ -171,7 +177,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
         checkMutationCount(cmd.sentTrue);
         checkMutationCount(cmd.sentFalse);
         metrics.mutations += cmd.sentTrue + cmd.sentFalse;
-        const matched = await db.checkAndMutateRow(cmd.table, cmd.key, cmd.predicate, cmd.trueMutations, cmd.falseMutations);
+        const matched = await db.checkAndMutateRow(cmd.table, cmd.key, cmd.predicate, cmd.trueMutations, cmd.falseMutations, cmd.view);
         return { predicateMatched: matched };
       },
     ),
@@ -181,7 +187,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
       async (req) => {
         const cmd = readModifyWriteRequestFromProto(req);
         checkMutationCount(cmd.rules.length);
-        return { row: await db.readModifyWriteRow(cmd.table, cmd.key, cmd.rules) };
+        return { row: await db.readModifyWriteRow(cmd.table, cmd.key, cmd.rules, cmd.view) };
       },
     ),
 
@@ -198,8 +204,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
       'change streams': ['GenerateInitialChangeStreamPartitions', 'ReadChangeStream'],
       ...(sql === undefined ? { 'SQL queries': ['PrepareQuery', 'ExecuteQuery'] } : {}),
       'client configuration': ['GetClientConfiguration'],
-      'the session API': ['OpenTable', 'OpenMaterializedView'],
-      'the session API and authorized views': ['OpenAuthorizedView'],
+      'the session API': ['OpenTable', 'OpenMaterializedView', 'OpenAuthorizedView'],
     },
   };
 }

@@ -1,10 +1,7 @@
-import type { ByteString } from '../../model/bytes.js';
+import { type RowKeySample, restrictSamples as restrictToKeyRange } from '../../db/sample-row-keys.js';
 import { type RowRange, rangeOf } from '../../model/key-range.js';
 
-export interface Sample {
-  readonly key: ByteString;
-  readonly offsetBytes: number;
-}
+export type Sample = RowKeySample;
 
 /**
  * SampleRowKeys with a row_range: the table's samples (ascending, ending with
@@ -14,23 +11,5 @@ export interface Sample {
  * promises.
  */
 export function restrictSamples(samples: readonly Sample[], range: RowRange): Sample[] {
-  const { start, end } = rangeOf(range);
-  const total = samples.length > 0 ? samples[samples.length - 1]!.offsetBytes : 0;
-  let base = 0;
-  const out: Sample[] = [];
-  let endOffset = total;
-  for (const s of samples) {
-    if (s.key === '') continue;
-    if (s.key <= start) {
-      base = s.offsetBytes;
-      continue;
-    }
-    if (end !== undefined && s.key >= end) {
-      endOffset = s.offsetBytes;
-      break;
-    }
-    out.push({ key: s.key, offsetBytes: s.offsetBytes - base });
-  }
-  out.push({ key: range.end.kind === 'unbounded' ? '' : range.end.key, offsetBytes: Math.max(0, endOffset - base) });
-  return out;
+  return restrictToKeyRange(samples, rangeOf(range), range.end.kind === 'unbounded' ? '' : range.end.key);
 }

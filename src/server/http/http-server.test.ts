@@ -87,6 +87,34 @@ describe('HTTP server', () => {
     ]);
   });
 
+  it("lists a table's authorized views in the table's JSON (prefixes and qualifiers as keys)", async () => {
+    const project = encodeURIComponent('{{projectId}}');
+    const table = 'projects/{{projectId}}/instances/dev/tables/events';
+    await unaryCall(ts.clients.tableAdmin, 'CreateAuthorizedView', {
+      parent: table,
+      authorizedViewId: 'tenant',
+      authorizedView: {
+        subsetView: {
+          rowPrefixes: [Buffer.from('t1#')],
+          familySubsets: { raw: { qualifiers: [Buffer.from('\xff', 'latin1')], qualifierPrefixes: [Buffer.from('')] } },
+        },
+      },
+    });
+    const { authorizedViews } = JSON.parse((await get(`/api/v1/projects/${project}/instances/dev/tables/events`)).body);
+    expect(authorizedViews).toEqual([
+      {
+        id: 'tenant',
+        name: `${table}/authorizedViews/tenant`,
+        deletionProtection: false,
+        rowPrefixes: [{ base64: Buffer.from('t1#').toString('base64'), printable: 't1#' }],
+        familySubsets: [
+          { family: 'raw', qualifiers: [{ base64: '/w==', printable: '\\xff' }], qualifierPrefixes: [{ base64: '', printable: '' }] },
+        ],
+      },
+    ]);
+    await unaryCall(ts.clients.tableAdmin, 'DeleteAuthorizedView', { name: `${table}/authorizedViews/tenant` });
+  });
+
   it("serves tablets (stored and logical bytes, rows, which figures are estimates, node per cluster) and each cluster's nodes", async () => {
     const project = encodeURIComponent('{{projectId}}');
     await unaryCall(ts.clients.data, 'MutateRow', {

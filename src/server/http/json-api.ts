@@ -2,6 +2,7 @@ import type {
   AppProfileInfo,
   ClusterInfo,
   ClusterNodesInfo,
+  AuthorizedViewInfo,
   HotTabletInfo,
   InstanceInfo,
   MaterializedViewInfo,
@@ -38,8 +39,9 @@ import type { ServedDatabase } from './served-database.js';
  *       each table with its storedBytes, rowCount, tabletCount and
  *       `estimates` (which of those are estimates, as a tablet's)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}
- *       the table (families, GC rules) with the same figures, its tablets
- *       and its hot tablets (hottest first)
+ *       the table (families, GC rules) with the same figures, its tablets,
+ *       its hot tablets (hottest first) and its authorized views (id, full
+ *       name, deletionProtection, rowPrefixes and familySubsets as keys)
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/heatmap
  *   GET /api/v1/projects/{project}/instances/{instance}/tables/{table}/diagnostics
  *       the Key Visualizer, from the recording (insight-routes.ts: the query
@@ -165,6 +167,22 @@ export function routeApi(ctx: ApiContext, segments: readonly string[], query: UR
     ...tableSizeJson(tablets),
     tablets: tablets.map(tabletJson),
     hotTablets: hot.map((h) => hotTabletJson(h, [])),
+    authorizedViews: db.listAuthorizedViews(info.name).map(authorizedViewJson),
+  };
+}
+
+/** An authorized view: its row prefixes and each family's qualifiers and qualifier prefixes, as keys ("" = all). */
+function authorizedViewJson(v: AuthorizedViewInfo) {
+  return {
+    id: v.id,
+    name: `${tableNameString(v.table)}/authorizedViews/${v.id}`,
+    deletionProtection: v.deletionProtection,
+    rowPrefixes: v.subset.rowPrefixes.map(keyJson),
+    familySubsets: v.subset.familySubsets.map((f) => ({
+      family: f.family,
+      qualifiers: f.qualifiers.map(keyJson),
+      qualifierPrefixes: f.qualifierPrefixes.map(keyJson),
+    })),
   };
 }
 

@@ -7,10 +7,11 @@ import { formatBytes, formatNumber } from '../format.js';
 import { keyText } from '../keys.js';
 import { DEFAULT_VIEW, formatRoute, type TableRef } from '../routes.js';
 import { quoteIdent } from '../sql/examples.js';
+import { AuthorizedViews } from './authorized-views.js';
 import { HotTablets } from './hot-tablets.js';
 import { Estimate, LoadBar } from './instance.js';
 
-/** One table: column families and GC policies, tablets with their nodes and load, its hot tablets. */
+/** One table: column families and GC policies, its authorized views, tablets with their nodes and load, its hot tablets. */
 export function TablePage(props: TableRef) {
   const table = useJson<TableJson>(tablePath(props));
   const tablets = useJson<{ tablets: readonly TabletJson[] }>(`${tablePath(props)}/tablets`);
@@ -63,6 +64,9 @@ export function TablePage(props: TableRef) {
             </tbody>
           </table>
         )}
+      </Section>
+      <Section title="Authorized views" state={table}>
+        {(t) => <AuthorizedViews views={t.authorizedViews ?? []} />}
       </Section>
       <Section title="Tablets" state={tablets}>
         {(d) => {

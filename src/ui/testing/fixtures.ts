@@ -163,6 +163,15 @@ export function fixtureTables(o: FixtureOptions = FIXTURE): TableJson[] {
       rowCount: 120_000,
       tabletCount: 3,
       estimates: ['rowCount'],
+      authorizedViews: [
+        {
+          id: 'tenant-a',
+          name: `projects/${o.project}/instances/${o.instance}/tables/${o.table}/authorizedViews/tenant-a`,
+          deletionProtection: true,
+          rowPrefixes: [{ base64: btoa('a#'), printable: 'a#' }],
+          familySubsets: [{ family: 'cf', qualifiers: [{ base64: btoa('name'), printable: 'name' }], qualifierPrefixes: [] }],
+        },
+      ],
     },
     // An older server's tables list: no size fields.
     { name: `projects/${o.project}/instances/${o.instance}/tables/legacy`, tableId: 'legacy', families: [{ name: 'cf' }] },
