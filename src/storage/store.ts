@@ -206,6 +206,26 @@ export interface StorageEngine {
    * `mergedId`. REQUIRES: no write to either is in flight.
    */
   mergeStores(leftId: string, rightId: string, mergedId: string, meta?: MetaUpdate): MaybePromise<void>;
+  /**
+   * Point-in-time copies of stores (backups, restores, copies of backups):
+   * for each `[sourceId, cloneId]`, a new store `cloneId` holding exactly
+   * what `sourceId` holds now, every pair at one and the same point in the
+   * engine's order. The durable engine shares the source's immutable files
+   * (copy-on-write: a file stays until no store refers to it), after making
+   * what its memtables hold durable in a file; the copy costs no rewrite of
+   * data. The sources keep serving. REQUIRES: no write to a source in
+   * flight (the caller holds the table's write gate). `meta`, when given, is
+   * written in the same atomic step, so a crash leaves either no clone and
+   * the old meta, or every clone and the new meta. (Optional only until both engines have it: issue 25.)
+   */
+  cloneStores?(pairs: readonly (readonly [sourceId: string, cloneId: string])[], meta?: MetaUpdate): MaybePromise<void>;
+  /**
+   * Reads all of a store's data and checks every checksum (the durable
+   * engine: each file's blocks, index and footer); throws a TabletopError
+   * DataLoss naming the store, the file and the damage. The memory engine
+   * has nothing to check.
+   */
+  verifyStore?(id: string): MaybePromise<void>;
   /** The ids of every store the engine holds. */
   storeIds(): string[];
   /** A small named blob kept by the engine (the catalog), or undefined. */
