@@ -203,6 +203,30 @@ describe('disk engine clones', () => {
     await engine.close();
   });
 
+  it('a clone still queued when the engine closes fails Unavailable and leaves nothing', async () => {
+    const fs = new MemoryFileSystem();
+    let engine = await open(fs);
+    const big = await engine.openStore('big');
+    for (let f = 0; f < 3; f++) {
+      await big.write(Array.from({ length: 2000 }, (_, i) => ({ key: key(i), ops: [put('f', `v${f}`)] })));
+      await engine.flushAll();
+    }
+    const s = await engine.openStore('s');
+    await fill(s, 0, 10, 'v');
+    // A major compaction of another store runs for thousands of slices: both clones wait for it.
+    const compaction = engine.compactNow(ds(engine, 'big'), true);
+    await new Promise((resolve) => setImmediate(resolve));
+    const first = engine.cloneStores([['s', 'c1']]);
+    const second = engine.cloneStores([['s', 'c2']]);
+    const closed = engine.close();
+    await expect(second).rejects.toMatchObject({ code: 'Unavailable' });
+    await Promise.allSettled([first, compaction, closed]);
+    engine = await open(fs);
+    expect(engine.storeIds()).not.toContain('c2');
+    expect(await rows(await engine.openStore('s'))).toHaveLength(10);
+    await engine.close();
+  });
+
   it('refuses unknown sources, taken or repeated clone ids, and changes nothing then', async () => {
     const engine = await open(new MemoryFileSystem());
     await engine.openStore('s');

@@ -522,19 +522,27 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     const cloneIds = pairs.map(([, cloneId]) => cloneId);
     for (const id of cloneIds) this.checkNewStoreId(id);
     if (new Set(cloneIds).size !== cloneIds.length) throw new TabletopError('InvalidArgument', `clone ids repeat: ${cloneIds.join(', ')}`);
-    const job = this.yieldingCompactions(sources, () =>
-      this.background.add('exclusive', sources[0]!.id, async () => {
-        for (const s of sources) if (s.deleted) throw new TabletopError('NotFound', `store ${s.id} was deleted before it could be cloned`);
+    const gone = (): void => {
+      for (const s of sources) if (s.deleted) throw new TabletopError('NotFound', `store ${s.id} was deleted before it could be cloned`);
+    };
+    let made = false;
+    const job = this.yieldingCompactions(sources, async () => {
+      await this.background.add('exclusive', sources[0]!.id, async () => {
+        gone();
         // Rotated together: the clones hold every source as of one sequence number.
         for (const s of sources) this.rotate(s, 'clone');
         for (const s of sources) await this.flushStore(s);
+        gone();
         await cloneFlushed(
           this,
           sources.map((s, i) => [s, cloneIds[i]!] as const),
           meta,
         );
-      }),
-    );
+        made = true;
+      });
+      // A queued job is dropped when the engine closes: then no clone was made.
+      if (!made) throw new TabletopError('Unavailable', 'the storage engine closed before the clone was made');
+    });
     for (const id of cloneIds) {
       const opened = job.then(() => this.requireStore(id)).finally(() => this.opening.delete(id));
       opened.catch(() => undefined);
