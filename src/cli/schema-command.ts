@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { CliIo } from './cli-io.js';
 import { type Plan, describeChange, isDestructive, planSchema } from './schema-diff.js';
 import { type SchemaDocument, SchemaFileError, type TableSchema, parseSchema, renderSchema } from './schema-file.js';
@@ -29,13 +29,16 @@ export interface ApplyOptions extends SchemaTarget {
   readonly dryRun?: boolean | undefined;
 }
 
+/** Where to connect, with TABLETOP_TOKEN and the CAs of NODE_EXTRA_CA_CERTS (read here: grpc-js does not). */
 function endpointOf(t: SchemaTarget, io: CliIo): Endpoint {
-  const token = io.env?.['TABLETOP_TOKEN'];
+  const caFile = nonEmpty(io.env?.['NODE_EXTRA_CA_CERTS']);
   return {
     address: t.endpoint ?? nonEmpty(io.env?.['BIGTABLE_EMULATOR_HOST']) ?? 'localhost:8086',
     project: t.project,
     instance: t.instance,
-    token: nonEmpty(token),
+    token: nonEmpty(io.env?.['TABLETOP_TOKEN']),
+    // Node warns of a file it cannot read and goes on without it; so does this.
+    extraCa: caFile === undefined || !existsSync(caFile) ? undefined : readFileSync(caFile),
   };
 }
 

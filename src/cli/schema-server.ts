@@ -1,4 +1,5 @@
 import { Bigtable } from '@google-cloud/bigtable';
+import { rootCertificates } from 'node:tls';
 import { grpc } from 'google-gax';
 import { fromBytes, toBytes } from '../model/bytes.js';
 import { gcRuleFromProto, gcRuleToProto } from '../server/convert/gc-rule.js';
@@ -20,6 +21,8 @@ export interface Endpoint {
   readonly project: string;
   readonly instance: string;
   readonly token?: string | undefined;
+  /** PEM CAs trusted besides the system's (the file NODE_EXTRA_CA_CERTS names: grpc-js does not read it itself). */
+  readonly extraCa?: Buffer | undefined;
 }
 
 type AdminClient = ReturnType<Bigtable['admin']['getTableAdminClient']>;
@@ -182,7 +185,12 @@ function clientOptions(e: Endpoint): object {
   return {
     projectId: e.project,
     apiEndpoint,
-    sslCreds: grpc.credentials.combineChannelCredentials(grpc.credentials.createSsl(), bearer),
+    sslCreds: grpc.credentials.combineChannelCredentials(
+      grpc.credentials.createSsl(
+        e.extraCa === undefined ? null : Buffer.concat([Buffer.from(rootCertificates.join('\n') + '\n'), e.extraCa]),
+      ),
+      bearer,
+    ),
     metricsEnabled: false,
   };
 }
