@@ -204,4 +204,53 @@ describe('tabletop schema', () => {
     const yes = await cli(['schema', 'apply', path, '--project', 'p', '--instance', 'edit', '--yes']);
     expect(yes.out).toContain('No changes');
   });
+
+  it('applies a table file to another table, and stops before changing anything when the plan cannot be made', async () => {
+    const tableFile = file('events.json', await dump('src', '--table', 'events'));
+    const cloned = await cli(['schema', 'apply', tableFile, '--project', 'p', '--instance', 'src', '--table', 'events2']);
+    expect(cloned.code).toBe(0);
+    expect(cloned.out).toContain('Applied 2 changes to projects/p/instances/src.');
+    const both = JSON.parse(await dump('src')) as { tables: Record<string, unknown> };
+    expect(Object.keys(both.tables)).toEqual(['events', 'events2', 'users']);
+    expect(both.tables['events2']).toEqual(both.tables['events']);
+
+    // An instance file without the protected tables events and events2: they cannot be deleted, so nothing is done.
+    const onlyUsers = file('users.json', JSON.stringify({ schema: 'tabletop/v1', tables: { users: { families: { cf: {}, more: {} } } } }));
+    const blocked = await cli(['schema', 'apply', onlyUsers, '--project', 'p', '--instance', 'src', '--yes']);
+    expect(blocked.code).toBe(1);
+    expect(blocked.err.split('\n')).toEqual([
+      `tabletop schema apply: ${onlyUsers} cannot be applied to projects/p/instances/src (nothing was changed):`,
+      '  table events is not in the file but has deletion protection: it cannot be deleted',
+      '  table events is not in the file but its view eu has deletion protection',
+      '  table events2 is not in the file but has deletion protection: it cannot be deleted',
+      '  table events2 is not in the file but its view eu has deletion protection',
+    ]);
+    expect(JSON.parse(await dump('src', '--table', 'users'))).toMatchObject({ families: { cf: { gc: 'never' } } });
+    // --table applies only that table of an instance file: the others are left alone.
+    const one = await cli(['schema', 'apply', onlyUsers, '--project', 'p', '--instance', 'src', '--table', 'users']);
+    expect(one.out.split('\n')).toEqual([
+      'Changes to projects/p/instances/src (+ add, ~ change, - remove, ! loses data or access):',
+      ' + table users: family more (gc never)',
+      '1 change.',
+      'Applied 1 change to projects/p/instances/src.',
+    ]);
+
+    const bad = await cli([
+      'schema',
+      'apply',
+      file('bad.json', '{"schema":"tabletop/v1","tables":{"t":{"families":{"cf":{"gc":"maxage=3"}}}}}'),
+      '--project',
+      'p',
+      '--instance',
+      'src',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/bad\.json: tables\.t\.families\.cf\.gc: GC rule "maxage=3": "maxage=3": the age needs a unit/);
+    const missing = await cli(['schema', 'apply', join(dir, 'none.json'), '--project', 'p', '--instance', 'src']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/none\.json: ENOENT/);
+    const noTable = await cli(['schema', 'dump', '--project', 'p', '--instance', 'src', '--table', 'nope']);
+    expect(noTable.code).toBe(1);
+    expect(noTable.err).toBe('tabletop schema dump: no table nope in projects/p/instances/src');
+  });
 });
