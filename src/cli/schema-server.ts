@@ -174,7 +174,7 @@ function clientOptions(e: Endpoint): object {
   // google-auth-library would probe the GCE metadata server for credentials a custom endpoint does not use.
   process.env['METADATA_SERVER_DETECTION'] ??= 'none';
   const tls = e.address.startsWith('grpcs://');
-  const apiEndpoint = e.address.replace(/^grpc?s?:\/\//, '');
+  const apiEndpoint = e.address.replace(/^grpcs:\/\//, '');
   if (!tls) return { projectId: e.project, apiEndpoint, metricsEnabled: false };
   const bearer = grpc.credentials.createFromMetadataGenerator((_params, callback) => {
     const metadata = new grpc.Metadata();
