@@ -30,7 +30,7 @@ import {
   revokeTokenCommand,
 } from './auth-command.js';
 import { type ServeSecurity, serveSecurity } from './serve-security.js';
-import { type ApplyOptions, type DumpOptions, schemaApplyCommand, schemaDumpCommand } from './schema-command.js';
+import type { ApplyOptions, DumpOptions } from './schema-command.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
@@ -275,7 +275,7 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--no-splits', 'leave out the splits (the keys SampleRowKeys returns)')
     .action(async (opts: DumpOptions) => {
-      exit(await schemaDumpCommand(opts, io));
+      exit(await (await schemaCommands()).schemaDumpCommand(opts, io));
     });
   target(configure(schema.command('apply')))
     .description(
@@ -286,9 +286,14 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .option('--dry-run', 'show the changes, make none')
     .option('--yes', 'make destructive changes without asking (for scripts)')
     .action(async (file: string, opts: ApplyOptions) => {
-      exit(await schemaApplyCommand(file, opts, io));
+      exit(await (await schemaCommands()).schemaApplyCommand(file, opts, io));
     });
   return program;
+}
+
+/** The schema commands, loaded when run: the official client they use costs every other command its start-up time. */
+function schemaCommands(): Promise<typeof import('./schema-command.js')> {
+  return import('./schema-command.js');
 }
 
 /** `tabletop serve`: resolves the settings, starts the server and runs until a signal. */
