@@ -213,6 +213,22 @@ describe('tabletop schema', () => {
     const both = JSON.parse(await dump('src')) as { tables: Record<string, unknown> };
     expect(Object.keys(both.tables)).toEqual(['events', 'events2', 'users']);
     expect(both.tables['events2']).toEqual(both.tables['events']);
+    // A rule taken away (union(maxversions=4) to never) is cleared, and is no destructive change.
+    const cleared = JSON.parse(await dump('src', '--table', 'events')) as { families: Record<string, { gc: string }> };
+    cleared.families['one'] = { gc: 'never' };
+    const clear = await cli([
+      'schema',
+      'apply',
+      file('cleared.json', JSON.stringify(cleared)),
+      '--project',
+      'p',
+      '--instance',
+      'src',
+      '--table',
+      'events2',
+    ]);
+    expect(clear.out).toContain(' ~ table events2: family one gc union(maxversions=4) -> never\n1 change.');
+    expect(JSON.parse(await dump('src', '--table', 'events2'))).toMatchObject({ families: { one: { gc: 'never' } } });
 
     // An instance file without the protected tables events and events2: they cannot be deleted, so nothing is done.
     const onlyUsers = file('users.json', JSON.stringify({ schema: 'tabletop/v1', tables: { users: { families: { cf: {}, more: {} } } } }));

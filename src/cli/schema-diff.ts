@@ -67,6 +67,10 @@ function planTable(table: string, have: TableSchema, want: TableSchema, changes:
   if (protection && !want.deletionProtection) changes.push({ kind: 'deletionProtection', table, on: false });
   const wantViews = want.views;
   const haveViews = have.views ?? new Map<string, ViewSchema>();
+  if (have.views === undefined && wantViews !== undefined && wantViews.size > 0) {
+    errors.push(`table ${table} has authorized views in the file, but the server does not serve authorized views`);
+    return;
+  }
   if (wantViews !== undefined) {
     for (const [view, v] of haveViews) {
       if (wantViews.has(view)) continue;

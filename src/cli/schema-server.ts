@@ -63,11 +63,11 @@ export class SchemaServer {
   /** The ids of the instance's tables; none when the instance does not exist (tabletop creates it with a table). */
   private async tableIds(): Promise<string[]> {
     try {
-      const [tables] = await this.admin.listTables({ parent: this.parent, view: 'NAME_ONLY' });
+      const [tables] = await this.admin.listTables({ parent: this.parent, view: 'NAME_ONLY' }, FIRST_CALL);
       return tables.map((t) => lastSegment(t.name ?? ''));
     } catch (e) {
       if (grpcCode(e) === grpc.status.NOT_FOUND && this.missingInstanceIsEmpty) return [];
-      throw callError('ListTables', e);
+      throw callError('ListTables', e, this.endpoint.address);
     }
   }
 
@@ -75,10 +75,10 @@ export class SchemaServer {
     const name = `${this.parent}/tables/${id}`;
     let got;
     try {
-      [got] = await this.admin.getTable({ name, view: 'FULL' });
+      [got] = await this.admin.getTable({ name, view: 'FULL' }, FIRST_CALL);
     } catch (e) {
       if (grpcCode(e) === grpc.status.NOT_FOUND) return undefined;
-      throw callError('GetTable', e);
+      throw callError('GetTable', e, this.endpoint.address);
     }
     const families = new Map<string, FamilySchema>();
     for (const [family, f] of Object.entries(got.columnFamilies ?? {})) {
@@ -213,9 +213,21 @@ function grpcCode(e: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-function callError(what: string, e: unknown): ServerCallError {
+/**
+ * The first call's retries give up after this long: the client would otherwise retry a server that is not there for
+ * a minute and more before saying so.
+ */
+const FIRST_CALL = { timeout: 10_000 };
+
+function callError(what: string, e: unknown, address?: string): ServerCallError {
   const details = (e as { details?: unknown } | null)?.details;
   const message = typeof details === 'string' && details !== '' ? details : e instanceof Error ? e.message : String(e);
+  const unreachable = /No connection established\. Last error: (?:Error: )?([^\n]*?)(?:\. Resolution note|$)/.exec(message);
+  if (unreachable !== null && address !== undefined) {
+    return new ServerCallError(
+      `cannot reach a Bigtable API at ${address} (${unreachable[1]}): is the server running, and is --endpoint (or BIGTABLE_EMULATOR_HOST) its gRPC address?`,
+    );
+  }
   const code = grpcCode(e);
   const status = code === undefined ? '' : `${grpc.status[code] ?? code}: `;
   return new ServerCallError(`${what} failed: ${status}${message}`);

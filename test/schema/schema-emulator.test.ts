@@ -74,6 +74,24 @@ describe('tabletop schema against cbtemulator', () => {
       families: { cf: { gc: 'maxversions=1' } },
       deletionProtection: false,
     });
+
+    // Back to no GC at all: not destructive; the rule is cleared.
+    writeFileSync(file, JSON.stringify({ schema: 'tabletop/v1', table: 'events', families: { ...FAMILIES, cf: { gc: 'never' } } }));
+    const cleared = await cli(emulator, ['schema', 'apply', file]);
+    expect(cleared.out).toContain(' ~ table events: family cf gc maxversions=1 -> never');
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse((await cli(emulator, ['schema', 'dump', '--table', 'events'])).out)).toMatchObject({
+      families: { cf: { gc: 'never' } },
+    });
+
+    // Views: the emulator does not serve them, which apply says before changing anything.
+    writeFileSync(
+      file,
+      JSON.stringify({ schema: 'tabletop/v1', table: 'events', families: FAMILIES, authorizedViews: { v: { rowPrefixes: [''] } } }),
+    );
+    const views = await cli(emulator, ['schema', 'apply', file, '--yes']);
+    expect(views.code).toBe(1);
+    expect(views.err).toContain('table events has authorized views in the file, but the server does not serve authorized views');
   });
 
   it("carries the emulator's schema to tabletop: the dumps are equal", async () => {
