@@ -10,4 +10,6 @@ export interface CliIo {
   readonly execArgv?: readonly string[];
   /** The environment (TABLETOP_* settings); none when absent. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Asks the user a question on the terminal and resolves with the answer; absent when stdin is not interactive. */
+  readonly ask?: (question: string) => Promise<string>;
 }
