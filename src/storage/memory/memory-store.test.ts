@@ -3,6 +3,7 @@ import { FULL_RANGE } from '../../model/key-range.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { createMemoryEngine } from './index.js';
+import { MemoryEngine } from './memory-engine.js';
 import { MemoryRowStore } from './memory-store.js';
 
 runRowStoreConformance('memory', () => new MemoryRowStore('test'));
@@ -44,7 +45,7 @@ describe('memory store specifics', () => {
   });
 
   it('rejects use after close; the engine reopens a store with its data and deletes it for good', async () => {
-    const engine = createMemoryEngine();
+    const engine = new MemoryEngine();
     const store = await engine.openStore('t1');
     await store.write([{ key: 'a', ops: [{ kind: 'put', family: 'f', qualifier: 'q', timestamp: 1000, value: new Uint8Array([1]) }] }]);
     await store.close();
@@ -86,7 +87,7 @@ describe('memory engine clones', () => {
     key,
     ops: [{ kind: 'put' as const, family: 'f', qualifier: 'q', timestamp: 1000, value: new Uint8Array([v]) }],
   });
-  const keys = (engine: ReturnType<typeof createMemoryEngine>, id: string): string[] => {
+  const keys = (engine: MemoryEngine, id: string): string[] => {
     const cursor = engine.openStore(id).scan({ range: FULL_RANGE });
     const out: string[] = [];
     for (let r = cursor.next(); r !== undefined; r = cursor.next())
@@ -96,10 +97,10 @@ describe('memory engine clones', () => {
   };
 
   it('copies every source at one point, independent of later writes on either side, with the meta', () => {
-    const engine = createMemoryEngine();
+    const engine = new MemoryEngine();
     engine.openStore('a').write([put('k1', 1), put('k2', 2)]);
     engine.openStore('b').write([put('x', 3)]);
-    engine.cloneStores!(
+    engine.cloneStores(
       [
         ['a', 'a-copy'],
         ['b', 'b-copy'],
@@ -118,18 +119,18 @@ describe('memory engine clones', () => {
   });
 
   it('refuses a missing source or an existing clone id, cloning nothing', () => {
-    const engine = createMemoryEngine();
+    const engine = new MemoryEngine();
     engine.openStore('a');
     engine.openStore('b');
     expect(() =>
-      engine.cloneStores!([
+      engine.cloneStores([
         ['a', 'c'],
         ['nope', 'd'],
       ]),
     ).toThrow(/no store nope/);
-    expect(() => engine.cloneStores!([['a', 'b']])).toThrow(/already exists/);
+    expect(() => engine.cloneStores([['a', 'b']])).toThrow(/already exists/);
     expect(engine.storeIds().sort()).toEqual(['a', 'b']);
-    expect(() => engine.verifyStore!('nope')).toThrow(/no store nope/);
-    expect(engine.verifyStore!('a')).toBeUndefined();
+    expect(() => engine.verifyStore('nope')).toThrow(/no store nope/);
+    expect(engine.verifyStore('a')).toBeUndefined();
   });
 });
