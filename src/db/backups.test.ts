@@ -216,7 +216,7 @@ describe('backups in the database', () => {
     expect(f.db.getIamPolicy(name).bindings).toEqual([]);
   });
 
-  it('shows a backup CREATING while it waits for the write gate, and refuses to restore or copy it', async () => {
+  it('shows a backup CREATING while it waits for the write gate, refuses to restore or copy it, and keeps one being restored', async () => {
     const f = await openDb({ engine: createAsyncEngine() });
     const source = await tableWithRows(f);
     const creating = backup(f, source, 'slow');
@@ -228,6 +228,19 @@ describe('backups in the database', () => {
     expect(await codeOf(() => f.db.copyBackup(clusterOf(f), 'c', backupName(f, 'slow'), NOW + DAY))).toBe('FailedPrecondition');
     expect(await codeOf(() => f.db.deleteBackup(backupName(f, 'slow')))).toBe('FailedPrecondition');
     expect((await creating).state).toBe('READY');
+    // While a restore reads it, the backup is neither deleted nor swept.
+    const restoring = f.db.restoreTable({ ...INSTANCE, table: 'r' }, backupName(f, 'slow'));
+    expect(await errorOf(() => f.db.deleteBackup(backupName(f, 'slow')))).toMatchObject({
+      code: 'FailedPrecondition',
+      message: /being restored or copied/,
+    });
+    f.clock.advanceMillis(2 * DAY);
+    await f.db.runBackupSweep();
+    expect(f.db.getBackup(backupName(f, 'slow')).state).toBe('READY');
+    await restoring;
+    await f.db.runBackupSweep();
+    expect(await codeOf(() => f.db.getBackup(backupName(f, 'slow')))).toBe('NotFound');
+    expect(await readAll(f, { ...INSTANCE, table: 'r' })).toEqual(await readAll(f, source));
   });
 
   it('refuses to restore a damaged backup (DATA_LOSS)', async () => {

@@ -45,6 +45,9 @@ export interface BackupAdminParts {
  * backup leaves tables restored from it and its copies whole, and deleting its source table leaves the backup.
  */
 export class BackupAdmin {
+  /** Backups being restored or copied (by uid, with a count): their stores are read, so they are not deleted meanwhile. */
+  private readonly reading = new Map<string, number>();
+
   constructor(private readonly p: BackupAdminParts) {}
 
   /** Drops CREATING backups (a create cut short before its clones were committed). True when it dropped any. */
@@ -154,6 +157,9 @@ export class BackupAdmin {
   delete(name: BackupName): readonly TabletRecord[] {
     const current = this.record(name);
     if (current.state === 'CREATING') throw failedPrecondition(`Backup ${backupNameString(name)} is still being created`);
+    if (this.reading.has(current.uid)) {
+      throw failedPrecondition(`Backup ${backupNameString(name)} is being restored or copied; delete it once that is done`);
+    }
     setBackups(this.p.instances.find(name), name.cluster, (list) => list.filter((b) => b.id !== name.backup));
     return current.stores;
   }
@@ -177,6 +183,10 @@ export class BackupAdmin {
     const backup = this.record(name);
     if (backup.state !== 'READY')
       throw failedPrecondition(`Backup ${backupNameString(name)} is still being created; restore it once it is READY`);
+    return this.whileReading(backup, () => this.restoreFrom(table, name, backup));
+  }
+
+  private async restoreFrom(table: TableName, name: BackupName, backup: BackupRecord): Promise<TableInfo> {
     const verify = this.p.engine.verifyStore?.bind(this.p.engine);
     if (verify !== undefined) for (const s of backup.stores) await verify(s.id);
     const sourceTable = tableNameString({
@@ -234,9 +244,11 @@ export class BackupAdmin {
     // Listed as CREATING (its id taken) until the clones and the READY record are committed together.
     putBackup(entry, cluster.id, { ...copy, state: 'CREATING' });
     try {
-      await this.clone(
-        source.stores.map((s, i) => [s.id, stores[i]!.id] as const),
-        () => putBackup(entry, cluster.id, { ...copy, endTimeMillis: this.p.nowMillis() }),
+      await this.whileReading(source, () =>
+        this.clone(
+          source.stores.map((s, i) => [s.id, stores[i]!.id] as const),
+          () => putBackup(entry, cluster.id, { ...copy, endTimeMillis: this.p.nowMillis() }),
+        ),
       );
     } catch (e) {
       if (this.find(name)?.uid === uid) setBackups(entry, cluster.id, (list) => list.filter((b) => b.id !== backupId));
@@ -258,7 +270,8 @@ export class BackupAdmin {
     for (const entry of this.p.catalog.allInstances()) {
       for (const c of entry.clusters) {
         const list = c.backups ?? [];
-        const expired = list.filter((b) => b.state === 'READY' && b.expireTimeMillis <= now);
+        // One being restored or copied goes at the next sweep.
+        const expired = list.filter((b) => b.state === 'READY' && b.expireTimeMillis <= now && !this.reading.has(b.uid));
         const cooled = list.some(
           (b) => b.backupType === 'HOT' && b.hotToStandardTimeMillis !== undefined && b.hotToStandardTimeMillis <= now,
         );
@@ -280,6 +293,17 @@ export class BackupAdmin {
       }
     }
     return { changed, stores, deleted };
+  }
+
+  private async whileReading<T>(backup: BackupRecord, fn: () => Promise<T>): Promise<T> {
+    this.reading.set(backup.uid, (this.reading.get(backup.uid) ?? 0) + 1);
+    try {
+      return await fn();
+    } finally {
+      const n = this.reading.get(backup.uid)! - 1;
+      if (n === 0) this.reading.delete(backup.uid);
+      else this.reading.set(backup.uid, n);
+    }
   }
 
   private async clone(pairs: readonly (readonly [string, string])[], commit: () => void): Promise<void> {
