@@ -267,6 +267,36 @@ describe('backups in the database', () => {
   });
 });
 
+describe('backups in a reopened database', () => {
+  it('keep their stores (even empty ones) and state; a backup left CREATING is dropped', async () => {
+    const f = await openDb();
+    const source = await tableWithRows(f);
+    const empty = await createTable(f, [family('cf')]);
+    await backup(f, source, 'full');
+    await backup(f, empty, 'empty');
+    const state = f.db.catalogState();
+    const withCreating = {
+      ...state,
+      instances: state.instances.map((i) => ({
+        ...i,
+        clusters: i.clusters.map((c) => ({
+          ...c,
+          backups: [...(c.backups ?? []), { ...c.backups![0]!, id: 'unfinished', uid: 'bx', stores: [], state: 'CREATING' as const }],
+        })),
+      })),
+    };
+    const reopened = await openDb({ engine: f.engine, catalog: withCreating });
+    expect(reopened.db.listBackups(INSTANCE, '-').map((b) => [b.name.backup, b.state])).toEqual([
+      ['empty', 'READY'],
+      ['full', 'READY'],
+    ]);
+    await reopened.db.restoreTable({ ...INSTANCE, table: 'e' }, backupName(f, 'empty'));
+    await reopened.db.restoreTable({ ...INSTANCE, table: 'r' }, backupName(f, 'full'));
+    expect(await readAll(reopened, { ...INSTANCE, table: 'r' })).toEqual(await readAll(f, source));
+    expect(await readAll(reopened, { ...INSTANCE, table: 'e' })).toEqual([]);
+  });
+});
+
 describe('backup while writing', () => {
   it('the restored table equals the source at the backup point, row by row', async () => {
     const f = await openDb({ engine: createAsyncEngine() });
