@@ -119,6 +119,7 @@ describe('backups in the database', () => {
     expect(await codeOf(make('late', NOW + 91 * DAY))).toBe('InvalidArgument');
     expect(await codeOf(make('bad id!', NOW + DAY))).toBe('InvalidArgument');
     expect(await codeOf(make('x', NOW + DAY, 'missing'))).toBe('NotFound');
+    expect(await codeOf(make('x', NOW + DAY, '$mv.t1.0'))).toBe('NotFound');
     expect(
       await codeOf(() => f.db.createBackup({ ...c, id: 'nope' }, 'x', { sourceTable: source.table, expireTimeMillis: NOW + DAY })),
     ).toBe('NotFound');

@@ -1,5 +1,12 @@
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, unimplemented } from '../model/errors.js';
-import { type ChildName, type InstanceName, type TableName, backupNameString, tableNameString } from '../model/names.js';
+import {
+  type ChildName,
+  type InstanceName,
+  type TableName,
+  INTERNAL_TABLE_PREFIX,
+  backupNameString,
+  tableNameString,
+} from '../model/names.js';
 import type { MaybePromise, StorageEngine } from '../storage/store.js';
 import type { TabletRecord } from '../tablet/tablet.js';
 import type { BackupInfo, BackupName, BackupSpec, BackupUpdate, TableInfo } from './api.js';
@@ -71,6 +78,8 @@ export class BackupAdmin {
     this.checkNewBackup(entry, name);
     if (spec.sourceTable === '') throw invalidArgument('CreateBackup: backup.source_table is required');
     const tableName: TableName = { project: cluster.project, instance: cluster.instance, table: spec.sourceTable };
+    // Internal tables (a materialized view's) are not the user's to back up.
+    if (spec.sourceTable.startsWith(INTERNAL_TABLE_PREFIX)) throw notFound(`Table ${tableNameString(tableName)} not found`);
     const runtime = this.p.tables.runtime(tableName);
     const now = this.p.nowMillis();
     checkExpire(spec.expireTimeMillis, now, now + BACKUP_LIMITS.maxExpireMillis, '90 days');
