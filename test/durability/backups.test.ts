@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { DiskEngine } from '../../src/storage/lsm/disk-engine.js';
 import { expectCode, status } from '../harness/grpc-errors.js';
 import { INSTANCE, nodeClient } from '../harness/node-client.js';
+import { adminCall } from '../harness/raw.js';
 import { useDataDir } from './durable-server.js';
 
 /**
  * Backups on the durable server: a backup taken through the official client survives a SIGKILL and a restart
  * on the same data directory (READY, its expire time), its source table can be deleted and written meanwhile,
  * and restoring it afterwards gives the table as it was at the backup; the restored table and a copy survive a
- * second SIGKILL too. Runs once the durable engine clones stores (StorageEngine.cloneStores, issue 25's D1).
+ * second SIGKILL too. A SIGKILL while backups and restores are in flight leaves each one either absent or whole
+ * (READY and restorable to the source's rows; a restored table equal to them). Runs once the durable engine
+ * clones stores (StorageEngine.cloneStores, issue 25's D1).
  */
 
 const HOUR = 3_600_000;
@@ -65,6 +68,75 @@ describe.skipIf(!clones)('backups on the durable server (skipped until the durab
       await expectCode(last.instance(INSTANCE).cluster(cluster.id).backup('nightly').restore('orders'), status.ALREADY_EXISTS);
     } finally {
       await last.close();
+    }
+  });
+
+  it('a SIGKILL during backups and restores leaves each backup and table whole or absent', async () => {
+    const first = await dir.start();
+    const before = nodeClient(first);
+    const instance = before.instance(INSTANCE);
+    const table = instance.table('events');
+    await table.create({ families: ['cf'], splits: ['e', 'j', 'o', 't'] });
+    const rows = Array.from({ length: 500 }, (_, i) => ({
+      key: String.fromCharCode(97 + (i % 26)) + String(i).padStart(4, '0'),
+      data: { cf: { v: `value-${i}` } },
+    }));
+    await table.insert(rows);
+    const [all] = await table.getRows();
+    const expected = all.map((r) => [r.id, r.data]);
+    const [clusters] = await instance.getClusters();
+    const cluster = clusters[0]!;
+    const expireTime = { seconds: Math.floor(Date.now() / 1000) + 8 * 3600 };
+    const [, seed] = await cluster.createBackup('seed', { table, expireTime: new Date(expireTime.seconds * 1000) });
+    await seed.promise();
+    // Backups and restores in flight when the server dies; their outcome on the client does not matter.
+    const backups = Array.from({ length: 8 }, (_, i) => `b${i}`);
+    const restores = Array.from({ length: 8 }, (_, i) => `r${i}`);
+    const inFlight = [
+      ...backups.map((id) =>
+        adminCall(before, 'BigtableTableAdminClient', 'createBackup', {
+          parent: cluster.name,
+          backupId: id,
+          backup: { sourceTable: table.name, expireTime },
+        }),
+      ),
+      ...restores.map((id) =>
+        adminCall(before, 'BigtableTableAdminClient', 'restoreTable', {
+          parent: instance.name,
+          tableId: id,
+          backup: `${cluster.name}/backups/seed`,
+        }),
+      ),
+    ].map((p) => p.catch(() => undefined));
+    await new Promise((r) => setTimeout(r, 5));
+    await first.kill9();
+    await Promise.all(inFlight);
+    await before.close();
+
+    const second = await dir.start();
+    const after = nodeClient(second);
+    try {
+      const afterInstance = after.instance(INSTANCE);
+      const [listed] = await afterInstance.getBackups();
+      for (const b of listed) expect([b.id, b.metadata?.state]).toEqual([b.id, 'READY']);
+      for (const id of backups.filter((b) => listed.some((x) => x.id === b))) {
+        const [restoring] = await adminCall<{ promise?: unknown }>(after, 'BigtableTableAdminClient', 'restoreTable', {
+          parent: afterInstance.name,
+          tableId: `from-${id}`,
+          backup: `${cluster.name}/backups/${id}`,
+        });
+        expect(restoring).toBeDefined();
+        const [got] = await afterInstance.table(`from-${id}`).getRows();
+        expect([id, got.map((r) => [r.id, r.data])]).toEqual([id, expected]);
+      }
+      for (const id of restores) {
+        const [exists] = await afterInstance.table(id).exists();
+        if (!exists) continue;
+        const [got] = await afterInstance.table(id).getRows();
+        expect([id, got.map((r) => [r.id, r.data])]).toEqual([id, expected]);
+      }
+    } finally {
+      await after.close();
     }
   });
 });
