@@ -12,8 +12,7 @@ import { BYTES_TYPE, type ValueType } from '../../model/value-type.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
 import type { StorageEngine } from '../../storage/store.js';
 import type { ReadRequest, RowPuller } from '../api.js';
-import type { CatalogState } from '../catalog/catalog-state.js';
-import { type TabletopDatabase, createDatabase } from '../index.js';
+import { type CreateDatabaseOptions, type TabletopDatabase, createDatabase } from '../index.js';
 
 /** Helpers shared by the database tests. */
 
@@ -39,7 +38,7 @@ export async function openDb(
     logger?: Logger;
     access?: AccessRecorder;
     /** The catalog to open with (instead of the one the engine holds). */
-    catalog?: CatalogState;
+    catalog?: CreateDatabaseOptions['catalog'];
   } = {},
 ): Promise<Fixture> {
   const clock = new ManualClock(T0);
