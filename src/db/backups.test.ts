@@ -247,7 +247,7 @@ describe('backups in the database', () => {
   it('refuses to restore a damaged backup (DATA_LOSS)', async () => {
     // The memory engine, with verifyStore reporting damage on chosen stores as the durable engine does for a bad checksum.
     const engine = createMemoryEngine();
-    const verify = engine.verifyStore!.bind(engine);
+    const verify = engine.verifyStore.bind(engine);
     const bad = new Set<string>();
     engine.verifyStore = (id: string) => {
       if (bad.has(id)) throw dataLoss(`store ${id}: block 0 checksum mismatch`);

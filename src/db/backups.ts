@@ -1,4 +1,4 @@
-import { alreadyExists, failedPrecondition, invalidArgument, notFound, unimplemented } from '../model/errors.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
 import {
   type ChildName,
   type InstanceName,
@@ -196,8 +196,7 @@ export class BackupAdmin {
   }
 
   private async restoreFrom(table: TableName, name: BackupName, backup: BackupRecord): Promise<TableInfo> {
-    const verify = this.p.engine.verifyStore?.bind(this.p.engine);
-    if (verify !== undefined) for (const s of backup.stores) await verify(s.id);
+    for (const s of backup.stores) await this.p.engine.verifyStore(s.id);
     const sourceTable = tableNameString({
       project: name.project,
       instance: backup.sourceInstance ?? name.instance,
@@ -316,9 +315,7 @@ export class BackupAdmin {
   }
 
   private async clone(pairs: readonly (readonly [string, string])[], commit: () => void): Promise<void> {
-    const clone = this.p.engine.cloneStores?.bind(this.p.engine);
-    if (clone === undefined) throw unimplemented(`The ${this.p.engine.kind} storage engine cannot clone stores yet`);
-    await clone(pairs, {
+    await this.p.engine.cloneStores(pairs, {
       key: this.p.catalogMeta.key,
       value: () => {
         commit();

@@ -2,7 +2,7 @@ import type { LogFields } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
 import { prefixSuccessor } from '../model/bytes.js';
 import type { Clock } from '../model/clock.js';
-import { alreadyExists, failedPrecondition, invalidArgument, notFound, unimplemented } from '../model/errors.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../model/errors.js';
 import { FULL_RANGE, type KeyRange, intersectRanges } from '../model/key-range.js';
 import { LIMITS } from '../model/limits.js';
 import type { InstanceName, TableName } from '../model/names.js';
@@ -149,8 +149,6 @@ export class TableAdmin {
   ): Promise<TableInfo> {
     validateTableId(name.table);
     const key = this.checkNewTable(name);
-    const clone = this.engine.cloneStores?.bind(this.engine);
-    if (clone === undefined) throw unimplemented(`The ${this.engine.kind} storage engine cannot clone stores yet`);
     const uid = this.catalog.newId('t');
     const tablets: TabletRecord[] = sources.map((s) => ({ id: `${uid}.${this.catalog.newId('')}`, start: s.start, end: s.end }));
     const record: TableRecord = {
@@ -166,7 +164,7 @@ export class TableAdmin {
     };
     this.creating.add(key);
     try {
-      await clone(
+      await this.engine.cloneStores(
         sources.map((s, i) => [s.id, tablets[i]!.id] as const),
         {
           key: meta.key,

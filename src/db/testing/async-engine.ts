@@ -27,11 +27,11 @@ export function createAsyncEngine(inner: StorageEngine = createMemoryEngine()): 
     mergeStores: (leftId, rightId, mergedId, meta) => inner.mergeStores(leftId, rightId, mergedId, meta),
     cloneStores: async (pairs, meta) => {
       await tick();
-      await inner.cloneStores!(pairs, meta);
+      await inner.cloneStores(pairs, meta);
     },
     verifyStore: async (id) => {
       await tick();
-      await inner.verifyStore!(id);
+      await inner.verifyStore(id);
     },
     writeMeta: async (key, value) => {
       await tick();

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
+import { runCloneConformance } from '../testing/clone-conformance.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { createMemoryEngine } from './index.js';
 import { MemoryEngine } from './memory-engine.js';
 import { MemoryRowStore } from './memory-store.js';
 
 runRowStoreConformance('memory', () => new MemoryRowStore('test'));
+runCloneConformance('memory engine', () => new MemoryEngine());
 
 describe('memory store specifics', () => {
   it('answers synchronously', () => {
