@@ -7,12 +7,13 @@ import { adminCall } from '../harness/raw.js';
 import { useTarget } from '../harness/suite.js';
 
 /**
- * Backups through the official Node client, after its system tests (system-test/bigtable.ts, "backups" and
- * "copying backups"): cluster.createBackup and table.createBackup with their operations, backup.get /
+ * Backups through the official Node client, after its system tests (system-test/bigtable.ts, "backups",
+ * "copying backups" and "backups with gapic"): cluster.createBackup and table.createBackup with their operations, backup.get /
  * getMetadata, instance and cluster getBackups (and as streams), restore and restoreTo another instance,
- * setMetadata of the expire time, IAM on a backup, and copies into the same cluster, another cluster and another
- * instance with Date and Timestamp expire times (the client turns both into its PreciseDate); then what the service refuses, and ListBackups'
- * filter and order_by through the generated client.
+ * setMetadata of the expire time, IAM on a backup, copies into the same cluster, another cluster and another
+ * instance with Date and Timestamp expire times (the client turns both into its PreciseDate), a restore of a copy; the
+ * table admin client's createBackup and restoreTable, with an optimize operation only onto another storage type;
+ * then what the service refuses, and ListBackups' filter and order_by through the generated client.
  */
 
 const HOUR = 3_600_000;
@@ -145,6 +146,11 @@ describe('backups through the official Node client', () => {
       expect(added.map((b) => [b.id, b.name])).toEqual([[id, `${to.name}/backups/${id}`]]);
       await copy.getMetadata();
       expect(copy.metadata?.sourceBackup).toBe(backup.name);
+      // A copy restores like its source (into the copy's instance).
+      const restoredId = uniqueTableId('fromcopy');
+      const [, restoring] = await to.backup(id).restore(restoredId);
+      await restoring.promise();
+      expect(await contents(restoredId, instance)).toEqual(await contents(tableId));
       await to.backup(id).delete();
     }
 
@@ -232,6 +238,41 @@ describe('backups through the official Node client', () => {
       await table().delete();
       const [left] = await cluster.backup('from-table').get();
       expect(left.metadata?.state).toBe('READY');
+    });
+  });
+
+  describe('backups with gapic', () => {
+    it('creates backups through the table admin client, and optimizes only a restore onto another storage type', async () => {
+      const tableAdmin = ctx.client.admin.getTableAdminClient();
+      const hdd = ctx.client.instance('hdd-instance');
+      const [, created] = await hdd.create({ clusters: [{ id: 'hdd-instance-c1', location: 'us-central1-b', nodes: 1, storage: 'hdd' }] });
+      await created.promise();
+      const source = hdd.table('hdd-table');
+      await source.create({ families: ['cf'] });
+      await source.insert([{ key: 'k', data: { cf: { q: cell('v') } } }]);
+      // Seconds with a fraction, as the system test sends them: the service keeps whole seconds.
+      const expireTime = { seconds: Date.now() / 1000 + 8 * 3600, nanos: 0 };
+      const [creating] = await tableAdmin.createBackup({
+        parent: hdd.cluster('hdd-instance-c1').name,
+        backupId: 'hdd-backup',
+        backup: { expireTime, sourceTable: source.name },
+      });
+      const [backup] = await creating.promise();
+      expect(backup.name).toBe(`${hdd.cluster('hdd-instance-c1').name}/backups/hdd-backup`);
+      expect(Number(backup.expireTime?.seconds)).toBe(Math.floor(expireTime.seconds));
+
+      const [sameType] = await tableAdmin.restoreTable({ parent: hdd.name, tableId: 'hdd-restored', backup: backup.name! });
+      const [, sameMetadata] = await sameType.promise();
+      expect(sameMetadata?.optimizeTableOperationName ?? '').toBe('');
+
+      const [otherType] = await tableAdmin.restoreTable({ parent: PARENT, tableId: 'ssd-restored', backup: backup.name! });
+      const [restored, metadata] = await otherType.promise();
+      expect(restored.name).toBe(`${PARENT}/tables/ssd-restored`);
+      expect(metadata?.optimizeTableOperationName).toMatch(new RegExp(`^${PARENT}/tables/ssd-restored/operations/`));
+      const optimizing = await tableAdmin.checkOptimizeRestoredTableProgress(metadata!.optimizeTableOperationName!);
+      const [optimized] = await optimizing.promise();
+      expect(optimized.name).toBe(`${PARENT}/tables/ssd-restored`);
+      expect(await contents('ssd-restored')).toEqual([['k', { cf: { q: [cell('v')] } }]]);
     });
   });
 });

@@ -84,7 +84,18 @@ export function backupMethods(db: DatabaseCore, operations: OperationStore) {
       const tableId = required(req.tableId, 'RestoreTable', 'table_id');
       const backup = parseBackupName(required(req.backup, 'RestoreTable', 'backup'));
       const table = await db.restoreTable({ ...instance, table: tableId }, backup);
-      return done(`${instanceNameString(instance)}/tables/${tableId}`, { kind: 'table', table }, 'RestoreTableMetadata', started);
+      const tableName = `${instanceNameString(instance)}/tables/${tableId}`;
+      // Onto another storage type the service optimizes the restored table in an operation of its own, which
+      // RestoreTableMetadata names (clients wait for it); tabletop's is done at once, like every operation.
+      const from = db.getCluster(backup, backup.cluster).storageType;
+      const optimize = db.listClusters(instance).some((c) => c.storageType !== from)
+        ? operations.add(tableName, { kind: 'table', table }, 'OptimizeRestoredTableMetadata', started).name
+        : undefined;
+      return operationToProto(
+        operations.add(tableName, { kind: 'table', table }, 'RestoreTableMetadata', started, {
+          ...(optimize === undefined ? {} : { optimizeTableOperationName: optimize }),
+        }),
+      );
     }),
 
     CopyBackup: unary<PCopyBackupRequest, POperation>({ resource: (req) => resource('cluster', req.parent) }, async (req) => {

@@ -52,7 +52,8 @@ export type OperationMetadataType =
   | 'UpdateAuthorizedViewMetadata'
   | 'CreateBackupMetadata'
   | 'CopyBackupMetadata'
-  | 'RestoreTableMetadata';
+  | 'RestoreTableMetadata'
+  | 'OptimizeRestoredTableMetadata';
 
 export interface OperationRecord {
   readonly name: string;
@@ -60,6 +61,8 @@ export interface OperationRecord {
   readonly metadataType: OperationMetadataType;
   readonly startMillis: number;
   readonly endMillis: number;
+  /** A RestoreTable's: the operation that optimizes the restored table (a backup restored onto another storage type). */
+  readonly optimizeTableOperationName?: string;
 }
 
 const ADMIN = 'type.googleapis.com/google.bigtable.admin.v2.';
@@ -153,8 +156,15 @@ function metadataAny(op: OperationRecord): PAny {
         t?.restoreInfo === undefined
           ? {}
           : { name: tableNameString(t.name), sourceType: t.restoreInfo.sourceType, backupInfo: backupInfoToProto(t.restoreInfo.backup) };
-      return { '@type': type, ...restored, progress: { progressPercent: 100, startTime: start, endTime: end } };
+      const optimize = op.optimizeTableOperationName === undefined ? {} : { optimizeTableOperationName: op.optimizeTableOperationName };
+      return { '@type': type, ...restored, ...optimize, progress: { progressPercent: 100, startTime: start, endTime: end } };
     }
+    case 'OptimizeRestoredTableMetadata':
+      return {
+        '@type': type,
+        name: op.result.kind === 'table' ? tableNameString(op.result.table.name) : '',
+        progress: { progressPercent: 100, startTime: start, endTime: end },
+      };
   }
 }
 
