@@ -133,6 +133,23 @@ export interface DatabaseCore {
     options?: { readonly etag?: string | undefined; readonly ignoreWarnings?: boolean | undefined },
   ): MaybePromise<AuthorizedViewInfo>;
   deleteAuthorizedView(table: TableName, viewId: string, etag?: string): MaybePromise<void>;
+  /**
+   * Backups (backups.ts): point-in-time copies of a table's data and schema, kept under a cluster, each in
+   * storage clones of the table's stores (StorageEngine.cloneStores). Created under the table's write gate (one
+   * consistent point), READY when the clones are made; restored into a new table of the same instance; copied
+   * into another cluster or instance (the source READY and not a copy). Expire times: 6 hours to 90 days after
+   * creation (copies: 30 days); the backup sweep deletes expired backups and turns HOT backups STANDARD at
+   * their hot_to_standard_time. A damaged backup is not restored (DATA_LOSS). Deleting a table keeps its backups.
+   */
+  createBackup(cluster: ChildName, backupId: string, spec: BackupSpec): Promise<BackupInfo>;
+  getBackup(name: BackupName): BackupInfo;
+  /** The backups of one cluster, or of every cluster of the instance with cluster `-`; in name order. */
+  listBackups(instance: InstanceName, clusterId: string): BackupInfo[];
+  updateBackup(name: BackupName, update: BackupUpdate): MaybePromise<BackupInfo>;
+  deleteBackup(name: BackupName): MaybePromise<void>;
+  /** A new table `table` (same instance as the backup) with the backup's schema and data. */
+  restoreTable(table: TableName, backup: BackupName): Promise<TableInfo>;
+  copyBackup(cluster: ChildName, backupId: string, source: BackupName, expireTimeMillis: number): Promise<BackupInfo>;
   /** True when every write before the token was issued is visible (always, on one node). */
   checkConsistency(name: TableName, token: string): boolean;
 
@@ -346,6 +363,8 @@ export interface TableInfo {
   readonly granularity: 'millis';
   readonly deletionProtection: boolean;
   readonly createTimeMillis: number;
+  /** Set on a table restored from a backup. */
+  readonly restoreInfo?: RestoreInfo;
 }
 
 export type FamilyModification =
@@ -489,4 +508,61 @@ export interface DatabaseStats {
   readonly tabletMerges: number;
   readonly tabletMoves: number;
   readonly engine: EngineStats | undefined;
+}
+
+/** `projects/P/instances/I/clusters/C/backups/B`. */
+export interface BackupName extends InstanceName {
+  readonly cluster: string;
+  readonly backup: string;
+}
+
+export type BackupState = 'CREATING' | 'READY';
+export type BackupType = 'STANDARD' | 'HOT';
+
+export interface BackupSpec {
+  /** The id of a table of the backup's instance. */
+  readonly sourceTable: string;
+  readonly expireTimeMillis: number;
+  /** STANDARD when absent. */
+  readonly backupType?: BackupType | undefined;
+  /** HOT backups only: when the sweep turns it STANDARD (at least 24 hours after creation). */
+  readonly hotToStandardTimeMillis?: number | undefined;
+}
+
+export interface BackupUpdate {
+  readonly expireTimeMillis?: number | undefined;
+  /** null clears it. */
+  readonly hotToStandardTimeMillis?: number | null | undefined;
+}
+
+export interface BackupInfo {
+  readonly name: BackupName;
+  readonly sourceTable: TableName;
+  /** The full name of the backup this one was copied from. */
+  readonly sourceBackup?: string | undefined;
+  /** The point in time the backup holds (for a copy, its source's). */
+  readonly startTimeMillis: number;
+  /** Undefined while CREATING. */
+  readonly endTimeMillis?: number | undefined;
+  readonly expireTimeMillis: number;
+  readonly sizeBytes: number;
+  readonly state: BackupState;
+  readonly backupType: BackupType;
+  readonly hotToStandardTimeMillis?: number | undefined;
+  /** The source table's families at backup time (the schema a restore gets). */
+  readonly families: readonly ColumnFamily[];
+}
+
+/** Where a restored table came from. */
+export interface RestoreInfo {
+  readonly sourceType: 'BACKUP';
+  readonly backup: {
+    /** The backup's full name. */
+    readonly backup: string;
+    readonly startTimeMillis: number;
+    readonly endTimeMillis: number;
+    /** The source table's full name. */
+    readonly sourceTable: string;
+    readonly sourceBackup?: string | undefined;
+  };
 }

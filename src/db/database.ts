@@ -15,7 +15,9 @@ import {
   type InstanceName,
   type TableName,
   childNameString,
+  backupNameString,
   parseAuthorizedViewName,
+  parseBackupName,
   parseChildName,
   parseInstanceName,
   parseTableName,
@@ -28,6 +30,10 @@ import type {
   AppProfileSpec,
   AuthorizedViewInfo,
   AuthorizedViewSpec,
+  BackupInfo,
+  BackupName,
+  BackupSpec,
+  BackupUpdate,
   LogicalViewInfo,
   LogicalViewSpec,
   ClusterInfo,
@@ -57,6 +63,7 @@ import { AuthorizedViews, protectedViews, viewName, viewsNamingFamily } from './
 import { InstanceAdmin } from './catalog/instance-admin.js';
 import { LogicalViews } from './catalog/logical-views.js';
 import { IamPolicies } from './catalog/iam-policies.js';
+import { BackupAdmin } from './backups.js';
 import { GcSweeper } from './gc-sweep.js';
 import { compileRequestFilter } from './read-filter.js';
 import { TableRowReader } from './row-reader.js';
@@ -86,6 +93,9 @@ import {
   validateCheckAndMutate,
   validateEntries,
 } from './write-path.js';
+
+/** How often the backup sweep looks for expired backups. */
+export const BACKUP_SWEEP_INTERVAL_MILLIS = 60_000;
 
 /** The engine meta key under which the catalog is kept. */
 export const CATALOG_META_KEY = 'catalog';
@@ -118,7 +128,9 @@ export class LocalDatabase implements DatabaseCore {
   private readonly tables: TableAdmin;
   private readonly views: MaterializedViewAdmin;
   private readonly iam: IamPolicies;
+  private readonly backups: BackupAdmin;
   private readonly sweeper: GcSweeper;
+  private readonly backupSweeper: GcSweeper;
   private readonly tabletManager: TabletManager;
   private readonly clock: Clock;
   private readonly config: Config;
@@ -144,6 +156,14 @@ export class LocalDatabase implements DatabaseCore {
       (m, f) => (logger === undefined ? console.warn(m) : logger.warn(m, f)),
       parts.access,
     );
+    this.backups = new BackupAdmin({
+      catalog: this.catalog,
+      instances: this.instances,
+      tables: this.tables,
+      engine: parts.engine,
+      nowMillis: () => Math.floor(parts.clock.nowMicros() / 1000),
+      catalogMeta: { key: CATALOG_META_KEY, catalogJson: () => JSON.stringify(this.catalog.toState()) },
+    });
     this.views = new MaterializedViewAdmin(
       this.catalog,
       () => Math.floor(parts.clock.nowMicros() / 1000),
@@ -162,11 +182,10 @@ export class LocalDatabase implements DatabaseCore {
         this.logicalViews.get(n, n.id);
       },
       materializedView: (name) => void this.views.get(parseChildName(name, 'materializedViews')),
-      backup: (name) => {
-        throw notFound(`Backup ${name} not found`);
-      },
+      backup: (name) => void this.backups.get(parseBackupName(name)),
     });
     this.sweeper = new GcSweeper(parts.config.gcSweepIntervalMillis, () => this.sweepGarbage(), parts.onBackgroundError);
+    this.backupSweeper = new GcSweeper(BACKUP_SWEEP_INTERVAL_MILLIS, () => this.sweepBackups(), parts.onBackgroundError);
     this.tabletManager = new TabletManager({
       tables: this.tables,
       catalog: this.catalog,
@@ -190,7 +209,9 @@ export class LocalDatabase implements DatabaseCore {
   open(): MaybePromise<void> {
     const opened = this.tables.openExisting();
     const start = (): void => {
+      if (this.backups.dropUnfinished()) void this.persisted(undefined);
       this.sweeper.start();
+      this.backupSweeper.start();
       this.tabletManager.start();
     };
     if (opened instanceof Promise) return opened.then(start);
@@ -211,8 +232,10 @@ export class LocalDatabase implements DatabaseCore {
   updateInstance(name: InstanceName, update: Partial<InstanceSpec>): MaybePromise<InstanceInfo> {
     return this.persisted(this.instances.updateInstance(name, update));
   }
+  /** Deleting an instance or a cluster deletes the backups in it (their stores once the catalog is durable). */
   deleteInstance(name: InstanceName): MaybePromise<void> {
-    return this.persisted(this.instances.deleteInstance(name));
+    const stores = this.backups.storesOf(name);
+    return andThen(this.persisted(this.instances.deleteInstance(name)), () => this.backups.dropStores(stores));
   }
   createCluster(instance: InstanceName, clusterId: string, spec: ClusterSpec): MaybePromise<ClusterInfo> {
     const info = this.instances.createCluster(instance, clusterId, spec);
@@ -238,9 +261,10 @@ export class LocalDatabase implements DatabaseCore {
     return this.persisted(after);
   }
   deleteCluster(instance: InstanceName, clusterId: string): MaybePromise<void> {
+    const stores = this.backups.storesOf(instance, clusterId);
     this.instances.deleteCluster(instance, clusterId);
     this.iam.forget(childNameString(instance, 'clusters', clusterId)); // its backups' policies
-    return this.persisted(undefined);
+    return andThen(this.persisted(undefined), () => this.backups.dropStores(stores));
   }
   createAppProfile(instance: InstanceName, profileId: string, spec: AppProfileSpec): MaybePromise<AppProfileInfo> {
     return this.persisted(this.instances.createAppProfile(instance, profileId, spec));
@@ -448,6 +472,45 @@ export class LocalDatabase implements DatabaseCore {
     this.authorizedViews.delete(table, viewId, etag);
     this.iam.forget(viewName(table, viewId));
     return this.persisted(undefined);
+  }
+
+  // ---- backups ----
+
+  createBackup(cluster: ChildName, backupId: string, spec: BackupSpec): Promise<BackupInfo> {
+    return this.backups.create(cluster, backupId, spec);
+  }
+  getBackup(name: BackupName): BackupInfo {
+    return this.backups.get(name);
+  }
+  listBackups(instance: InstanceName, clusterId: string): BackupInfo[] {
+    return this.backups.list(instance, clusterId);
+  }
+  updateBackup(name: BackupName, update: BackupUpdate): MaybePromise<BackupInfo> {
+    return this.persisted(this.backups.update(name, update));
+  }
+  deleteBackup(name: BackupName): MaybePromise<void> {
+    const stores = this.backups.delete(name);
+    this.iam.forget(backupNameString(name));
+    return andThen(this.persisted(undefined), () => this.backups.dropStores(stores));
+  }
+  restoreTable(table: TableName, backup: BackupName): Promise<TableInfo> {
+    return this.backups.restore(table, backup);
+  }
+  copyBackup(cluster: ChildName, backupId: string, source: BackupName, expireTimeMillis: number): Promise<BackupInfo> {
+    return this.backups.copy(cluster, backupId, source, expireTimeMillis);
+  }
+
+  /** Runs the backup sweep now (the timer runs one every BACKUP_SWEEP_INTERVAL_MILLIS): expired backups go. */
+  runBackupSweep(): Promise<void> {
+    return this.backupSweeper.runOnce();
+  }
+
+  private async sweepBackups(): Promise<void> {
+    const swept = this.backups.sweep();
+    if (!swept.changed) return;
+    for (const name of swept.deleted) this.iam.forget(name);
+    await this.persisted(undefined);
+    await this.backups.dropStores(swept.stores);
   }
 
   /** The view a data call names, with the error of a write that leaves it. */
@@ -707,6 +770,7 @@ export class LocalDatabase implements DatabaseCore {
     this.closed = true;
     try {
       await this.sweeper.stop();
+      await this.backupSweeper.stop();
       await this.tabletManager.stop();
       for (const table of this.tables.liveTables()) {
         for (const tablet of table.tablets.tablets) await tablet.store.close();

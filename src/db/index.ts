@@ -51,6 +51,8 @@ export interface CreateDatabaseOptions {
 export interface TabletopDatabase extends DatabaseCore {
   /** Runs a GC sweep now (the background sweep runs one every `gcSweepIntervalMillis`). */
   runGcSweep(): Promise<void>;
+  /** Runs the backup sweep now (expired backups deleted, HOT ones turned STANDARD; a timer runs it every minute). */
+  runBackupSweep(): Promise<void>;
   /** The catalog in its persisted, JSON-serialisable form. */
   catalogState(): CatalogState;
   /** Runs one round of tablet checks (size and load splits, merges) and node balancing now. */

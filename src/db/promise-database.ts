@@ -51,6 +51,13 @@ export function promiseDatabase(core: DatabaseCore): Database {
     listAuthorizedViews: promised(c.listAuthorizedViews.bind(c)),
     updateAuthorizedView: promised(c.updateAuthorizedView.bind(c)),
     deleteAuthorizedView: promised(c.deleteAuthorizedView.bind(c)),
+    createBackup: promised(c.createBackup.bind(c)),
+    getBackup: promised(c.getBackup.bind(c)),
+    listBackups: promised(c.listBackups.bind(c)),
+    updateBackup: promised(c.updateBackup.bind(c)),
+    deleteBackup: promised(c.deleteBackup.bind(c)),
+    restoreTable: promised(c.restoreTable.bind(c)),
+    copyBackup: promised(c.copyBackup.bind(c)),
     readRows: (name, request) => {
       try {
         return c.readRows(name, request);

@@ -11,6 +11,7 @@ import { idHolder } from './catalog/resource-ids.js';
 import type { MaybePromise, StorageEngine } from '../storage/store.js';
 import { normalizeSplits } from '../tablet/splits.js';
 import { TabletMap } from '../tablet/tablet-map.js';
+import type { TabletRecord } from '../tablet/tablet.js';
 import type { FamilyModification, TableInfo, TableSpec } from './api.js';
 import type { Catalog, InstanceEntry } from './catalog/catalog.js';
 import type { TableRecord } from './catalog/catalog-state.js';
@@ -51,6 +52,7 @@ export class TableAdmin {
     // Stores no table names: an empty one (a CreateTable cut short) is dropped; one that holds
     // data (a deletion cut short by a crash) is kept and reported, never thrown away unasked.
     const named = new Set(tables.flatMap(({ table }) => table.tablets.map((t) => t.id)));
+    for (const { backup } of this.catalog.allBackups()) for (const s of backup.stores) named.add(s.id);
     // System stores (`_…`, such as insight's history) belong to no table: they are never orphans.
     const orphans = this.engine.storeIds().filter((id) => !named.has(id) && !id.startsWith(SYSTEM_STORE_PREFIX));
     const dropped = forEachInOrder(orphans, (id) =>
@@ -68,19 +70,7 @@ export class TableAdmin {
       forEachInOrder(tables, ({ name, table }) =>
         andThen(
           TabletMap.open(table.tablets, (id) => this.engine.openStore(id)),
-          (map) => {
-            this.runtimes.set(
-              table.uid,
-              new TableRuntime(
-                name,
-                table.uid,
-                new Schema(table.families, tableNameString(name)),
-                map,
-                () => this.clock.nowMicros(),
-                this.access?.openTable(table.uid, name),
-              ),
-            );
-          },
+          (map) => void this.addRuntime(name, table, map),
         ),
       ),
     );
@@ -107,20 +97,7 @@ export class TableAdmin {
     validateNewFamilies(spec.families);
     const splits = normalizeSplits(spec.initialSplits);
     // The instance is created (implicitly, when it does not exist) only once the table is.
-    const tables = this.catalog.instance(name)?.tables;
-    const key = tableKey(name);
-    if (tables?.has(name.table) === true || this.creating.has(key)) {
-      throw alreadyExists(`Table ${tableNameString(name)} already exists`);
-    }
-    const holder = idHolder(this.catalog.instance(name), name.table);
-    if (holder !== undefined && holder !== 'table') {
-      throw alreadyExists(`Instance ${name.instance} already has a ${holder} named ${name.table}: a table needs an id of its own`);
-    }
-    if (tables !== undefined && tables.size >= LIMITS.maxTablesPerInstance) {
-      throw failedPrecondition(
-        `Instance ${name.instance} already has ${tables.size} tables; the limit is ${LIMITS.maxTablesPerInstance} tables per instance`,
-      );
-    }
+    const key = this.checkNewTable(name);
     const uid = this.catalog.newId('t');
     const tablets = TabletMap.recordsForSplits(splits, () => `${uid}.${this.catalog.newId('')}`);
     this.creating.add(key);
@@ -146,17 +123,7 @@ export class TableAdmin {
       };
       // Creates the instance implicitly when it does not exist (or was deleted while the stores opened).
       this.instances.use(name).tables.set(name.table, record);
-      this.runtimes.set(
-        uid,
-        new TableRuntime(
-          name,
-          uid,
-          new Schema(record.families, tableNameString(name)),
-          map,
-          () => this.clock.nowMicros(),
-          this.access?.openTable(uid, name),
-        ),
-      );
+      this.addRuntime(name, record, map);
       return tableInfo(name, record);
     };
     if (opened instanceof Promise) {
@@ -166,6 +133,55 @@ export class TableAdmin {
       });
     }
     return commit(opened);
+  }
+
+  /**
+   * Creates table `name` over clones of `sources` (a backup's stores, with their key ranges), with `families`:
+   * the engine makes the clones and the catalog naming the new table durable in one atomic step (`catalogJson`
+   * serializes the catalog once the record is in), so a crash leaves either no table or the whole of it.
+   */
+  async createFromStores(
+    name: TableName,
+    families: TableRecord['families'],
+    sources: readonly TabletRecord[],
+    restoreInfo: TableRecord['restoreInfo'],
+    meta: { readonly key: string; readonly catalogJson: () => string },
+  ): Promise<TableInfo> {
+    validateTableId(name.table);
+    const key = this.checkNewTable(name);
+    const uid = this.catalog.newId('t');
+    const tablets: TabletRecord[] = sources.map((s) => ({ id: `${uid}.${this.catalog.newId('')}`, start: s.start, end: s.end }));
+    const record: TableRecord = {
+      id: name.table,
+      uid,
+      families,
+      granularity: 'millis',
+      deletionProtection: false,
+      createTimeMillis: Math.floor(this.clock.nowMicros() / 1000),
+      tablets,
+      tokensIssued: 0,
+      ...(restoreInfo === undefined ? {} : { restoreInfo }),
+    };
+    this.creating.add(key);
+    try {
+      await this.engine.cloneStores(
+        sources.map((s, i) => [s.id, tablets[i]!.id] as const),
+        {
+          key: meta.key,
+          value: () => {
+            this.instances.use(name).tables.set(name.table, record);
+            return meta.catalogJson();
+          },
+        },
+      );
+      this.addRuntime(name, record, await TabletMap.open(tablets, (id) => this.engine.openStore(id)));
+      return tableInfo(name, record);
+    } catch (e) {
+      if (this.catalog.instance(name)?.tables.get(name.table)?.uid === uid) this.catalog.instance(name)!.tables.delete(name.table);
+      throw e;
+    } finally {
+      this.creating.delete(key);
+    }
   }
 
   getTable(name: TableName): TableInfo {
@@ -297,6 +313,39 @@ export class TableAdmin {
     return true;
   }
 
+  /** AlreadyExists (or FailedPrecondition at the instance's table limit) unless `name` can be created; its creating key. */
+  private checkNewTable(name: TableName): string {
+    const tables = this.catalog.instance(name)?.tables;
+    const key = tableKey(name);
+    if (tables?.has(name.table) === true || this.creating.has(key)) {
+      throw alreadyExists(`Table ${tableNameString(name)} already exists`);
+    }
+    const holder = idHolder(this.catalog.instance(name), name.table);
+    if (holder !== undefined && holder !== 'table') {
+      throw alreadyExists(`Instance ${name.instance} already has a ${holder} named ${name.table}: a table needs an id of its own`);
+    }
+    if (tables !== undefined && tables.size >= LIMITS.maxTablesPerInstance) {
+      throw failedPrecondition(
+        `Instance ${name.instance} already has ${tables.size} tables; the limit is ${LIMITS.maxTablesPerInstance} tables per instance`,
+      );
+    }
+    return key;
+  }
+
+  private addRuntime(name: TableName, record: TableRecord, map: TabletMap): void {
+    this.runtimes.set(
+      record.uid,
+      new TableRuntime(
+        name,
+        record.uid,
+        new Schema(record.families, tableNameString(name)),
+        map,
+        () => this.clock.nowMicros(),
+        this.access?.openTable(record.uid, name),
+      ),
+    );
+  }
+
   private record(name: TableName): TableRecord {
     const record = this.catalog.instance(name)?.tables.get(name.table);
     if (record === undefined) throw notFound(`Table ${tableNameString(name)} not found`);
@@ -345,5 +394,6 @@ export function tableInfo(name: TableName, record: TableRecord): TableInfo {
     granularity: record.granularity,
     deletionProtection: record.deletionProtection,
     createTimeMillis: record.createTimeMillis,
+    ...(record.restoreInfo === undefined ? {} : { restoreInfo: record.restoreInfo }),
   };
 }

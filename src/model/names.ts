@@ -88,6 +88,26 @@ export function parseAuthorizedViewName(name: string): { readonly table: TableNa
   return { table: parseTableName(parts.slice(0, 6).join('/')), id: segment('authorized view', parts[7], name) };
 }
 
+/** Parses `projects/p/instances/i/clusters/c/backups/b` (the cluster may be `-` only where a caller allows it). */
+export function parseBackupName(name: string): InstanceName & { readonly cluster: string; readonly backup: string } {
+  const parts = name.split('/');
+  if (parts.length !== 8 || parts[0] !== 'projects' || parts[2] !== 'instances' || parts[4] !== 'clusters' || parts[6] !== 'backups') {
+    throw invalidArgument(
+      `Invalid backup name: "${name}"; expected projects/{project}/instances/{instance}/clusters/{cluster}/backups/{backup}`,
+    );
+  }
+  return {
+    project: segment('project', parts[1], name),
+    instance: segment('instance', parts[3], name),
+    cluster: segment('cluster', parts[5], name),
+    backup: segment('backup', parts[7], name),
+  };
+}
+
+export function backupNameString(n: InstanceName & { readonly cluster: string; readonly backup: string }): string {
+  return `projects/${n.project}/instances/${n.instance}/clusters/${n.cluster}/backups/${n.backup}`;
+}
+
 export function instanceNameString(n: InstanceName): string {
   return `projects/${n.project}/instances/${n.instance}`;
 }

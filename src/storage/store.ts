@@ -216,16 +216,16 @@ export interface StorageEngine {
    * data. The sources keep serving. REQUIRES: no write to a source in
    * flight (the caller holds the table's write gate). `meta`, when given, is
    * written in the same atomic step, so a crash leaves either no clone and
-   * the old meta, or every clone and the new meta. (Optional only until both engines have it: issue 25.)
+   * the old meta, or every clone and the new meta.
    */
-  cloneStores?(pairs: readonly (readonly [sourceId: string, cloneId: string])[], meta?: MetaUpdate): MaybePromise<void>;
+  cloneStores(pairs: readonly (readonly [sourceId: string, cloneId: string])[], meta?: MetaUpdate): MaybePromise<void>;
   /**
    * Reads all of a store's data and checks every checksum (the durable
    * engine: each file's blocks, index and footer); throws a TabletopError
    * DataLoss naming the store, the file and the damage. The memory engine
    * has nothing to check.
    */
-  verifyStore?(id: string): MaybePromise<void>;
+  verifyStore(id: string): MaybePromise<void>;
   /** The ids of every store the engine holds. */
   storeIds(): string[];
   /** A small named blob kept by the engine (the catalog), or undefined. */

@@ -2,7 +2,7 @@ import type { ByteString } from '../../model/bytes.js';
 import type { SubsetView } from '../../model/authorized-view.js';
 import type { ColumnFamily } from '../../model/family.js';
 import type { TabletRecord } from '../../tablet/tablet.js';
-import type { AppProfileSpec, ClusterSpec, IamPolicy, InstanceSpec } from '../api.js';
+import type { AppProfileSpec, ClusterSpec, IamPolicy, InstanceSpec, RestoreInfo } from '../api.js';
 
 /**
  * The catalog in its persisted form: plain, JSON-serialisable data (row keys
@@ -64,6 +64,33 @@ export interface MaterializedViewRecord {
 
 export interface ClusterRecord extends ClusterSpec {
   readonly id: string;
+  /** Backups kept in the cluster, in id order (absent in catalogs written before backups existed: none). */
+  readonly backups?: readonly BackupRecord[];
+}
+
+/**
+ * A backup: the table's schema at backup time and one storage clone per source tablet (its key range), which
+ * belong to the backup alone (a table restored from it gets clones of its own).
+ */
+export interface BackupRecord {
+  readonly id: string;
+  /** Names its stores (`<uid>.<n>`); unique for the life of the database. */
+  readonly uid: string;
+  /** The id of the source table (in the backup's instance; it may have been deleted since). */
+  readonly sourceTable: string;
+  /** The instance of the source table when it differs from the backup's (a copy into another instance). */
+  readonly sourceInstance?: string;
+  /** The full name of the backup this one copies. */
+  readonly sourceBackup?: string;
+  readonly families: readonly ColumnFamily[];
+  readonly stores: readonly TabletRecord[];
+  readonly startTimeMillis: number;
+  readonly endTimeMillis?: number;
+  readonly expireTimeMillis: number;
+  readonly sizeBytes: number;
+  readonly state: 'CREATING' | 'READY';
+  readonly backupType: 'STANDARD' | 'HOT';
+  readonly hotToStandardTimeMillis?: number;
 }
 
 export interface AppProfileRecord extends AppProfileSpec {
@@ -87,6 +114,8 @@ export interface TableRecord {
   readonly tokensIssued: number;
   /** Authorized views of the table, in id order (absent in catalogs written before they existed: none). */
   readonly authorizedViews?: readonly AuthorizedViewRecord[];
+  /** Set on a table restored from a backup. */
+  readonly restoreInfo?: RestoreInfo;
 }
 
 /** An authorized view: a named subset of its table's rows and columns (model/authorized-view.ts). */

@@ -1,5 +1,5 @@
 import type { InstanceName, TableName } from '../../model/names.js';
-import type { AppProfileRecord, CatalogState, ClusterRecord, InstanceRecord, TableRecord } from './catalog-state.js';
+import type { AppProfileRecord, BackupRecord, CatalogState, ClusterRecord, InstanceRecord, TableRecord } from './catalog-state.js';
 
 /**
  * The catalog in memory: instances (with their clusters, app profiles and
@@ -59,6 +59,13 @@ export class Catalog {
       for (const table of entry.tables.values()) {
         yield { name: { project: entry.record.project, instance: entry.record.id, table: table.id }, table };
       }
+    }
+  }
+
+  /** Every backup of every cluster (background work; the stores that backups hold). */
+  *allBackups(): Iterable<{ entry: InstanceEntry; cluster: string; backup: BackupRecord }> {
+    for (const entry of this.instances.values()) {
+      for (const c of entry.clusters) for (const backup of c.backups ?? []) yield { entry, cluster: c.id, backup };
     }
   }
 

@@ -25,6 +25,14 @@ export function createAsyncEngine(inner: StorageEngine = createMemoryEngine()): 
     storeIds: () => inner.storeIds(),
     splitStore: (parentId, at, leftId, rightId, meta) => inner.splitStore(parentId, at, leftId, rightId, meta),
     mergeStores: (leftId, rightId, mergedId, meta) => inner.mergeStores(leftId, rightId, mergedId, meta),
+    cloneStores: async (pairs, meta) => {
+      await tick();
+      await inner.cloneStores(pairs, meta);
+    },
+    verifyStore: async (id) => {
+      await tick();
+      await inner.verifyStore(id);
+    },
     writeMeta: async (key, value) => {
       await tick();
       await inner.writeMeta(key, value);

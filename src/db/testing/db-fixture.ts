@@ -12,7 +12,7 @@ import { BYTES_TYPE, type ValueType } from '../../model/value-type.js';
 import { createMemoryEngine } from '../../storage/memory/index.js';
 import type { StorageEngine } from '../../storage/store.js';
 import type { ReadRequest, RowPuller } from '../api.js';
-import { type TabletopDatabase, createDatabase } from '../index.js';
+import { type CreateDatabaseOptions, type TabletopDatabase, createDatabase } from '../index.js';
 
 /** Helpers shared by the database tests. */
 
@@ -31,7 +31,15 @@ export interface Fixture {
 }
 
 export async function openDb(
-  options: { config?: Partial<Config>; random?: () => number; engine?: StorageEngine; logger?: Logger; access?: AccessRecorder } = {},
+  options: {
+    config?: Partial<Config>;
+    random?: () => number;
+    engine?: StorageEngine;
+    logger?: Logger;
+    access?: AccessRecorder;
+    /** The catalog to open with (instead of the one the engine holds). */
+    catalog?: CreateDatabaseOptions['catalog'];
+  } = {},
 ): Promise<Fixture> {
   const clock = new ManualClock(T0);
   const engine = options.engine ?? createMemoryEngine();
@@ -43,6 +51,7 @@ export async function openDb(
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.access === undefined ? {} : { access: options.access }),
+    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
   });
   return { db, clock, engine };
 }

@@ -275,9 +275,9 @@ describe('table admin', () => {
     expect((await unaryError(ts.clients.tableAdmin, 'CheckConsistency', { name })).code).toBe(status.INVALID_ARGUMENT);
   });
 
-  it('answers backups, snapshots and schema bundles with UNIMPLEMENTED', async () => {
+  it('answers snapshots, table undelete and schema bundles with UNIMPLEMENTED', async () => {
     for (const [method, req] of [
-      ['CreateBackup', { parent: `${INSTANCE}/clusters/c`, backupId: 'b' }],
+      ['UndeleteTable', { name: `${INSTANCE}/tables/t` }],
       ['ListSnapshots', { parent: `${INSTANCE}/clusters/c` }],
       ['GetSchemaBundle', { name: 'x' }],
     ] as const) {

@@ -9,7 +9,7 @@ import { type MethodSpec, resourceOfName, unary } from '../method-table.js';
 
 /**
  * IAM methods of both admin services, over the policies the db stores (catalog/iam-policies.ts: instances,
- * tables, authorized views, logical and materialized views; a backup is NOT_FOUND until backups exist).
+ * tables, authorized views, logical and materialized views, backups).
  * SetIamPolicy accepts the roles tabletop knows (permissions.ts ROLES) and members `user:`, `serviceAccount:`,
  * `group:` and `domain:`; `allUsers` and `allAuthenticatedUsers` are refused, as Bigtable refuses them.
  * TestIamPermissions answers from the policies for the caller; an anonymous caller (authentication off, no

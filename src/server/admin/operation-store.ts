@@ -13,9 +13,22 @@ export class OperationStore {
   constructor(private readonly capacity: number) {}
 
   /** Records a finished operation on `resource` and returns it. */
-  add(resource: string, result: OperationResult, metadataType: OperationMetadataType, startMillis: number): OperationRecord {
+  add(
+    resource: string,
+    result: OperationResult,
+    metadataType: OperationMetadataType,
+    startMillis: number,
+    links: Pick<OperationRecord, 'optimizeTableOperationName'> = {},
+  ): OperationRecord {
     const id = `${Date.now().toString(36)}-${(++this.counter).toString(36)}`;
-    const record: OperationRecord = { name: `${resource}/operations/${id}`, result, metadataType, startMillis, endMillis: Date.now() };
+    const record: OperationRecord = {
+      name: `${resource}/operations/${id}`,
+      result,
+      metadataType,
+      startMillis,
+      endMillis: Date.now(),
+      ...links,
+    };
     this.ops.set(record.name, record);
     while (this.ops.size > this.capacity) {
       const oldest = this.ops.keys().next();

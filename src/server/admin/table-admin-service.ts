@@ -28,6 +28,7 @@ import { type ServiceSpec, resource, unary } from '../method-table.js';
 import { SERVICES } from '../protos.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { authorizedViewMethods } from './authorized-view-methods.js';
+import { backupMethods } from './backup-methods.js';
 import { required } from './required.js';
 import { iamMethods } from './iam.js';
 import type { OperationStore } from './operation-store.js';
@@ -120,6 +121,7 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
     ),
 
     ...authorizedViewMethods(db, operations),
+    ...backupMethods(db, operations),
     ...iamMethods(db, authorizer),
   };
 
@@ -128,7 +130,6 @@ export function tableAdminService(db: DatabaseCore, operations: OperationStore, 
     methods,
     notYet: {
       snapshots: ['CreateTableFromSnapshot', 'SnapshotTable', 'GetSnapshot', 'ListSnapshots', 'DeleteSnapshot'],
-      backups: ['CreateBackup', 'GetBackup', 'UpdateBackup', 'DeleteBackup', 'ListBackups', 'RestoreTable', 'CopyBackup'],
       'table undelete': ['UndeleteTable'],
       'schema bundles': ['CreateSchemaBundle', 'UpdateSchemaBundle', 'GetSchemaBundle', 'ListSchemaBundles', 'DeleteSchemaBundle'],
     },

@@ -248,6 +248,16 @@ export const METHOD_NEEDS: ReadonlyMap<string, MethodNeed> = new Map<string, Met
   [`/${TABLE_ADMIN}/GetAuthorizedView`, { authorizedView: on('authorizedViews', 'get') }],
   [`/${TABLE_ADMIN}/UpdateAuthorizedView`, { authorizedView: on('authorizedViews', 'update') }],
   [`/${TABLE_ADMIN}/DeleteAuthorizedView`, { authorizedView: on('authorizedViews', 'delete') }],
+  // Backups: the service also wants bigtable.tables.readRows on CreateBackup's table and bigtable.tables.create
+  // on RestoreTable's instance; the access check looks at the one resource a request names (the parent cluster,
+  // the backup), so these need the backup permission there.
+  [`/${TABLE_ADMIN}/CreateBackup`, { cluster: on('backups', 'create') }],
+  [`/${TABLE_ADMIN}/GetBackup`, { backup: on('backups', 'get') }],
+  [`/${TABLE_ADMIN}/ListBackups`, { cluster: on('backups', 'list'), instance: on('backups', 'list') }],
+  [`/${TABLE_ADMIN}/UpdateBackup`, { backup: on('backups', 'update') }],
+  [`/${TABLE_ADMIN}/DeleteBackup`, { backup: on('backups', 'delete') }],
+  [`/${TABLE_ADMIN}/RestoreTable`, { backup: on('backups', 'restore') }],
+  [`/${TABLE_ADMIN}/CopyBackup`, { cluster: on('backups', 'create') }],
   [
     `/${TABLE_ADMIN}/GetIamPolicy`,
     { table: tables('getIamPolicy'), authorizedView: on('authorizedViews', 'getIamPolicy'), backup: on('backups', 'getIamPolicy') },

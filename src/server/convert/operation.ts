@@ -1,19 +1,21 @@
 import type {
   AppProfileInfo,
   AuthorizedViewInfo,
+  BackupInfo,
   ClusterInfo,
   InstanceInfo,
   LogicalViewInfo,
   MaterializedViewInfo,
   TableInfo,
 } from '../../db/api.js';
-import { tableNameString } from '../../model/names.js';
+import { backupNameString, tableNameString } from '../../model/names.js';
+import { backupInfoToProto, backupToProto } from './backup.js';
 import { authorizedViewName, authorizedViewToProto } from './authorized-view.js';
 import { appProfileToProto, clusterToProto, instanceToProto } from './instance.js';
 import { logicalViewToProto } from './logical-view.js';
 import { materializedViewName, materializedViewToProto } from './materialized-view.js';
 import { millisToTimestamp } from './int64.js';
-import type { PAny, POperation } from './proto-types.js';
+import type { PAny, PBackupInfo, POperation } from './proto-types.js';
 import { tableResultToProto } from './table.js';
 
 /**
@@ -30,7 +32,8 @@ export type OperationResult =
   | { readonly kind: 'appProfile'; readonly appProfile: AppProfileInfo }
   | { readonly kind: 'logicalView'; readonly logicalView: LogicalViewInfo }
   | { readonly kind: 'materializedView'; readonly materializedView: MaterializedViewInfo }
-  | { readonly kind: 'authorizedView'; readonly authorizedView: AuthorizedViewInfo };
+  | { readonly kind: 'authorizedView'; readonly authorizedView: AuthorizedViewInfo }
+  | { readonly kind: 'backup'; readonly backup: BackupInfo };
 
 /** Metadata message types of the admin APIs, by the shape of their time fields. */
 export type OperationMetadataType =
@@ -46,7 +49,11 @@ export type OperationMetadataType =
   | 'CreateMaterializedViewMetadata'
   | 'UpdateMaterializedViewMetadata'
   | 'CreateAuthorizedViewMetadata'
-  | 'UpdateAuthorizedViewMetadata';
+  | 'UpdateAuthorizedViewMetadata'
+  | 'CreateBackupMetadata'
+  | 'CopyBackupMetadata'
+  | 'RestoreTableMetadata'
+  | 'OptimizeRestoredTableMetadata';
 
 export interface OperationRecord {
   readonly name: string;
@@ -54,6 +61,8 @@ export interface OperationRecord {
   readonly metadataType: OperationMetadataType;
   readonly startMillis: number;
   readonly endMillis: number;
+  /** A RestoreTable's: the operation that optimizes the restored table (a backup restored onto another storage type). */
+  readonly optimizeTableOperationName?: string;
 }
 
 const ADMIN = 'type.googleapis.com/google.bigtable.admin.v2.';
@@ -78,6 +87,8 @@ function resultAny(r: OperationResult): PAny {
       return { '@type': ADMIN + 'MaterializedView', ...materializedViewToProto(r.materializedView) };
     case 'authorizedView':
       return { '@type': ADMIN + 'AuthorizedView', ...authorizedViewToProto(r.authorizedView, 'FULL') };
+    case 'backup':
+      return { '@type': ADMIN + 'Backup', ...backupToProto(r.backup) };
   }
 }
 
@@ -127,5 +138,42 @@ function metadataAny(op: OperationRecord): PAny {
             : { authorizedView: { name: authorizedViewName(view) } };
       return { '@type': type, originalRequest: request, requestTime: start, finishTime: end };
     }
+    case 'CreateBackupMetadata': {
+      const b = op.result.kind === 'backup' ? op.result.backup : undefined;
+      return b === undefined
+        ? { '@type': type, startTime: start, endTime: end }
+        : { '@type': type, name: backupNameString(b.name), sourceTable: tableNameString(b.sourceTable), startTime: start, endTime: end };
+    }
+    case 'CopyBackupMetadata': {
+      // The source is the copy's source backup, with the point in time it holds.
+      const b = op.result.kind === 'backup' ? op.result.backup : undefined;
+      const source = b === undefined ? {} : { name: backupNameString(b.name), sourceBackupInfo: copySourceInfo(b) };
+      return { '@type': type, ...source, progress: { progressPercent: 100, startTime: start, endTime: end } };
+    }
+    case 'RestoreTableMetadata': {
+      const t = op.result.kind === 'table' ? op.result.table : undefined;
+      const restored =
+        t?.restoreInfo === undefined
+          ? {}
+          : { name: tableNameString(t.name), sourceType: t.restoreInfo.sourceType, backupInfo: backupInfoToProto(t.restoreInfo.backup) };
+      const optimize = op.optimizeTableOperationName === undefined ? {} : { optimizeTableOperationName: op.optimizeTableOperationName };
+      return { '@type': type, ...restored, ...optimize, progress: { progressPercent: 100, startTime: start, endTime: end } };
+    }
+    case 'OptimizeRestoredTableMetadata':
+      return {
+        '@type': type,
+        name: op.result.kind === 'table' ? tableNameString(op.result.table.name) : '',
+        progress: { progressPercent: 100, startTime: start, endTime: end },
+      };
   }
+}
+
+/** A copy's source as BackupInfo: the source backup's id, the time it holds, its table. */
+function copySourceInfo(copy: BackupInfo): PBackupInfo {
+  return backupInfoToProto({
+    backup: copy.sourceBackup ?? '',
+    startTimeMillis: copy.startTimeMillis,
+    endTimeMillis: copy.startTimeMillis,
+    sourceTable: tableNameString(copy.sourceTable),
+  });
 }

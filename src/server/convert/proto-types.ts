@@ -419,3 +419,52 @@ export interface PExecuteQueryRequest {
   resumeToken?: Opt<Buffer>;
   params?: Opt<Record<string, import('./sql-value.js').PValue>>;
 }
+
+// ---- backups (google.bigtable.admin.v2) ----
+export interface PBackup {
+  name?: Opt<string>;
+  sourceTable?: Opt<string>;
+  sourceBackup?: Opt<string>;
+  expireTime?: Opt<PTimestamp>;
+  startTime?: Opt<PTimestamp>;
+  endTime?: Opt<PTimestamp>;
+  sizeBytes?: Opt<Int64>;
+  state?: Opt<Enum>;
+  encryptionInfo?: Opt<{ encryptionType?: Opt<Enum> }>;
+  backupType?: Opt<Enum>;
+  hotToStandardTime?: Opt<PTimestamp>;
+}
+export interface PBackupInfo {
+  backup?: Opt<string>;
+  startTime?: Opt<PTimestamp>;
+  endTime?: Opt<PTimestamp>;
+  sourceTable?: Opt<string>;
+  sourceBackup?: Opt<string>;
+}
+export interface PCreateBackupRequest {
+  parent?: Opt<string>;
+  backupId?: Opt<string>;
+  backup?: Opt<PBackup>;
+}
+export interface PUpdateBackupRequest {
+  backup?: Opt<PBackup>;
+  updateMask?: Opt<PFieldMask>;
+}
+export interface PListBackupsRequest {
+  parent?: Opt<string>;
+  filter?: Opt<string>;
+  orderBy?: Opt<string>;
+  pageSize?: Opt<number>;
+  pageToken?: Opt<string>;
+}
+export interface PRestoreTableRequest {
+  parent?: Opt<string>;
+  tableId?: Opt<string>;
+  backup?: Opt<string>;
+}
+export interface PCopyBackupRequest {
+  parent?: Opt<string>;
+  backupId?: Opt<string>;
+  sourceBackup?: Opt<string>;
+  expireTime?: Opt<PTimestamp>;
+}

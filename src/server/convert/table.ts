@@ -1,3 +1,6 @@
+import { restoreInfoToProto } from './backup.js';
+export { maskPaths } from './field-mask.js';
+import { maskPaths } from './field-mask.js';
 import { type ByteString, fromBytes } from '../../model/bytes.js';
 import { invalidArgument, unimplemented } from '../../model/errors.js';
 import type { ColumnFamily } from '../../model/family.js';
@@ -108,18 +111,6 @@ export function updateTableRequestFromProto(req: PUpdateTableRequest): { name: T
   return { name, deletionProtection: table.deletionProtection === true };
 }
 
-/** Field mask paths in snake_case (clients send snake_case; camelCase is accepted too). */
-export function maskPaths(mask: PFieldMask | null | undefined): string[] {
-  const out: string[] = [];
-  for (const p of mask?.paths ?? []) {
-    for (const part of p.split(',')) {
-      const t = part.trim();
-      if (t !== '') out.push(t.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()));
-    }
-  }
-  return out;
-}
-
 export interface ModificationCommand {
   readonly modification: FamilyModification;
   /** For updates that state a value_type: it must equal the family's current one (it is immutable). */
@@ -201,6 +192,7 @@ export function tableToProto(info: TableInfo, view: TableView, clusterIds: reado
     out.clusterStates = states;
   }
   if (view === 'FULL') out.deletionProtection = info.deletionProtection;
+  if (view !== 'NAME_ONLY' && info.restoreInfo !== undefined) out.restoreInfo = restoreInfoToProto(info.restoreInfo);
   return out;
 }
 

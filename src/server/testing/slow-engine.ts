@@ -14,6 +14,8 @@ export function slowEngine(inner: StorageEngine): StorageEngine {
     storeIds: () => inner.storeIds(),
     splitStore: (parentId, at, leftId, rightId, meta) => inner.splitStore(parentId, at, leftId, rightId, meta),
     mergeStores: (leftId, rightId, mergedId, meta) => inner.mergeStores(leftId, rightId, mergedId, meta),
+    cloneStores: (pairs, meta) => inner.cloneStores(pairs, meta),
+    verifyStore: (id) => inner.verifyStore(id),
     writeMeta: (key, value) => inner.writeMeta(key, value),
     close: () => inner.close(),
   };

@@ -61,6 +61,21 @@ export class MemoryEngine implements StorageEngine {
     if (meta !== undefined) this.writeMeta(meta.key, meta.value());
   }
 
+  /** Each clone is a copy-on-write copy of its source's tree (O(1) now; nodes copied as either side changes). */
+  cloneStores(pairs: readonly (readonly [sourceId: string, cloneId: string])[], meta?: MetaUpdate): void {
+    const sources = pairs.map(([sourceId, cloneId]) => {
+      if (this.stores.has(cloneId)) throw new TabletopError('AlreadyExists', `store ${cloneId} already exists`);
+      return this.existing(sourceId);
+    });
+    pairs.forEach(([, cloneId], i) => this.stores.set(cloneId, sources[i]!.slice(cloneId, '', undefined)));
+    if (meta !== undefined) this.writeMeta(meta.key, meta.value());
+  }
+
+  /** Nothing in memory carries a checksum: the store only has to exist (NotFound otherwise). */
+  verifyStore(id: string): void {
+    this.existing(id);
+  }
+
   storeIds(): string[] {
     return [...this.stores.keys()];
   }

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
+import { runCloneConformance } from '../testing/clone-conformance.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
 import { createMemoryEngine } from './index.js';
+import { MemoryEngine } from './memory-engine.js';
 import { MemoryRowStore } from './memory-store.js';
 
 runRowStoreConformance('memory', () => new MemoryRowStore('test'));
+runCloneConformance('memory engine', () => new MemoryEngine());
 
 describe('memory store specifics', () => {
   it('answers synchronously', () => {
@@ -44,7 +47,7 @@ describe('memory store specifics', () => {
   });
 
   it('rejects use after close; the engine reopens a store with its data and deletes it for good', async () => {
-    const engine = createMemoryEngine();
+    const engine = new MemoryEngine();
     const store = await engine.openStore('t1');
     await store.write([{ key: 'a', ops: [{ kind: 'put', family: 'f', qualifier: 'q', timestamp: 1000, value: new Uint8Array([1]) }] }]);
     await store.close();
@@ -80,3 +83,56 @@ describe('memory store specifics', () => {
 });
 
 runSplitMergeConformance('memory', () => createMemoryEngine());
+
+describe('memory engine clones', () => {
+  const put = (key: string, v: number) => ({
+    key,
+    ops: [{ kind: 'put' as const, family: 'f', qualifier: 'q', timestamp: 1000, value: new Uint8Array([v]) }],
+  });
+  const keys = (engine: MemoryEngine, id: string): string[] => {
+    const cursor = engine.openStore(id).scan({ range: FULL_RANGE });
+    const out: string[] = [];
+    for (let r = cursor.next(); r !== undefined; r = cursor.next())
+      if (!(r instanceof Promise)) out.push(`${r.key}=${r.cells[0]!.value[0]}`);
+    cursor.close();
+    return out;
+  };
+
+  it('copies every source at one point, independent of later writes on either side, with the meta', () => {
+    const engine = new MemoryEngine();
+    engine.openStore('a').write([put('k1', 1), put('k2', 2)]);
+    engine.openStore('b').write([put('x', 3)]);
+    engine.cloneStores(
+      [
+        ['a', 'a-copy'],
+        ['b', 'b-copy'],
+      ],
+      { key: 'm', value: () => 'cloned' },
+    );
+    expect(engine.readMeta('m')).toBe('cloned');
+    engine.openStore('a').write([put('k1', 9), put('k3', 3)]);
+    engine.openStore('b-copy').write([put('y', 4)]);
+    expect(keys(engine, 'a-copy')).toEqual(['k1=1', 'k2=2']);
+    expect(keys(engine, 'a')).toEqual(['k1=9', 'k2=2', 'k3=3']);
+    expect(keys(engine, 'b')).toEqual(['x=3']);
+    expect(keys(engine, 'b-copy')).toEqual(['x=3', 'y=4']);
+    engine.deleteStore('a');
+    expect(keys(engine, 'a-copy')).toEqual(['k1=1', 'k2=2']);
+  });
+
+  it('refuses a missing source or an existing clone id, cloning nothing', () => {
+    const engine = new MemoryEngine();
+    engine.openStore('a');
+    engine.openStore('b');
+    expect(() =>
+      engine.cloneStores([
+        ['a', 'c'],
+        ['nope', 'd'],
+      ]),
+    ).toThrow(/no store nope/);
+    expect(() => engine.cloneStores([['a', 'b']])).toThrow(/already exists/);
+    expect(engine.storeIds().sort()).toEqual(['a', 'b']);
+    expect(() => engine.verifyStore('nope')).toThrow(/no store nope/);
+    expect(engine.verifyStore('a')).toBeUndefined();
+  });
+});

@@ -39,9 +39,9 @@ export function runCloneConformance(
   }
   function clone(engine: StorageEngine, pairs: [string, string][], meta?: { key: string; value: () => string }): Promise<void> {
     if (engine.cloneStores === undefined) throw new Error(`${name} has no cloneStores`);
-    return Promise.resolve().then(() => engine.cloneStores!(pairs, meta));
+    return Promise.resolve().then(() => engine.cloneStores(pairs, meta));
   }
-  const verify = (engine: StorageEngine, id: string): Promise<void> => Promise.resolve().then(() => engine.verifyStore!(id));
+  const verify = (engine: StorageEngine, id: string): Promise<void> => Promise.resolve().then(() => engine.verifyStore(id));
 
   describe(`clone conformance: ${name}`, () => {
     it('a clone holds what its source held, through later writes, drops and deletion of the source, with the meta', async () => {
