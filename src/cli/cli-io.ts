@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /** The CLI's outside world (output streams, signals, environment), injected so that tests can drive runCli (cli.ts). */
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -10,4 +12,6 @@ export interface CliIo {
   readonly execArgv?: readonly string[];
   /** The environment (TABLETOP_* settings); none when absent. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Byte streams for data commands (`export` to stdout, `import -` from stdin); the process's own when absent. */
+  readonly data?: { readonly stdout: Writable; readonly stdin: Readable };
 }
