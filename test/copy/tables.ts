@@ -60,6 +60,13 @@ export async function fillTable(client: Bigtable, table: string, rows: number, p
   }
 }
 
+/** How many cells fillTable writes for `rows` rows. */
+export function cellsOf(rows: number): number {
+  let n = 0;
+  for (let i = 0; i < rows; i++) n += (i % 3) + 2;
+  return n;
+}
+
 /** Every row of a table, each as its key (base64) and its cells "family/qualifier(base64)/timestamp/value(base64)", sorted. */
 export async function readTable(client: Bigtable, table: string): Promise<Map<string, string[]>> {
   const cells = assembleCells(await rawReadRows(client, { tableName: tablePath(table) }));
@@ -78,6 +85,8 @@ export interface CliRun {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
+  /** stdout as bytes (an export of a binary format). */
+  readonly stdoutBytes: Buffer;
   readonly stderr: string;
 }
 
@@ -92,15 +101,18 @@ export function runTabletop(
       env: { ...process.env, BIGTABLE_EMULATOR_HOST: '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stdout = '';
+    const stdout: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stdout.on('data', (c: Buffer) => stdout.push(c));
     child.stderr.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
       options.onStderr?.(stderr, () => child.kill('SIGKILL'));
     });
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      const bytes = Buffer.concat(stdout);
+      resolve({ code, signal, stdout: bytes.toString('utf8'), stdoutBytes: bytes, stderr });
+    });
     child.stdin.end(options.stdin ?? Buffer.alloc(0));
   });
 }
