@@ -1,5 +1,5 @@
 import type { Connection } from './bigtable-endpoint.js';
-import { retriable, type CellRow } from './table-cells.js';
+import { retriable, type Cell, type CellRow } from './table-cells.js';
 
 /** Limits of a writer: rows or MiB per second (0 or undefined: none). */
 export interface RateLimits {
@@ -55,13 +55,13 @@ export class CellWriter {
     private readonly callOptions: object = {},
     /** Given: a row the server refuses for good (a missing family, a bad timestamp) is passed here and skipped; else it fails the flush. */
     private readonly onRejected?: (origin: string, message: string) => void,
+    /** The destination's aggregate families, whose cells are written with MergeToCell (aggregateFamilies()). */
+    private readonly aggregates: ReadonlySet<string> = new Set(),
   ) {}
 
   async add(row: CellRow): Promise<void> {
     if (row.cells.length === 0) return;
-    const mutations = row.cells.map((c) => ({
-      setCell: { familyName: c.family, columnQualifier: c.qualifier, timestampMicros: c.timestamp, value: c.value },
-    }));
+    const mutations = row.cells.flatMap((c) => (this.aggregates.has(c.family) ? mergeCell(c) : [setCell(c)]));
     this.entries.push({ rowKey: row.key, mutations, origin: row.origin });
     this.bytes += rowBytes(row);
     this.mutations += mutations.length;
@@ -132,3 +132,52 @@ export class CellWriter {
 }
 
 export class WriteError extends Error {}
+
+function setCell(c: Cell): object {
+  return { setCell: { familyName: c.family, columnQualifier: c.qualifier, timestampMicros: c.timestamp, value: c.value } };
+}
+
+/**
+ * A cell of an aggregate family, which refuses SetCell: the version at its timestamp is deleted, then the value
+ * merged into the now empty cell, in one row mutation, so that writing it again leaves the same value (a merge alone
+ * would add it twice). The delete spans the millisecond of the timestamp (tables keep millisecond granularity).
+ */
+function mergeCell(c: Cell): object[] {
+  const ts = BigInt(c.timestamp);
+  return [
+    {
+      deleteFromColumn: {
+        familyName: c.family,
+        columnQualifier: c.qualifier,
+        timeRange: { startTimestampMicros: c.timestamp, endTimestampMicros: String(ts + 1000n) },
+      },
+    },
+    {
+      mergeToCell: {
+        familyName: c.family,
+        columnQualifier: { rawValue: c.qualifier },
+        timestamp: { rawTimestampMicros: c.timestamp },
+        input: { rawValue: c.value },
+      },
+    },
+  ];
+}
+
+/** The families of a table with an aggregate value type (none when its schema cannot be read). */
+export async function aggregateFamilies(conn: Connection, callOptions: object = {}): Promise<Set<string>> {
+  try {
+    const [table] = await conn.admin.getTable({ name: conn.name, view: 'SCHEMA_VIEW' }, callOptions);
+    return familiesWithValueType(table.columnFamilies ?? {});
+  } catch {
+    return new Set();
+  }
+}
+
+/** The names of the families that declare a value type (aggregates). */
+export function familiesWithValueType(families: Record<string, { valueType?: unknown } | null | undefined>): Set<string> {
+  return new Set(
+    Object.entries(families)
+      .filter(([, f]) => f?.valueType != null)
+      .map(([name]) => name),
+  );
+}

@@ -10,7 +10,7 @@ import {
   describeSpec,
   parseTableSpec,
 } from './bigtable-endpoint.js';
-import { CellWriter, RateLimiter, rowBytes } from './cell-writer.js';
+import { CellWriter, RateLimiter, familiesWithValueType, rowBytes } from './cell-writer.js';
 import { cellToSeqfile } from './cell-formats.js';
 import { type KeyRange, readRange, sampleRanges } from './table-cells.js';
 import { TransferProgress } from './transfer-progress.js';
@@ -98,7 +98,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
       };
     }
     const ranges: KeyRange[] = state.ranges.map((r) => ({ start: Buffer.from(r.start, 'base64'), end: Buffer.from(r.end, 'base64') }));
-    const created = await copySchema(source, dest, ranges, srcCall, dstCall);
+    const { created, aggregates } = await copySchema(source, dest, ranges, srcCall, dstCall);
     writeState(statePath, state);
     io.stderr(
       `tabletop copy: ${describeSpec(from)} -> ${describeSpec(to)}: ${created}; ${ranges.length} range${ranges.length === 1 ? '' : 's'}` +
@@ -114,7 +114,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
     const worker = async (): Promise<void> => {
       while (next < todo.length) {
         const i = todo[next++]!;
-        const writer = new CellWriter(dest, limiter, dstCall);
+        const writer = new CellWriter(dest, limiter, dstCall, undefined, aggregates);
         for await (const row of readRange(source, ranges[i]!, { callOptions: srcCall })) {
           await writer.add(row);
           progress.rows++;
@@ -182,7 +182,13 @@ const NOT_FOUND = 5;
 const ALREADY_EXISTS = 6;
 
 /** Creates the destination with the source's families and splits, or adds the families it lacks; says which. */
-async function copySchema(source: Connection, dest: Connection, ranges: KeyRange[], srcCall: object, dstCall: object): Promise<string> {
+async function copySchema(
+  source: Connection,
+  dest: Connection,
+  ranges: KeyRange[],
+  srcCall: object,
+  dstCall: object,
+): Promise<{ created: string; aggregates: Set<string> }> {
   const [table] = await source.admin.getTable({ name: source.name, view: 'SCHEMA_VIEW' }, srcCall);
   const families = (table.columnFamilies ?? {}) as Record<string, { gcRule?: unknown; valueType?: unknown }>;
   const columnFamilies = Object.fromEntries(
@@ -191,6 +197,7 @@ async function copySchema(source: Connection, dest: Connection, ranges: KeyRange
       { ...(f.gcRule == null ? {} : { gcRule: f.gcRule }), ...(f.valueType == null ? {} : { valueType: f.valueType }) },
     ]),
   );
+  const aggregates = familiesWithValueType(families);
   const parent = dest.name.slice(0, dest.name.indexOf('/tables/'));
   try {
     await dest.admin.createTable(
@@ -202,7 +209,10 @@ async function copySchema(source: Connection, dest: Connection, ranges: KeyRange
       },
       dstCall,
     );
-    return `created the destination table with ${Object.keys(columnFamilies).length} families and ${ranges.length - 1} splits`;
+    return {
+      created: `created the destination table with ${Object.keys(columnFamilies).length} families and ${ranges.length - 1} splits`,
+      aggregates,
+    };
   } catch (e) {
     if ((e as { code?: number }).code !== ALREADY_EXISTS) throw e;
   }
@@ -220,7 +230,7 @@ async function copySchema(source: Connection, dest: Connection, ranges: KeyRange
       { name: dest.name, modifications: missing.map((id) => ({ id, create: columnFamilies[id] })) },
       dstCall,
     );
-  return `the destination table exists${missing.length > 0 ? `; added the families ${missing.join(', ')}` : ''}`;
+  return { created: `the destination table exists${missing.length > 0 ? `; added the families ${missing.join(', ')}` : ''}`, aggregates };
 }
 
 /** What verification compares: rows, cells, and the sum of the cells' SHA-256 mod 2^256 (hex, its first 16 digits). */

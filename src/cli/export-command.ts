@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { CliIo } from './cli-io.js';
 import { TableSpecError, callOptions, connect, describeSpec, parseTableSpec } from './bigtable-endpoint.js';
-import { CellWriter, RateLimiter, rowBytes } from './cell-writer.js';
+import { CellWriter, RateLimiter, aggregateFamilies, rowBytes } from './cell-writer.js';
 import {
   CELL_FORMATS,
   CSV_HEADER,
@@ -130,10 +130,16 @@ export async function importCommand(file: string, table: string, opts: ImportOpt
   const conn = connect(spec, env);
   let bad = 0;
   const unit = format === 'seqfile' ? 'record' : 'line';
-  const writer = new CellWriter(conn, limiter, callOptions(spec, env), (origin, message) => {
-    bad++;
-    io.stderr(`tabletop import: ${file}: ${origin}: refused by the server: ${message}`);
-  });
+  const writer = new CellWriter(
+    conn,
+    limiter,
+    callOptions(spec, env),
+    (origin, message) => {
+      bad++;
+      io.stderr(`tabletop import: ${file}: ${origin}: refused by the server: ${message}`);
+    },
+    await aggregateFamilies(conn, callOptions(spec, env)),
+  );
   const progress = new TransferProgress('import', io.stderr);
   const began = performance.now();
   let row: CellRow | undefined;

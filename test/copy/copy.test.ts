@@ -5,6 +5,7 @@ import type { Bigtable } from '@google-cloud/bigtable';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Target, startEmulator, startTabletop } from '../harness/targets.js';
 import { nodeClient } from '../harness/node-client.js';
+import { adminCall } from '../harness/raw.js';
 import { createTable, fillTable, readTable, runTabletop, tablePath } from './tables.js';
 
 /**
@@ -146,6 +147,51 @@ describe('tabletop copy', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('the tables differ');
     expect(again.stdout).toMatch(/destination: +3,001 rows/);
+  }, 60_000);
+
+  it('copies aggregate families with their value type, twice without adding twice', async () => {
+    const sum = { aggregateType: { inputType: { int64Type: { encoding: { bigEndianBytes: {} } } }, sum: {} } };
+    await adminCall(sourceClient, 'BigtableTableAdminClient', 'createTable', {
+      parent: 'projects/p/instances/i',
+      tableId: 'agg',
+      table: { columnFamilies: { sum: { valueType: sum }, plain: {} } },
+    });
+    const add = (key: string, value: number) => ({
+      rowKey: Buffer.from(key),
+      mutations: [
+        {
+          addToCell: {
+            familyName: 'sum',
+            columnQualifier: { rawValue: Buffer.from('c') },
+            timestamp: { rawTimestampMicros: 1000 },
+            input: { intValue: value },
+          },
+        },
+      ],
+    });
+    await sourceClient
+      .instance('i')
+      .table('agg')
+      .mutate([add('r1', 5), add('r2', -2)], { rawMutation: true });
+    await sourceClient
+      .instance('i')
+      .table('agg')
+      .mutate([add('r1', 7)], { rawMutation: true });
+    const args = ['copy', '--from', `${source.address}/${tablePath('agg')}`, '--to', `${dest.address}/${tablePath('agg')}`];
+    for (let i = 0; i < 2; i++) {
+      const run = await runTabletop(args, { cwd: work });
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const rows = await readTable(destClient, 'agg');
+    expect(rows).toEqual(await readTable(sourceClient, 'agg'));
+    const be = (n: number): string => {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64BE(BigInt(n));
+      return b.toString('base64');
+    };
+    expect(rows.get(Buffer.from('r1').toString('base64'))).toEqual([`sum/${Buffer.from('c').toString('base64')}/1000/${be(12)}`]);
+    const [families] = await destClient.instance('i').table('agg').getFamilies();
+    expect(families.find((f) => f.id === 'sum')?.metadata?.valueType).toBeTruthy();
   }, 60_000);
 
   it('refuses a bad table spec with a usage error', async () => {
