@@ -9,8 +9,8 @@ import { grpc } from 'google-gax';
  *   projects/P/instances/I/tables/T                       BIGTABLE_EMULATOR_HOST if set, else Cloud Bigtable
  *
  * Plain-text endpoints are what BIGTABLE_EMULATOR_HOST gives clients. Over TLS the server's certificate is checked
- * against the system's roots, or the CA in TABLETOP_CA_FILE (a tabletop with a self-signed CA). TABLETOP_TOKEN, when
- * set, goes on every call as `authorization: Bearer` (a tabletop with --auth on), as the other commands send it.
+ * against the system's roots, or the CA in TABLETOP_CA_FILE (else NODE_EXTRA_CA_CERTS, as the HTTP commands read it). TABLETOP_TOKEN, when
+ * set, goes on every call over TLS as `authorization: Bearer` (a tabletop with --auth on), as the other commands send it.
  * Cloud Bigtable uses application-default credentials (gcloud auth application-default login, or
  * GOOGLE_APPLICATION_CREDENTIALS). The clients are the official client's generated v2 clients (@google-cloud/bigtable).
  */
@@ -96,25 +96,16 @@ function clientOptions(spec: TableSpec, env: Readonly<Record<string, string | un
   const token = nonEmpty(env['TABLETOP_TOKEN']);
   let channel: grpc.ChannelCredentials;
   if (spec.tls) {
-    const caFile = nonEmpty(env['TABLETOP_CA_FILE']);
+    const caFile = nonEmpty(env['TABLETOP_CA_FILE']) ?? nonEmpty(env['NODE_EXTRA_CA_CERTS']);
     channel = grpc.credentials.createSsl(caFile === undefined ? null : readFileSync(caFile));
     if (token !== undefined) channel = grpc.credentials.combineChannelCredentials(channel, bearer(token));
   } else {
     channel = grpc.credentials.createInsecure();
   }
   const options: Record<string, string | number | object> = { servicePath: host, port, sslCreds: channel, projectId: spec.project };
-  // grpc-js sends call credentials only over TLS; in plain text the token goes as metadata on each call (callOptions).
+  // The token rides only over TLS (grpc-js sends call credentials on secure channels only): in plain text it would go
+  // in the clear, and to servers that may not be the one it was made for (the other side of a copy).
   return options;
-}
-
-/** Per-call options: the bearer token in plain text (over TLS it rides in the channel credentials). */
-export function callOptions(
-  spec: TableSpec,
-  env: Readonly<Record<string, string | undefined>> = {},
-): { otherArgs?: { headers: Record<string, string> } } {
-  const token = nonEmpty(env['TABLETOP_TOKEN']);
-  if (token === undefined || spec.tls || spec.endpoint === undefined) return {};
-  return { otherArgs: { headers: { authorization: `Bearer ${token}` } } };
 }
 
 function bearer(token: string): grpc.CallCredentials {
@@ -127,4 +118,14 @@ function bearer(token: string): grpc.CallCredentials {
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
+}
+
+/** What a failed call says to the user, with what to check for a refused or unreachable server. */
+export function explainFailure(e: unknown, env: Readonly<Record<string, string | undefined>> = {}): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const code = (e as { code?: unknown }).code;
+  if (code === 16 && nonEmpty(env['TABLETOP_TOKEN']) === undefined)
+    return `${message} (set TABLETOP_TOKEN to a token: tabletop auth create-token)`;
+  if (code === 14) return `${message} (is the server running at that address, and does it speak TLS only if the table spec says grpcs://?)`;
+  return message;
 }

@@ -52,7 +52,6 @@ export class CellWriter {
   constructor(
     private readonly conn: Connection,
     private readonly limiter: RateLimiter,
-    private readonly callOptions: object = {},
     /** Given: a row the server refuses for good (a missing family, a bad timestamp) is passed here and skipped; else it fails the flush. */
     private readonly onRejected?: (origin: string, message: string) => void,
     /** The destination's aggregate families, whose cells are written with MergeToCell (aggregateFamilies()). */
@@ -85,7 +84,6 @@ export class CellWriter {
       let lastError: { code?: number; message?: string } | undefined;
       try {
         const stream = this.conn.data.mutateRows({ tableName: this.conn.name, entries: pending }, {
-          ...this.callOptions,
           retry: null,
         } as object);
         const seen = new Set<number>();
@@ -164,9 +162,9 @@ function mergeCell(c: Cell): object[] {
 }
 
 /** The families of a table with an aggregate value type (none when its schema cannot be read). */
-export async function aggregateFamilies(conn: Connection, callOptions: object = {}): Promise<Set<string>> {
+export async function aggregateFamilies(conn: Connection): Promise<Set<string>> {
   try {
-    const [table] = await conn.admin.getTable({ name: conn.name, view: 'SCHEMA_VIEW' }, callOptions);
+    const [table] = await conn.admin.getTable({ name: conn.name, view: 'SCHEMA_VIEW' });
     return familiesWithValueType(table.columnFamilies ?? {});
   } catch {
     return new Set();

@@ -5,9 +5,9 @@ import {
   type Connection,
   type TableSpec,
   TableSpecError,
-  callOptions,
   connect,
   describeSpec,
+  explainFailure,
   parseTableSpec,
 } from './bigtable-endpoint.js';
 import { CellWriter, RateLimiter, familiesWithValueType, rowBytes } from './cell-writer.js';
@@ -82,14 +82,12 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
       .slice(0, 12)}.json`;
   const source = connect(from, env);
   const dest = connect(to, env);
-  const srcCall = callOptions(from, env);
-  const dstCall = callOptions(to, env);
   const began = performance.now();
   try {
     let state = readState(statePath, describeSpec(from), describeSpec(to));
     const resumed = state !== undefined;
     if (state === undefined) {
-      const ranges = await sampleRanges(source, srcCall);
+      const ranges = await sampleRanges(source);
       state = {
         from: describeSpec(from),
         to: describeSpec(to),
@@ -98,7 +96,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
       };
     }
     const ranges: KeyRange[] = state.ranges.map((r) => ({ start: Buffer.from(r.start, 'base64'), end: Buffer.from(r.end, 'base64') }));
-    const { created, aggregates } = await copySchema(source, dest, ranges, srcCall, dstCall);
+    const { created, aggregates } = await copySchema(source, dest, ranges);
     writeState(statePath, state);
     io.stderr(
       `tabletop copy: ${describeSpec(from)} -> ${describeSpec(to)}: ${created}; ${ranges.length} range${ranges.length === 1 ? '' : 's'}` +
@@ -114,8 +112,8 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
     const worker = async (): Promise<void> => {
       while (next < todo.length) {
         const i = todo[next++]!;
-        const writer = new CellWriter(dest, limiter, dstCall, undefined, aggregates);
-        for await (const row of readRange(source, ranges[i]!, { callOptions: srcCall })) {
+        const writer = new CellWriter(dest, limiter, undefined, aggregates);
+        for await (const row of readRange(source, ranges[i]!)) {
           await writer.add(row);
           progress.rows++;
           progress.cells += row.cells.length;
@@ -143,7 +141,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
       return 0;
     }
     io.stderr('tabletop copy: verifying: reading both tables whole...');
-    const [a, b] = await Promise.all([tableDigest(source, srcCall), tableDigest(dest, dstCall)]);
+    const [a, b] = await Promise.all([tableDigest(source), tableDigest(dest)]);
     io.stdout(`source:      ${formatCount(a.rows)} rows, ${formatCount(a.cells)} cells, checksum ${a.checksum}`);
     io.stdout(`destination: ${formatCount(b.rows)} rows, ${formatCount(b.cells)} cells, checksum ${b.checksum}`);
     if (a.rows !== b.rows || a.cells !== b.cells || a.checksum !== b.checksum)
@@ -152,7 +150,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
     rmSync(statePath, { force: true });
     return 0;
   } catch (e) {
-    return fail(`${e instanceof Error ? e.message : String(e)} (run the same command again to resume)`, 1);
+    return fail(`${explainFailure(e, env)} (run the same command again to resume)`, 1);
   } finally {
     await Promise.all([source.close(), dest.close()]);
   }
@@ -182,14 +180,8 @@ const NOT_FOUND = 5;
 const ALREADY_EXISTS = 6;
 
 /** Creates the destination with the source's families and splits, or adds the families it lacks; says which. */
-async function copySchema(
-  source: Connection,
-  dest: Connection,
-  ranges: KeyRange[],
-  srcCall: object,
-  dstCall: object,
-): Promise<{ created: string; aggregates: Set<string> }> {
-  const [table] = await source.admin.getTable({ name: source.name, view: 'SCHEMA_VIEW' }, srcCall);
+async function copySchema(source: Connection, dest: Connection, ranges: KeyRange[]): Promise<{ created: string; aggregates: Set<string> }> {
+  const [table] = await source.admin.getTable({ name: source.name, view: 'SCHEMA_VIEW' });
   const families = (table.columnFamilies ?? {}) as Record<string, { gcRule?: unknown; valueType?: unknown }>;
   const columnFamilies = Object.fromEntries(
     Object.entries(families).map(([name, f]) => [
@@ -200,15 +192,12 @@ async function copySchema(
   const aggregates = familiesWithValueType(families);
   const parent = dest.name.slice(0, dest.name.indexOf('/tables/'));
   try {
-    await dest.admin.createTable(
-      {
-        parent,
-        tableId: dest.spec.table,
-        table: { columnFamilies },
-        initialSplits: ranges.slice(1).map((r) => ({ key: r.start })),
-      },
-      dstCall,
-    );
+    await dest.admin.createTable({
+      parent,
+      tableId: dest.spec.table,
+      table: { columnFamilies },
+      initialSplits: ranges.slice(1).map((r) => ({ key: r.start })),
+    });
     return {
       created: `created the destination table with ${Object.keys(columnFamilies).length} families and ${ranges.length - 1} splits`,
       aggregates,
@@ -218,7 +207,7 @@ async function copySchema(
   }
   let existing: Record<string, unknown>;
   try {
-    const [t] = await dest.admin.getTable({ name: dest.name, view: 'SCHEMA_VIEW' }, dstCall);
+    const [t] = await dest.admin.getTable({ name: dest.name, view: 'SCHEMA_VIEW' });
     existing = (t.columnFamilies ?? {}) as Record<string, unknown>;
   } catch (e) {
     if ((e as { code?: number }).code === NOT_FOUND) throw new Error(`the destination ${dest.name} could not be created or read`);
@@ -226,20 +215,17 @@ async function copySchema(
   }
   const missing = Object.keys(columnFamilies).filter((f) => !(f in existing));
   if (missing.length > 0)
-    await dest.admin.modifyColumnFamilies(
-      { name: dest.name, modifications: missing.map((id) => ({ id, create: columnFamilies[id] })) },
-      dstCall,
-    );
+    await dest.admin.modifyColumnFamilies({ name: dest.name, modifications: missing.map((id) => ({ id, create: columnFamilies[id] })) });
   return { created: `the destination table exists${missing.length > 0 ? `; added the families ${missing.join(', ')}` : ''}`, aggregates };
 }
 
 /** What verification compares: rows, cells, and the sum of the cells' SHA-256 mod 2^256 (hex, its first 16 digits). */
-export async function tableDigest(conn: Connection, call: object): Promise<{ rows: number; cells: number; checksum: string }> {
+export async function tableDigest(conn: Connection): Promise<{ rows: number; cells: number; checksum: string }> {
   let rows = 0;
   let cells = 0;
   let sum = 0n;
   const whole = { start: Buffer.alloc(0), end: Buffer.alloc(0) };
-  for await (const row of readRange(conn, whole, { callOptions: call })) {
+  for await (const row of readRange(conn, whole)) {
     rows++;
     for (const c of row.cells) {
       cells++;

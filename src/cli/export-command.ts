@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { CliIo } from './cli-io.js';
-import { TableSpecError, callOptions, connect, describeSpec, parseTableSpec } from './bigtable-endpoint.js';
+import { TableSpecError, connect, describeSpec, explainFailure, parseTableSpec } from './bigtable-endpoint.js';
 import { CellWriter, RateLimiter, aggregateFamilies, rowBytes } from './cell-writer.js';
 import {
   CELL_FORMATS,
@@ -75,7 +75,7 @@ export async function exportCommand(table: string, opts: ExportOptions, io: CliI
     if (format === 'seqfile') await write(SEQFILE_MAGIC);
     const encode =
       format === 'jsonl' ? (c: Cell) => cellToJsonl(c) + '\n' : format === 'csv' ? (c: Cell) => cellToCsv(c) + '\n' : cellToSeqfile;
-    for await (const row of readRange(conn, { start: Buffer.alloc(0), end: Buffer.alloc(0) }, { callOptions: callOptions(spec, env) })) {
+    for await (const row of readRange(conn, { start: Buffer.alloc(0), end: Buffer.alloc(0) })) {
       for (const c of row.cells) await write(encode(c));
       progress.rows++;
       progress.cells += row.cells.length;
@@ -90,7 +90,7 @@ export async function exportCommand(table: string, opts: ExportOptions, io: CliI
   } catch (e) {
     // A reader that stopped early (`| head`) is not a failure of the export.
     if ((e as { code?: unknown }).code === 'EPIPE') return 0;
-    return fail(io, 'export', e instanceof Error ? e.message : String(e), 1);
+    return fail(io, 'export', explainFailure(e, env), 1);
   } finally {
     progress.stop();
     await conn.close();
@@ -133,12 +133,11 @@ export async function importCommand(file: string, table: string, opts: ImportOpt
   const writer = new CellWriter(
     conn,
     limiter,
-    callOptions(spec, env),
     (origin, message) => {
       bad++;
       io.stderr(`tabletop import: ${file}: ${origin}: refused by the server: ${message}`);
     },
-    await aggregateFamilies(conn, callOptions(spec, env)),
+    await aggregateFamilies(conn),
   );
   const progress = new TransferProgress('import', io.stderr);
   const began = performance.now();
@@ -208,7 +207,7 @@ export async function importCommand(file: string, table: string, opts: ImportOpt
         1,
       );
   } catch (e) {
-    return fail(io, 'import', `${e instanceof Error ? e.message : String(e)} (importing again is safe: cells keep their timestamps)`, 1);
+    return fail(io, 'import', `${explainFailure(e, env)} (importing again is safe: cells keep their timestamps)`, 1);
   } finally {
     progress.stop();
     await conn.close();

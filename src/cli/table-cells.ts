@@ -39,13 +39,9 @@ interface Chunk {
 
 /**
  * Every row of `range` with all its cell versions, in key order, merged from ReadRows chunks (split values, reset
- * rows). A stream that breaks is resumed after the last whole row, up to `retries` times in a row.
+ * rows). A stream that breaks is resumed after the last whole row, up to `retries` (3) times in a row.
  */
-export async function* readRange(
-  conn: Connection,
-  range: KeyRange,
-  options: { callOptions?: object; retries?: number } = {},
-): AsyncGenerator<CellRow> {
+export async function* readRange(conn: Connection, range: KeyRange, options: { retries?: number } = {}): AsyncGenerator<CellRow> {
   let after: Buffer | undefined;
   let failures = 0;
   for (;;) {
@@ -53,10 +49,7 @@ export async function* readRange(
     if (after !== undefined) rowRange['startKeyOpen'] = after;
     else if (range.start.length > 0) rowRange['startKeyClosed'] = range.start;
     if (range.end.length > 0) rowRange['endKeyOpen'] = range.end;
-    const stream = conn.data.readRows({ tableName: conn.name, rows: { rowRanges: [rowRange] } }, {
-      ...options.callOptions,
-      retry: null,
-    } as object);
+    const stream = conn.data.readRows({ tableName: conn.name, rows: { rowRanges: [rowRange] } }, { retry: null } as object);
     const merger = new ChunkMerger();
     try {
       for await (const response of stream as AsyncIterable<{ chunks?: Chunk[] | null }>) {
@@ -71,7 +64,7 @@ export async function* readRange(
       }
       return;
     } catch (e) {
-      if (!retriable(e) || ++failures > (options.retries ?? 5)) throw e;
+      if (!retriable(e) || ++failures > (options.retries ?? 3)) throw e;
       await new Promise((r) => setTimeout(r, 100 * 2 ** failures));
     } finally {
       stream.cancel?.();
@@ -121,9 +114,9 @@ export class ChunkMerger {
 }
 
 /** The source's SampleRowKeys as key ranges that cover the table, in order. */
-export async function sampleRanges(conn: Connection, callOptions: object = {}): Promise<KeyRange[]> {
+export async function sampleRanges(conn: Connection): Promise<KeyRange[]> {
   const keys: Buffer[] = [];
-  const stream = conn.data.sampleRowKeys({ tableName: conn.name }, callOptions);
+  const stream = conn.data.sampleRowKeys({ tableName: conn.name });
   for await (const r of stream as AsyncIterable<{ rowKey?: Uint8Array | null }>) {
     const k = Buffer.from(r.rowKey ?? []);
     if (k.length > 0 && (keys.length === 0 || Buffer.compare(k, keys[keys.length - 1]!) > 0)) keys.push(k);
