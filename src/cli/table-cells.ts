@@ -37,9 +37,14 @@ interface Chunk {
   commitRow?: boolean | null;
 }
 
+/** Rows per ReadRows call of readRange: what it holds at most, whatever the client's stream buffers. */
+const PAGE_ROWS = 1000;
+
 /**
  * Every row of `range` with all its cell versions, in key order, merged from ReadRows chunks (split values, reset
- * rows). A stream that breaks is resumed after the last whole row, up to `retries` (3) times in a row.
+ * rows). It reads in pages of PAGE_ROWS rows (rows_limit), asking for the next page after the caller has taken
+ * the last row of the previous one: the client library reads a stream ahead of its consumer, so this is what
+ * bounds memory. A stream that breaks is resumed after the last whole row, up to `retries` (3) times in a row.
  */
 export async function* readRange(conn: Connection, range: KeyRange, options: { retries?: number } = {}): AsyncGenerator<CellRow> {
   let after: Buffer | undefined;
@@ -49,8 +54,11 @@ export async function* readRange(conn: Connection, range: KeyRange, options: { r
     if (after !== undefined) rowRange['startKeyOpen'] = after;
     else if (range.start.length > 0) rowRange['startKeyClosed'] = range.start;
     if (range.end.length > 0) rowRange['endKeyOpen'] = range.end;
-    const stream = conn.data.readRows({ tableName: conn.name, rows: { rowRanges: [rowRange] } }, { retry: null } as object);
+    const stream = conn.data.readRows({ tableName: conn.name, rows: { rowRanges: [rowRange] }, rowsLimit: PAGE_ROWS }, {
+      retry: null,
+    } as object);
     const merger = new ChunkMerger();
+    let rows = 0;
     try {
       for await (const response of stream as AsyncIterable<{ chunks?: Chunk[] | null }>) {
         for (const chunk of response.chunks ?? []) {
@@ -58,11 +66,12 @@ export async function* readRange(conn: Connection, range: KeyRange, options: { r
           if (row !== undefined) {
             after = row.key;
             failures = 0;
+            rows++;
             yield row;
           }
         }
       }
-      return;
+      if (rows < PAGE_ROWS) return;
     } catch (e) {
       if (!retriable(e) || ++failures > (options.retries ?? 3)) throw e;
       await new Promise((r) => setTimeout(r, 100 * 2 ** failures));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Bigtable } from '@google-cloud/bigtable';
@@ -108,6 +108,23 @@ describe('tabletop export and import', () => {
     expect(strict.stderr).toContain('stopped at the first bad record (--strict)');
     expect([...(await readTable(client, 'strict')).keys()].map((k) => Buffer.from(k, 'base64').toString())).toEqual(['a']);
   }, 60_000);
+
+  it('exports a table larger than its heap', async () => {
+    // 60,000 rows of 3 cells of 1 KiB: 180 MiB of values through a process whose heap may not pass 96 MiB.
+    await client.instance('i').createTable('big', { families: ['cf'] });
+    const value = Buffer.alloc(1024, 'v');
+    for (let from = 0; from < 60_000; from += 2000) {
+      const rows = [];
+      for (let i = from; i < from + 2000; i++)
+        rows.push({ key: `k${String(i).padStart(6, '0')}`, data: { cf: { a: value, b: value, c: value } } });
+      await client.instance('i').table('big').insert(rows);
+    }
+    const file = path.join(work, 'big.seqfile');
+    const run = await runTabletop(['export', spec('big'), '--output', file], { nodeArgs: ['--max-old-space-size=96'] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('60,000 rows, 180,000 cells');
+    expect(statSync(file).size).toBeGreaterThan(180 * 1024 * 1024);
+  }, 120_000);
 
   it('names the record and byte offset of a damaged seqfile', async () => {
     const whole = readFileSync(path.join(work, 'src.seqfile'));

@@ -93,10 +93,17 @@ export interface CliRun {
 /** Runs the built `tabletop` with `args` in `cwd`; `onStderr` sees its stderr so far (progress) as it comes, and may kill it. */
 export function runTabletop(
   args: readonly string[],
-  options: { cwd?: string; stdin?: Buffer; onStderr?: (soFar: string, kill: () => void) => void; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    cwd?: string;
+    stdin?: Buffer;
+    onStderr?: (soFar: string, kill: () => void) => void;
+    env?: NodeJS.ProcessEnv;
+    /** Options for node itself (a heap limit). */
+    nodeArgs?: readonly string[];
+  } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TABLETOP_MAIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), TABLETOP_MAIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       env: { ...process.env, BIGTABLE_EMULATOR_HOST: '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
