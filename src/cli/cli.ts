@@ -287,7 +287,7 @@ function addDataCommands(program: Command, configure: (c: Command) => Command, i
     .option('--no-verify', 'skip reading both tables at the end to compare counts and checksums')
     .addHelpText('after', TABLE_SPEC_HELP)
     .action(async (opts: CopyOptions) => {
-      exit(await (await import('./copy-command.js')).copyCommand(opts, io));
+      exit(await withClient('copy', io, async () => (await import('./copy-command.js')).copyCommand(opts, io)));
     });
   configure(program.command('export'))
     .description('Write every cell version of a table, with its timestamp, as JSON lines, CSV or a length-prefixed binary file.')
@@ -296,7 +296,7 @@ function addDataCommands(program: Command, configure: (c: Command) => Command, i
     .option('--output <file>', 'the file to write (default stdout)')
     .addHelpText('after', TABLE_SPEC_HELP)
     .action(async (table: string, opts: ExportOptions) => {
-      exit(await (await import('./export-command.js')).exportCommand(table, opts, io, streams()));
+      exit(await withClient('export', io, async () => (await import('./export-command.js')).exportCommand(table, opts, io, streams())));
     });
   configure(program.command('import'))
     .description(
@@ -309,8 +309,24 @@ function addDataCommands(program: Command, configure: (c: Command) => Command, i
     .option('--max-rows-per-second <n>', 'write at most this many rows a second')
     .addHelpText('after', TABLE_SPEC_HELP)
     .action(async (file: string, table: string, opts: ImportOptions) => {
-      exit(await (await import('./export-command.js')).importCommand(file, table, opts, io, streams()));
+      exit(
+        await withClient('import', io, async () => (await import('./export-command.js')).importCommand(file, table, opts, io, streams())),
+      );
     });
+}
+
+/** Runs a data command; an installation without the official client (@google-cloud/bigtable) gets a clear message. */
+async function withClient(command: string, io: CliIo, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (e) {
+    const missing = (e as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && /@google-cloud\/bigtable|google-gax/.test(String(e));
+    if (!missing) throw e;
+    io.stderr(
+      `tabletop ${command}: this installation lacks the official Bigtable client (@google-cloud/bigtable) that copy, export and import use: install it beside tabletopdb (npm install @google-cloud/bigtable), or run them from a checkout after npm ci`,
+    );
+    return 1;
+  }
 }
 
 /** `tabletop serve`: resolves the settings, starts the server and runs until a signal. */
