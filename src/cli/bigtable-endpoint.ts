@@ -120,6 +120,22 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+/**
+ * Resolves once the table's server accepts a connection; rejects (UNAVAILABLE, naming the address) if it does not
+ * within `millis`. Without it a wrong address shows only after the client's own retries (over a minute for an admin call).
+ */
+export async function reachable(conn: Connection, millis = 10_000): Promise<void> {
+  const stub = (await conn.data.initialize()) as unknown as { waitForReady?: (deadline: Date, cb: (e?: Error) => void) => void };
+  if (typeof stub.waitForReady !== 'function') return;
+  await new Promise<void>((resolve, reject) =>
+    stub.waitForReady!(new Date(Date.now() + millis), (e) =>
+      e === undefined || e === null
+        ? resolve()
+        : reject(Object.assign(new Error(`cannot reach ${describeSpec(conn.spec)} within ${millis / 1000} s`), { code: 14 })),
+    ),
+  );
+}
+
 /** What a failed call says to the user, with what to check for a refused or unreachable server. */
 export function explainFailure(e: unknown, env: Readonly<Record<string, string | undefined>> = {}): string {
   const message = e instanceof Error ? e.message : String(e);

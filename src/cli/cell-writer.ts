@@ -7,20 +7,36 @@ export interface RateLimits {
   readonly maxMibPerSecond?: number | undefined;
 }
 
-/** Paces work to a rate: `take(rows, bytes)` waits until doing that much more stays under the limits. */
+/** The time a RateLimiter reads and waits in (a fake one in tests). */
+export interface PacingClock {
+  now(): number;
+  sleep(millis: number): Promise<void>;
+}
+
+const realClock: PacingClock = {
+  now: () => performance.now(),
+  sleep: (millis) => new Promise((r) => setTimeout(r, millis)),
+};
+
+/** Paces work to a rate: `take(rows, bytes)` waits until doing that much more stays under the limits since the start. */
 export class RateLimiter {
-  private readonly began = performance.now();
+  private readonly began: number;
   private rows = 0;
   private bytes = 0;
-  constructor(private readonly limits: RateLimits) {}
+  constructor(
+    private readonly limits: RateLimits,
+    private readonly clock: PacingClock = realClock,
+  ) {
+    this.began = clock.now();
+  }
 
   async take(rows: number, bytes: number): Promise<void> {
     this.rows += rows;
     this.bytes += bytes;
     const byRows = this.limits.maxRowsPerSecond ? (this.rows / this.limits.maxRowsPerSecond) * 1000 : 0;
     const byBytes = this.limits.maxMibPerSecond ? (this.bytes / (this.limits.maxMibPerSecond * 1048576)) * 1000 : 0;
-    const wait = Math.max(byRows, byBytes) - (performance.now() - this.began);
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const wait = Math.max(byRows, byBytes) - (this.clock.now() - this.began);
+    if (wait > 0) await this.clock.sleep(wait);
   }
 }
 

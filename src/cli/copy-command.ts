@@ -8,6 +8,7 @@ import {
   connect,
   describeSpec,
   explainFailure,
+  reachable,
   parseTableSpec,
 } from './bigtable-endpoint.js';
 import { CellWriter, RateLimiter, familiesWithValueType, rowBytes } from './cell-writer.js';
@@ -84,6 +85,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
   const dest = connect(to, env);
   const began = performance.now();
   try {
+    await Promise.all([reachable(source), reachable(dest)]);
     let state = readState(statePath, describeSpec(from), describeSpec(to));
     const resumed = state !== undefined;
     if (state === undefined) {

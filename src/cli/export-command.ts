@@ -1,9 +1,9 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { CliIo } from './cli-io.js';
-import { TableSpecError, connect, describeSpec, explainFailure, parseTableSpec } from './bigtable-endpoint.js';
+import { TableSpecError, connect, describeSpec, explainFailure, parseTableSpec, reachable } from './bigtable-endpoint.js';
 import { CellWriter, RateLimiter, aggregateFamilies, rowBytes } from './cell-writer.js';
 import {
   CELL_FORMATS,
@@ -71,6 +71,7 @@ export async function exportCommand(table: string, opts: ExportOptions, io: CliI
     if (!out.write(chunk)) await once(out, 'drain');
   };
   try {
+    await reachable(conn);
     if (format === 'csv') await write(CSV_HEADER + '\n');
     if (format === 'seqfile') await write(SEQFILE_MAGIC);
     const encode =
@@ -126,10 +127,17 @@ export async function importCommand(file: string, table: string, opts: ImportOpt
     if (e instanceof TableSpecError) return fail(io, 'import', e.message, 2);
     throw e;
   }
-  const input = file === '-' ? streams.stdin : createReadStream(file);
+  if (file !== '-' && !existsSync(file)) return fail(io, 'import', `${file}: no such file`, 2);
   const conn = connect(spec, env);
   let bad = 0;
   const unit = format === 'seqfile' ? 'record' : 'line';
+  try {
+    await reachable(conn);
+  } catch (e) {
+    await conn.close();
+    return fail(io, 'import', explainFailure(e, env), 1);
+  }
+  const input = file === '-' ? streams.stdin : createReadStream(file);
   const writer = new CellWriter(
     conn,
     limiter,

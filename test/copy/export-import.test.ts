@@ -100,6 +100,9 @@ describe('tabletop export and import', () => {
     ]);
     expect(rows.get(Buffer.from('f').toString('base64'))).toEqual(['cf2/AP8=/6000/AAEC']);
 
+    const missing = await runTabletop(['import', path.join(work, 'no-such.csv'), spec('bad')]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([2, `tabletop import: ${path.join(work, 'no-such.csv')}: no such file`]);
+
     await createTable(client, 'strict');
     const strict = await runTabletop(['import', file, spec('strict'), '--strict']);
     expect(strict.code).toBe(1);
