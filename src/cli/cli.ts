@@ -265,7 +265,7 @@ const TABLE_SPEC_HELP = [
   '',
   'A table is [grpcs://]HOST:PORT/projects/P/instances/I/tables/T (a tabletop server or cbtemulator; grpcs:// for TLS,',
   'with TABLETOP_CA_FILE for a private CA), or projects/P/instances/I/tables/T: the server in BIGTABLE_EMULATOR_HOST',
-  'if set, else Cloud Bigtable with application-default credentials. TABLETOP_TOKEN is sent as a bearer token.',
+  'if set, else Cloud Bigtable with application-default credentials. TABLETOP_TOKEN is sent as a bearer token over TLS.',
 ].join('\n');
 
 /**
