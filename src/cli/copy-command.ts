@@ -101,7 +101,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
     const { created, aggregates } = await copySchema(source, dest, ranges);
     writeState(statePath, state);
     io.stderr(
-      `tabletop copy: ${describeSpec(from)} -> ${describeSpec(to)}: ${created}; ${ranges.length} range${ranges.length === 1 ? '' : 's'}` +
+      `tabletop copy: ${describeSpec(from)} -> ${describeSpec(to)}: ${created}; ${plural(ranges.length, 'range', 'ranges')}` +
         (resumed ? `, resuming (${state.done.length} done before, state in ${statePath})` : ` (state in ${statePath})`),
     );
     const done = new Set(state.done);
@@ -136,7 +136,7 @@ export async function copyCommand(opts: CopyOptions, io: CliIo): Promise<number>
     const copiedMillis = performance.now() - began;
     io.stdout(
       `copied ${formatCount(progress.rows)} rows, ${formatCount(progress.cells)} cells, ${formatBytes(progress.bytes)} in ${formatMillis(copiedMillis)}` +
-        ` (${todo.length} range${todo.length === 1 ? '' : 's'}${resumed ? `; ${ranges.length - todo.length} were done before the resume` : ''})`,
+        ` (${plural(todo.length, 'range', 'ranges')}${resumed ? `; ${ranges.length - todo.length} were done before the resume` : ''})`,
     );
     if (opts.verify === false) {
       io.stdout('not verified (--no-verify)');
@@ -201,7 +201,7 @@ async function copySchema(source: Connection, dest: Connection, ranges: KeyRange
       initialSplits: ranges.slice(1).map((r) => ({ key: r.start })),
     });
     return {
-      created: `created the destination table with ${Object.keys(columnFamilies).length} families and ${ranges.length - 1} splits`,
+      created: `created the destination table with ${plural(Object.keys(columnFamilies).length, 'family', 'families')} and ${plural(ranges.length - 1, 'split', 'splits')}`,
       aggregates,
     };
   } catch (e) {
@@ -236,4 +236,8 @@ export async function tableDigest(conn: Connection): Promise<{ rows: number; cel
   }
   sum &= (1n << 256n) - 1n;
   return { rows, cells, checksum: sum.toString(16).padStart(64, '0').slice(0, 16) };
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
