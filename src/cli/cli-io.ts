@@ -14,4 +14,6 @@ export interface CliIo {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Byte streams for data commands (`export` to stdout, `import -` from stdin); the process's own when absent. */
   readonly data?: { readonly stdout: Writable; readonly stdin: Readable };
+  /** Asks the user a question on the terminal and resolves with the answer; absent when stdin is not interactive. */
+  readonly ask?: (question: string) => Promise<string>;
 }

@@ -32,6 +32,7 @@ import {
 import { type ServeSecurity, serveSecurity } from './serve-security.js';
 import type { CopyOptions } from './copy-command.js';
 import type { DataStreams, ExportOptions, ImportOptions } from './export-command.js';
+import type { ApplyOptions, DumpOptions } from './schema-command.js';
 
 /**
  * The `tabletop` command line. `runCli` is the whole program with its outside
@@ -257,8 +258,45 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .action(async (opts: AdviseOptions) => {
       exit(await adviseCommand(opts, io));
     });
+  const schema = configure(program.command('schema'))
+    .description(
+      "Schema as code: dump an instance's tables (or one table) as a JSON file, and apply one: show the changes, ask before destructive ones, make them.",
+    )
+    .usage('dump|apply [options]');
+  const target = (cmd: Command): Command =>
+    cmd
+      .requiredOption('--project <project>', 'the project')
+      .requiredOption('--instance <instance>', 'the instance')
+      .option(
+        '--endpoint <address>',
+        'host:port (plain text), grpcs://host:port (TLS, TABLETOP_TOKEN sent if set) or cloud (Cloud Bigtable, application-default credentials); default $BIGTABLE_EMULATOR_HOST or localhost:8086',
+      );
+  target(configure(schema.command('dump')))
+    .description("Print the schema of an instance's tables (families, GC rules, types, deletion protection, splits, authorized views).")
+    .option('--table <table>', 'one table only (a table file)')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--no-splits', 'leave out the splits (the keys SampleRowKeys returns)')
+    .action(async (opts: DumpOptions) => {
+      exit(await (await schemaCommands()).schemaDumpCommand(opts, io));
+    });
+  target(configure(schema.command('apply')))
+    .description(
+      'Make the server match a schema file: prints the changes, asks before destructive ones (drops, deletes, GC rules that collect more), then makes them. An instance file also deletes the tables it does not list.',
+    )
+    .argument('<file>', 'a schema file (from schema dump, or written by hand)')
+    .option('--table <table>', "apply only this table of the file (or a table file's schema to this table)")
+    .option('--dry-run', 'show the changes, make none')
+    .option('--yes', 'make destructive changes without asking (for scripts)')
+    .action(async (file: string, opts: ApplyOptions) => {
+      exit(await (await schemaCommands()).schemaApplyCommand(file, opts, io));
+    });
   addDataCommands(program, configure, io, exit);
   return program;
+}
+
+/** The schema commands, loaded when run: the official client they use costs every other command its start-up time. */
+function schemaCommands(): Promise<typeof import('./schema-command.js')> {
+  return import('./schema-command.js');
 }
 
 const TABLE_SPEC_HELP = [

@@ -1,4 +1,5 @@
 #!/usr/bin/env -S node --initial-old-space-size=128
+import { createInterface } from 'node:readline/promises';
 import { runCli } from './cli.js';
 
 /**
@@ -19,5 +20,15 @@ const code = await runCli(process.argv.slice(2), {
   exitNow: (c) => process.exit(c),
   execArgv: process.execArgv,
   env: process.env,
+  ...(process.stdin.isTTY ? { ask } : {}),
 });
 process.exit(code);
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}

@@ -184,7 +184,8 @@ const AGE_UNITS: ReadonlyArray<readonly [number, string]> = [
   [1_000, 'ms'],
 ];
 
-function describeAge(micros: number): string {
+/** An age in the largest unit that divides it exactly: 7d, 12h, 90m, 30s, 1500ms, 1001us. */
+export function describeAge(micros: number): string {
   for (const [unit, suffix] of AGE_UNITS) {
     if (micros % unit === 0) return `${micros / unit}${suffix}`;
   }

@@ -4,11 +4,12 @@ import { FULL_RANGE } from '../../model/key-range.js';
 import { createFaultFileSystem } from '../fs/fault-fs.js';
 import type { FileSystem } from '../fs/file-system.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
-import type { RowStore, RowWrite, StoreOp } from '../store.js';
+import type { RowStore, RowWrite, StorageEngine, StoreOp } from '../store.js';
 import { rowBytes } from '../row-ops.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
 import { slowSyncFs } from '../testing/slow-sync-fs.js';
 import { runSplitMergeConformance } from '../testing/split-merge-conformance.js';
+import { runCloneConformance } from '../testing/clone-conformance.js';
 import { openDiskEngine, type DiskEngine } from './disk-engine.js';
 import type { EngineEvent } from './engine-events.js';
 import type { DiskStore } from './disk-store.js';
@@ -156,29 +157,28 @@ describe('disk engine durability', () => {
 
 {
   const fss = new WeakMap<object, MemoryFileSystem>();
-  runSplitMergeConformance(
-    'disk engine',
-    async () => {
-      const fs = new MemoryFileSystem();
-      const e = await freshEngine(fs);
-      fss.set(e, fs);
-      return e;
+  const hooks = {
+    settle: async (e: StorageEngine) => {
+      const d = e as DiskEngine;
+      await d.flushAll();
+      for (const s of d['stores'].values()) await d.compactNow(s, true);
     },
-    {
-      settle: async (e) => {
-        const d = e as DiskEngine;
-        await d.flushAll();
-        for (const s of d['stores'].values()) await d.compactNow(s, true);
-      },
-      reopen: async (e) => {
-        const fs = fss.get(e)!;
-        await e.close();
-        const again = await freshEngine(fs);
-        fss.set(again, fs);
-        return again;
-      },
+    reopen: async (e: StorageEngine) => {
+      const fs = fss.get(e)!;
+      await e.close();
+      const again = await freshEngine(fs);
+      fss.set(again, fs);
+      return again;
     },
-  );
+  };
+  const make = async (): Promise<DiskEngine> => {
+    const fs = new MemoryFileSystem();
+    const e = await freshEngine(fs);
+    fss.set(e, fs);
+    return e;
+  };
+  runSplitMergeConformance('disk engine', make, hooks);
+  runCloneConformance('disk engine', make, hooks);
 }
 
 describe('disk engine commit-log files', () => {

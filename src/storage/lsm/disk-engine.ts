@@ -57,7 +57,8 @@ import { DiskStore, type StoreHost } from './disk-store.js';
 import { Memtable } from './memtable.js';
 import { advanceFileCounter, openStores, type RecoveryHost, replayCommitLogs } from './recovery.js';
 import { TableFile } from './table-file.js';
-import { deleteStore, mergeFlushed, retireFiles, splitFlushed, type TopologyHost } from './topology.js';
+import { cloneFlushed, deleteStore, mergeFlushed, retireFiles, splitFlushed, type TopologyHost } from './topology.js';
+import { verifyFile } from './verify-store.js';
 import type { EngineEvent, EngineEventSink, FlushReason } from './engine-events.js';
 import { encodeBatch, encodeDrop, type EncodedRow, type LoggedDrop } from './wal-batch.js';
 
@@ -503,6 +504,79 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
         await mergeFlushed(this, left, right, mergedId, meta);
       }),
     );
+  }
+
+  /**
+   * Point-in-time copies (StorageEngine.cloneStores) without rewriting data,
+   * as splits are made: in one exclusive background job, every source's
+   * memtable is rotated at the same moment and flushed, then one manifest
+   * edit adds the clones, each listing its source's files with its key
+   * range, drops and flush state (and writes `meta`). A file shared so stays
+   * until the last store listing it lets go of it (topology.ts). A clone is
+   * handed out by openStore only once the manifest has it.
+   */
+  cloneStores(pairs: readonly (readonly [sourceId: string, cloneId: string])[], meta?: MetaUpdate): Promise<void> {
+    this.checkWritable();
+    if (pairs.length === 0) return meta === undefined ? Promise.resolve() : this.writeMeta(meta.key, meta.value());
+    const sources = pairs.map(([sourceId]) => this.requireStore(sourceId));
+    const cloneIds = pairs.map(([, cloneId]) => cloneId);
+    for (const id of cloneIds) this.checkNewStoreId(id);
+    if (new Set(cloneIds).size !== cloneIds.length) throw new TabletopError('InvalidArgument', `clone ids repeat: ${cloneIds.join(', ')}`);
+    const gone = (): void => {
+      for (const s of sources) if (s.deleted) throw new TabletopError('NotFound', `store ${s.id} was deleted before it could be cloned`);
+    };
+    let made = false;
+    const job = this.yieldingCompactions(sources, async () => {
+      await this.background.add('exclusive', sources[0]!.id, async () => {
+        gone();
+        // Rotated together: the clones hold every source as of one sequence number.
+        for (const s of sources) this.rotate(s, 'clone');
+        for (const s of sources) await this.flushStore(s);
+        gone();
+        await cloneFlushed(
+          this,
+          sources.map((s, i) => [s, cloneIds[i]!] as const),
+          meta,
+        );
+        made = true;
+      });
+      // A queued job is dropped when the engine closes: then no clone was made.
+      if (!made) throw new TabletopError('Unavailable', 'the storage engine closed before the clone was made');
+    });
+    for (const id of cloneIds) {
+      const opened = job.then(() => this.requireStore(id)).finally(() => this.opening.delete(id));
+      opened.catch(() => undefined);
+      this.opening.set(id, opened);
+    }
+    return job;
+  }
+
+  /** Throws unless `id` may name a store about to be created. */
+  private checkNewStoreId(id: string): void {
+    if (id === '') throw new TabletopError('InvalidArgument', 'a store id cannot be empty');
+    if (this.stores.has(id) || this.opening.has(id)) throw new TabletopError('AlreadyExists', `store ${id} exists already`);
+  }
+
+  /**
+   * Checks every file the store lists (verify-store.ts); throws DataLoss
+   * naming the store, the file and the damage, and the store then fails
+   * every call with it (as a read finding the damage would). The files are
+   * held (referenced) meanwhile, so a compaction cannot delete them.
+   */
+  async verifyStore(id: string): Promise<void> {
+    this.checkOpen();
+    const store = this.stores.get(id);
+    if (store === undefined) throw new TabletopError('NotFound', `no store ${id}`);
+    if (store.failure !== undefined) throw store.failure;
+    const files = store.files.map((f) => f.ref());
+    try {
+      for (const f of files) await verifyFile(this, id, f.meta);
+    } catch (e) {
+      if (e instanceof TabletopError && e.code === 'DataLoss') store.failure ??= e;
+      throw e;
+    } finally {
+      for (const f of files) f.unref();
+    }
   }
 
   private requireStore(id: string): DiskStore {

@@ -46,6 +46,7 @@ export type EngineEvent =
       readonly millis: number;
     };
 
-export type FlushReason = 'memtable full' | 'memtable budget' | 'commit log size' | 'recovery' | 'gc' | 'split' | 'merge' | 'requested';
+export type FlushReason =
+  'memtable full' | 'memtable budget' | 'commit log size' | 'recovery' | 'gc' | 'split' | 'merge' | 'clone' | 'requested';
 
 export type EngineEventSink = (event: EngineEvent) => void;

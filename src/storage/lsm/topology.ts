@@ -92,6 +92,33 @@ export async function mergeFlushed(
   replaceStores(host, [left, right], [merged]);
 }
 
+/**
+ * Adds, for each flushed source, a clone listing the same files with the
+ * same key range, drops and flush state: one manifest edit adds every clone
+ * (with `meta`, when given), so a crash leaves none of them or all. A file
+ * then stays until no store lists it (retireFiles), so compactions and drops
+ * of the source and of the clone each let go of their own reference only.
+ */
+export async function cloneFlushed(host: TopologyHost, pairs: readonly (readonly [DiskStore, string])[], meta?: MetaUpdate): Promise<void> {
+  const clones: DiskStore[] = [];
+  const edits: ManifestEdit[] = [];
+  for (const [source, cloneId] of pairs) {
+    const clone = host.newStore(cloneId);
+    clone.lower = source.lower;
+    clone.upper = source.upper;
+    clone.files = source.files.slice();
+    // What the source's major compactions already applied need not be applied again.
+    clone.dropsAppliedSeq = source.dropsAppliedSeq;
+    clone.lastMajorCompactionMillis = source.lastMajorCompactionMillis;
+    edits.push(...inheritEdits(host, clone, [source]));
+    clones.push(clone);
+  }
+  if (meta !== undefined) edits.push({ op: 'setMeta', key: meta.key, value: meta.value() });
+  await host.record(edits);
+  // No compaction is scheduled: a clone shares its source's files as they are until it is written to.
+  for (const c of clones) installStore(host, c);
+}
+
 /** Takes a store out: it refuses every call from now on, and its files and memtables go once the manifest has recorded it. */
 export async function deleteStore(host: TopologyHost, store: DiskStore): Promise<void> {
   host.stores.delete(store.id);
@@ -143,11 +170,8 @@ function inheritEdits(host: TopologyHost, child: DiskStore, parents: readonly Di
 /** Swaps stores in memory after the manifest recorded it: children take references on the files. */
 function replaceStores(host: TopologyHost, olds: readonly DiskStore[], news: readonly DiskStore[]): void {
   for (const n of news) {
-    for (const f of n.files) f.ref();
-    const st = host.storeState(n.id);
-    if (st !== undefined) n.drops.update(st.familyDrops, st.rangeDrops);
     n.lastMajorCompactionMillis = Date.now();
-    host.stores.set(n.id, n);
+    installStore(host, n);
   }
   for (const o of olds) {
     host.stores.delete(o.id);
@@ -157,4 +181,12 @@ function replaceStores(host: TopologyHost, olds: readonly DiskStore[], news: rea
     host.discardMemtables(o);
   }
   for (const n of news) host.scheduleCompaction(n);
+}
+
+/** Makes a store the manifest now records live: it takes a reference on each file it lists and its drops. */
+function installStore(host: TopologyHost, store: DiskStore): void {
+  for (const f of store.files) f.ref();
+  const st = host.storeState(store.id);
+  if (st !== undefined) store.drops.update(st.familyDrops, st.rangeDrops);
+  host.stores.set(store.id, store);
 }
