@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { v2 } from '@google-cloud/bigtable';
 import { grpc } from 'google-gax';
 
@@ -97,7 +98,10 @@ function clientOptions(spec: TableSpec, env: Readonly<Record<string, string | un
   let channel: grpc.ChannelCredentials;
   if (spec.tls) {
     const caFile = nonEmpty(env['TABLETOP_CA_FILE']) ?? nonEmpty(env['NODE_EXTRA_CA_CERTS']);
-    channel = grpc.credentials.createSsl(caFile === undefined ? null : readFileSync(caFile));
+    // A CA given is trusted besides the system's (grpc-js would otherwise trust it alone), as `tabletop schema` does.
+    channel = grpc.credentials.createSsl(
+      caFile === undefined ? null : Buffer.concat([Buffer.from(rootCertificates.join('\n') + '\n'), readFileSync(caFile)]),
+    );
     if (token !== undefined) channel = grpc.credentials.combineChannelCredentials(channel, bearer(token));
   } else {
     channel = grpc.credentials.createInsecure();
