@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /** The CLI's outside world (output streams, signals, environment), injected so that tests can drive runCli (cli.ts). */
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -10,6 +12,8 @@ export interface CliIo {
   readonly execArgv?: readonly string[];
   /** The environment (TABLETOP_* settings); none when absent. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Byte streams for data commands (`export` to stdout, `import -` from stdin); the process's own when absent. */
+  readonly data?: { readonly stdout: Writable; readonly stdin: Readable };
   /** Asks the user a question on the terminal and resolves with the answer; absent when stdin is not interactive. */
   readonly ask?: (question: string) => Promise<string>;
 }

@@ -30,6 +30,8 @@ import {
   revokeTokenCommand,
 } from './auth-command.js';
 import { type ServeSecurity, serveSecurity } from './serve-security.js';
+import type { CopyOptions } from './copy-command.js';
+import type { DataStreams, ExportOptions, ImportOptions } from './export-command.js';
 import type { ApplyOptions, DumpOptions } from './schema-command.js';
 
 /**
@@ -288,12 +290,81 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .action(async (file: string, opts: ApplyOptions) => {
       exit(await (await schemaCommands()).schemaApplyCommand(file, opts, io));
     });
+  addDataCommands(program, configure, io, exit);
   return program;
 }
 
 /** The schema commands, loaded when run: the official client they use costs every other command its start-up time. */
 function schemaCommands(): Promise<typeof import('./schema-command.js')> {
   return import('./schema-command.js');
+}
+
+const TABLE_SPEC_HELP = [
+  '',
+  'A table is [grpcs://]HOST:PORT/projects/P/instances/I/tables/T (a tabletop server or cbtemulator; grpcs:// for TLS,',
+  'with TABLETOP_CA_FILE for a private CA), or projects/P/instances/I/tables/T: the server in BIGTABLE_EMULATOR_HOST',
+  'if set, else Cloud Bigtable with application-default credentials. TABLETOP_TOKEN is sent as a bearer token over TLS.',
+].join('\n');
+
+/**
+ * `tabletop copy`, `export` and `import`: moving data through the Bigtable API (README "Moving data"). Their
+ * modules (and the official client they use) load only when one of them runs, so that `serve` starts without them.
+ */
+function addDataCommands(program: Command, configure: (c: Command) => Command, io: CliIo, exit: (code: number) => void): void {
+  const streams = (): DataStreams => io.data ?? { stdout: process.stdout, stdin: process.stdin };
+  configure(program.command('copy'))
+    .description(
+      "Copy a table's schema and every cell version between two Bigtable API endpoints, in parallel over the source's SampleRowKeys ranges; resumable, rate-limited, verified by counts and a checksum.",
+    )
+    .requiredOption('--from <table>', 'the source table')
+    .requiredOption('--to <table>', "the destination table (created with the source's families and splits if missing)")
+    .option('--state <file>', 'the file of finished ranges that makes a rerun resume (default ./tabletop-copy-<hash>.json)')
+    .option('--parallel <n>', 'ranges copied at once', '4')
+    .option('--max-rows-per-second <n>', 'write at most this many rows a second')
+    .option('--max-mib-per-second <n>', 'write at most this many MiB a second')
+    .option('--no-verify', 'skip reading both tables at the end to compare counts and checksums')
+    .addHelpText('after', TABLE_SPEC_HELP)
+    .action(async (opts: CopyOptions) => {
+      exit(await withClient('copy', io, async () => (await import('./copy-command.js')).copyCommand(opts, io)));
+    });
+  configure(program.command('export'))
+    .description('Write every cell version of a table, with its timestamp, as JSON lines, CSV or a length-prefixed binary file.')
+    .argument('<table>', 'the table')
+    .option('--format <format>', 'jsonl, csv or seqfile (default: from the --output extension, else jsonl)')
+    .option('--output <file>', 'the file to write (default stdout)')
+    .addHelpText('after', TABLE_SPEC_HELP)
+    .action(async (table: string, opts: ExportOptions) => {
+      exit(await withClient('export', io, async () => (await import('./export-command.js')).exportCommand(table, opts, io, streams())));
+    });
+  configure(program.command('import'))
+    .description(
+      'Write the cells of an export into a table with their timestamps (idempotent); bad records are reported with their line numbers and skipped.',
+    )
+    .argument('<file>', 'the export (- for stdin)')
+    .argument('<table>', 'the table (its families must exist)')
+    .option('--format <format>', 'jsonl, csv or seqfile (default: from the file extension, else jsonl)')
+    .option('--strict', 'stop at the first bad record')
+    .option('--max-rows-per-second <n>', 'write at most this many rows a second')
+    .addHelpText('after', TABLE_SPEC_HELP)
+    .action(async (file: string, table: string, opts: ImportOptions) => {
+      exit(
+        await withClient('import', io, async () => (await import('./export-command.js')).importCommand(file, table, opts, io, streams())),
+      );
+    });
+}
+
+/** Runs a data command; an installation without the official client (@google-cloud/bigtable) gets a clear message. */
+async function withClient(command: string, io: CliIo, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (e) {
+    const missing = (e as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && /@google-cloud\/bigtable|google-gax/.test(String(e));
+    if (!missing) throw e;
+    io.stderr(
+      `tabletop ${command}: this installation lacks the official Bigtable client (@google-cloud/bigtable) that copy, export and import use: install it beside tabletopdb (npm install @google-cloud/bigtable), or run them from a checkout after npm ci`,
+    );
+    return 1;
+  }
 }
 
 /** `tabletop serve`: resolves the settings, starts the server and runs until a signal. */
