@@ -49,6 +49,9 @@ function fromTablets(ctx: RuleContext): HotRow[] {
 function fromDiagnostics(ctx: RuleContext): HotRow[] {
   return ctx.table.diagnostics.flatMap((d) => {
     if ((d.kind !== 'high_write_pressure' && d.kind !== 'high_read_pressure') || d.evidence.singleRow !== true) return [];
+    // The same floor as the other sources: a row the heatmap narrowed a hot range down to, but which took only a few
+    // percent of the table's ops (a thin sample of an evenly busy range), is not a hot row.
+    if (Number(d.evidence.share ?? 0) < ctx.t.hotRowShare) return [];
     const key = d.evidence.key === undefined ? undefined : Buffer.from(d.keyRange.start, 'base64').toString('latin1');
     return [
       {

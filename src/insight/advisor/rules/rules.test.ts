@@ -191,6 +191,14 @@ describe('rules', () => {
       'page#003\x00',
     );
     expect(one(table('t', many, { diagnostics: [d] }), 'hot-row').evidence.key).toBe('page#003');
+    // A row the heatmap narrowed a hot range down to, with a few percent of the ops (a thin sample of a busy range): none.
+    const thin = diagnostic(
+      'high_read_pressure',
+      { singleRow: true, key: 'page#004', share: 0.07, opsPerSecond: 1.33 },
+      'page#004',
+      'page#004\x00',
+    );
+    expect(only(table('t', many, { diagnostics: [thin] }), 'hot-row')).toEqual([]);
   });
 
   it('too-many-families: over 90 families (a table holds at most 100), and an info for very different retention', () => {
