@@ -61,6 +61,13 @@ export interface Config {
   readonly gcCompactionIntervalMillis: number;
   /** Background flush/compaction work is cut into slices of about this many milliseconds. */
   readonly backgroundSliceMillis: number;
+  /**
+   * Worker threads that build SSTables for flushes and compactions, off the
+   * thread that serves requests (0: that thread builds them itself, in
+   * slices). The server's `--background-threads` sets it (its default: one
+   * fewer than the cores, at least 1, at most 4).
+   */
+  readonly backgroundThreads: number;
   /** Uncompressed size of one SSTable data block. */
   readonly blockBytes: number;
   /** Shared cache of decompressed blocks across all tablets. */
@@ -151,6 +158,8 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   gcCompactionIntervalMillis: 60 * 60_000,
   // A few milliseconds per slice keeps foreground p99 close to its idle value.
   backgroundSliceMillis: 4,
+  // The engine as a library (tests, startServer in a test process) builds on its own thread; `serve` sizes a pool.
+  backgroundThreads: 0,
   // 64 KiB blocks: larger than LevelDB's 4 KiB because Bigtable values are often KiB-sized.
   blockBytes: 64 * KiB,
   // Small on purpose: the OS page cache keeps the compressed files, and RSS must stay

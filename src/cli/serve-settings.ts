@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from '../config.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { LOG_FORMATS, type LogFormat } from './log-output.js';
@@ -173,6 +174,14 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
     group: 'Storage',
     apply: (d, v) => (d.config.commitDelayMillis = wholeNumber(v, 0, 100, 'a whole number of milliseconds')),
   },
+  {
+    name: 'background-threads',
+    arg: 'n',
+    help: 'worker threads that build SSTables for flushes and compactions (0: the serving thread builds them, in slices)',
+    defaultText: 'cores - 1, 1 to 4',
+    group: 'Storage',
+    apply: (d, v) => (d.config.backgroundThreads = wholeNumber(v, 0, 64, 'a whole number of threads')),
+  },
   // ---- tablets and nodes ----
   size(
     'split-size',
@@ -295,6 +304,11 @@ export interface Layer {
  * --data-dir is an error; a higher layer that sets either replaces the lower
  * layers' choice.
  */
+/** One fewer than the cores (the serving thread has one), at least 1, at most 4. */
+export function defaultBackgroundThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
 export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
   const draft: Draft = {
     port: 8086,
@@ -306,7 +320,6 @@ export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
     logFormat: 'text',
     slowCallMillis: 1000,
     insight: true,
-    config: {},
     tlsCert: undefined,
     tlsKey: undefined,
     tlsClientCa: undefined,
@@ -316,6 +329,7 @@ export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
     oidcIssuer: undefined,
     oidcAudience: undefined,
     insecure: false,
+    config: { backgroundThreads: defaultBackgroundThreads() },
   };
   for (const layer of layers) {
     const inMemory = layer.values.get('in-memory');
