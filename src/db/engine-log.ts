@@ -8,6 +8,8 @@ import { formatBytes, formatCount, formatMillis } from '../units.js';
  *   recovered ./data in 1.2 s: 4 tablets, 12 SSTables (45.6 MiB); replayed 2 commit-log files (3.4 MiB, 1,234 records: 1,100 rows not yet in SSTables), then flushed 3 tablets
  *   flushed tablet 1.5 of projects/p/instances/i/tables/t (memtable full): 32.0 MiB in memory -> 12.3 MiB SSTable, 123,456 entries, in 240 ms
  *   compacted tablet 1.5 of ... (major): 4 SSTables, 48.2 MiB -> 40.1 MiB, 300,000 entries, in 1.2 s
+ * and, at warn, a build worker's death:
+ *   background worker 1 died: ... while it built an SSTable for the compaction of tablet 1.5 of ...; the compaction was redone on the serving thread, nothing was lost
  */
 export function logEngineEvent(
   logger: Logger,
@@ -50,11 +52,17 @@ export function logEngineEvent(
         { event: 'compacted', tablet: event.store, ...figures(event) },
       );
       return;
+    case 'worker-lost':
+      logger.warn(
+        `${event.reason} while it built an SSTable for the ${event.job} of ${where.tabletOf(event.store)}; the ${event.job} was redone on the serving thread, nothing was lost`,
+        { event: 'worker-lost', tablet: event.store, job: event.job, worker: event.worker },
+      );
+      return;
   }
 }
 
 /** The event's figures as log fields (durations rounded to whole milliseconds). */
-function figures(event: EngineEvent): Record<string, unknown> {
+function figures(event: Exclude<EngineEvent, { kind: 'worker-lost' }>): Record<string, unknown> {
   const { kind: _kind, ...rest } = event;
   const out: Record<string, unknown> = { ...rest };
   if ('store' in out) delete out.store;

@@ -20,7 +20,11 @@ import type { Cell } from '../../model/cell.js';
 import { SST_DIR, sstName } from '../file-names.js';
 import type { FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, StoreState } from '../manifest/manifest-state.js';
-import { createSSTableWriter, type SSTableIterator, type SSTableWriter } from '../sstable/index.js';
+import type { SSTableIterator } from '../sstable/index.js';
+import type { SSTableInfo } from '../sstable/properties.js';
+import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
+import { type PipelinedWriter, WorkerLost } from '../build/pool.js';
+import type { WritableFile } from '../fs/file-system.js';
 import type { EngineEvent } from './engine-events.js';
 import { compactEntries, decodeFragment, encodeEntries, type Entry, fragmentHasOnlyPuts } from './fragment.js';
 import type { DiskStore } from './disk-store.js';
@@ -54,6 +58,8 @@ export interface CompactionHost {
   retireFiles(store: DiskStore, files: readonly TableFile[]): void;
   /** Forgets the store's oldest waiting memtable once its flush is recorded. */
   memtableFlushed(store: DiskStore): void;
+  /** A writer for a new SSTable: built by the engine's worker threads when it has any, unless `onThisThread`. */
+  createWriter(file: WritableFile, options: SSTableWriterOptions, onThisThread: boolean): PipelinedWriter;
   emit(event: EngineEvent): void;
 }
 
@@ -84,30 +90,51 @@ class Slicer {
  * Writes one new SSTable: `fill` adds its entries (and may throw Abandoned).
  * Returns the file's manifest entry once it is written, synced and its
  * directory synced, or undefined when it ended up empty or was abandoned
- * (the file is removed then).
+ * (the file is removed then, as it is when the build fails).
+ *
+ * A build worker that dies mid-build (WorkerLost) costs only time: the
+ * half-built file is removed, the engine reports it, and `fill` runs again
+ * with this thread building the file (fill starts from its inputs afresh).
  */
 async function writeTable(
   engine: CompactionHost,
+  job: { readonly store: string; readonly kind: 'flush' | 'compaction' },
   seqs: { readonly minSeq: number; readonly maxSeq: number },
-  fill: (writer: SSTableWriter) => Promise<void>,
+  fill: (writer: PipelinedWriter) => Promise<void>,
+): Promise<FileMeta | undefined | typeof ABANDONED> {
+  try {
+    return await buildTable(engine, seqs, fill, false);
+  } catch (e) {
+    if (!(e instanceof WorkerLost)) throw e;
+    engine.emit({ kind: 'worker-lost', store: job.store, job: job.kind, worker: e.worker, reason: e.message });
+    return await buildTable(engine, seqs, fill, true);
+  }
+}
+
+async function buildTable(
+  engine: CompactionHost,
+  seqs: { readonly minSeq: number; readonly maxSeq: number },
+  fill: (writer: PipelinedWriter) => Promise<void>,
+  onThisThread: boolean,
 ): Promise<FileMeta | undefined | typeof ABANDONED> {
   const number = engine.newFileNumber();
   const path = engine.path(sstName(number));
-  const writer = createSSTableWriter(engine.fs.create(path), { blockSize: engine.config.blockBytes });
+  const writer = engine.createWriter(engine.fs.create(path), { blockSize: engine.config.blockBytes }, onThisThread);
+  let info: SSTableInfo;
   try {
     await fill(writer);
+    if (writer.entries === 0) {
+      writer.abandon();
+      engine.fs.remove(path);
+      return undefined;
+    }
+    info = await writer.finish();
   } catch (e) {
     writer.abandon();
     engine.fs.remove(path);
     if (e instanceof Abandoned) return ABANDONED;
     throw e;
   }
-  if (writer.entries === 0) {
-    writer.abandon();
-    engine.fs.remove(path);
-    return undefined;
-  }
-  const info = await writer.finish();
   await engine.fs.syncDir(engine.path(SST_DIR));
   return {
     number,
@@ -131,7 +158,9 @@ export async function runFlush(engine: CompactionHost, store: DiskStore): Promis
   let meta: FileMeta | undefined;
   if (!imm.empty) {
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
-    const written = await writeTable(engine, imm, (writer) => fillFromMemtable(writer, store, imm, slicer));
+    const written = await writeTable(engine, { store: store.id, kind: 'flush' }, imm, (writer) =>
+      fillFromMemtable(writer, store, imm, slicer),
+    );
     if (written === ABANDONED) return;
     meta = written;
     if (meta !== undefined) edits.push({ op: 'addFiles', id: store.id, files: [meta] });
@@ -167,7 +196,7 @@ class Abandoned extends Error {}
  * weakly once the closure is gone, and the frequent full GCs of a bulk load
  * dropped it between flushes, so every flush compiled its loop again.
  */
-async function fillFromMemtable(writer: SSTableWriter, store: DiskStore, imm: Memtable, slicer: Slicer): Promise<void> {
+async function fillFromMemtable(writer: PipelinedWriter, store: DiskStore, imm: Memtable, slicer: Slicer): Promise<void> {
   const w = new ByteWriter(1024);
   const entries: Entry[] = [];
   const c = imm.view().cursor();
@@ -186,7 +215,7 @@ async function fillFromMemtable(writer: SSTableWriter, store: DiskStore, imm: Me
         value = w.view();
       }
       writer.add(key, value);
-      const pause = slicer.maybeYield();
+      const pause = writer.ready() ?? slicer.maybeYield();
       if (pause !== undefined) await pause;
     }
   } finally {
@@ -220,15 +249,7 @@ export async function runCompaction(engine: CompactionHost, store: DiskStore, in
   // Rows older than this were all in files when the compaction started (flushes may run meanwhile).
   const lowestUnflushed = store.minUnflushedSeq();
   for (const f of inputs) f.ref();
-  const iters: SSTableIterator[] = [];
   try {
-    // Files shared with another store after a split hold keys outside this store's bounds: skip them.
-    const bounds = { lower: store.lower, ...(store.upper === undefined ? {} : { upper: store.upper }), fillCache: false };
-    for (const f of inputs) {
-      const it = f.reader.newIterator(bounds);
-      it.seekGE(store.lower);
-      iters.push(it);
-    }
     const gc = major ? columnGc(store) : undefined;
     const slicer = new Slicer(engine.config.backgroundSliceMillis);
     let minSeq = Infinity;
@@ -237,8 +258,10 @@ export async function runCompaction(engine: CompactionHost, store: DiskStore, in
       minSeq = Math.min(minSeq, f.meta.minSeq);
       maxSeq = Math.max(maxSeq, f.meta.maxSeq);
     }
-    const merge: MergeJob = { store, inputs, iters, major, dropsSeq, gc, slicer };
-    const written = await writeTable(engine, { minSeq, maxSeq }, (writer) => fillFromInputs(writer, merge));
+    const merge: MergeJob = { store, inputs, major, dropsSeq, gc, slicer };
+    const written = await writeTable(engine, { store: store.id, kind: 'compaction' }, { minSeq, maxSeq }, (writer) =>
+      fillFromInputs(writer, merge),
+    );
     if (written === ABANDONED) return;
     const meta = written;
     const edits: ManifestEdit[] = [{ op: 'removeFiles', id: store.id, numbers: inputs.map((f) => f.meta.number) }];
@@ -276,7 +299,6 @@ export async function runCompaction(engine: CompactionHost, store: DiskStore, in
       millis: performance.now() - began,
     });
   } finally {
-    for (const it of iters) it.close();
     for (const f of inputs) f.unref();
   }
 }
@@ -284,17 +306,35 @@ export async function runCompaction(engine: CompactionHost, store: DiskStore, in
 interface MergeJob {
   readonly store: DiskStore;
   readonly inputs: readonly TableFile[];
-  /** One per input, positioned at the store's first key. */
-  readonly iters: readonly SSTableIterator[];
   readonly major: boolean;
   readonly dropsSeq: number;
   readonly gc: ((cells: readonly Cell[]) => readonly Cell[]) | undefined;
   readonly slicer: Slicer;
 }
 
-/** Adds the merged rows of a compaction's inputs to its file (a function of the module: see fillFromMemtable). */
-async function fillFromInputs(writer: SSTableWriter, job: MergeJob): Promise<void> {
-  const { store, inputs, iters, major, dropsSeq, gc, slicer } = job;
+/**
+ * Adds the merged rows of a compaction's inputs to its file (a function of the module: see fillFromMemtable),
+ * reading each input from the store's first key.
+ */
+async function fillFromInputs(writer: PipelinedWriter, job: MergeJob): Promise<void> {
+  const { store, inputs } = job;
+  // Files shared with another store after a split hold keys outside this store's bounds: skip them.
+  const bounds = { lower: store.lower, ...(store.upper === undefined ? {} : { upper: store.upper }), fillCache: false };
+  const iters: SSTableIterator[] = [];
+  try {
+    for (const f of inputs) {
+      const it = f.reader.newIterator(bounds);
+      it.seekGE(store.lower);
+      iters.push(it);
+    }
+    await mergeInputs(writer, job, iters);
+  } finally {
+    for (const it of iters) it.close();
+  }
+}
+
+async function mergeInputs(writer: PipelinedWriter, job: MergeJob, iters: readonly SSTableIterator[]): Promise<void> {
+  const { store, inputs, major, dropsSeq, gc, slicer } = job;
   const w = new ByteWriter(1024);
   const entries: Entry[] = [];
   for (;;) {
@@ -319,7 +359,7 @@ async function fillFromInputs(writer: SSTableWriter, job: MergeJob): Promise<voi
       if (!major || (gc === undefined && fragmentHasOnlyPuts(value, inputs[only]!.where))) {
         writer.add(key, value);
         it.next();
-        const pause = slicer.maybeYield();
+        const pause = writer.ready() ?? slicer.maybeYield();
         if (pause !== undefined) await pause;
         continue;
       }
@@ -337,7 +377,7 @@ async function fillFromInputs(writer: SSTableWriter, job: MergeJob): Promise<voi
       encodeEntries(w, merged);
       writer.add(key, w.view());
     }
-    const pause = slicer.maybeYield();
+    const pause = writer.ready() ?? slicer.maybeYield();
     if (pause !== undefined) await pause;
   }
 }

@@ -12,6 +12,7 @@ import { MemoryFileSystem } from '../fs/memory-fs.js';
 import { slowSyncFs } from '../testing/slow-sync-fs.js';
 import type { RowStore, StoreOp } from '../store.js';
 import { openDiskEngine } from './disk-engine.js';
+import { buildPool } from '../build/pool.js';
 import { seededRandom } from '../../testing/random.js';
 
 const COLUMNS = ['a', 'b', 'c'];
@@ -65,7 +66,7 @@ interface Expect {
 /** Commit-log files written over (reused) in all runs so far: the runs must exercise that path too. */
 let reusedLogs = 0;
 
-async function crashRun(seed: number): Promise<void> {
+async function crashRun(seed: number, backgroundThreads = 0): Promise<void> {
   const random = seededRandom(seed);
   const fs = new MemoryFileSystem();
   // Syncs take effect a moment later, as a disk's do: the crash can find written but unsynced
@@ -80,7 +81,12 @@ async function crashRun(seed: number): Promise<void> {
       ),
   );
   const counting = createFaultFileSystem(slow, (op) => void (op === 'reuse' && reusedLogs++));
-  const engine = await openDiskEngine({ fs: counting, dir: 'db', config, onBackgroundError: () => undefined });
+  const engine = await openDiskEngine({
+    fs: counting,
+    dir: 'db',
+    config: { ...config, backgroundThreads },
+    onBackgroundError: () => undefined,
+  });
   // Two stores (tablets) sharing the commit log: rows below row20 in one, the rest in the other.
   const stores = [await engine.openStore('t'), await engine.openStore('u')];
   const storeOf = (key: string): RowStore => stores[key < 'row20' ? 0 : 1]!;
@@ -215,6 +221,12 @@ describe('crash safety of the durable engine', () => {
   it('keeps every acknowledged write and never tears a row, over 40 random crashes', async () => {
     for (let seed = 1; seed <= 40; seed++) await crashRun(seed * 7919);
     expect(reusedLogs, 'no run reused a commit-log file').toBeGreaterThan(0);
+  }, 120_000);
+
+  it('keeps every acknowledged write with SSTables built on a worker thread, over 20 random crashes', async () => {
+    const built = buildPool(1).completedBuilds;
+    for (let seed = 1; seed <= 20; seed++) await crashRun(seed * 104_729, 1);
+    expect(buildPool(1).completedBuilds - built, 'no SSTable was built by a worker').toBeGreaterThan(20);
   }, 120_000);
 
   it('a failing sync or write is never acknowledged, and refuses later writes', async () => {

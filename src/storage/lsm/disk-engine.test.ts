@@ -485,6 +485,76 @@ describe('disk engine block cache', () => {
   });
 });
 
+describe('disk engine with build workers', () => {
+  /** Rows of random bytes (they do not compress), `rounds` flushed SSTables of every row. */
+  async function loaded(events: EngineEvent[], rounds: number, perRound: number): Promise<{ engine: DiskEngine; mem: MemoryFileSystem }> {
+    const mem = new MemoryFileSystem();
+    const engine = await openDiskEngine({
+      fs: mem,
+      dir: 'db',
+      manualCompaction: true,
+      config: { memtableBytes: 64 << 20, blockBytes: 4096, backgroundThreads: 1 },
+      onEvent: (e) => events.push(e),
+    });
+    const store = await engine.openStore('t');
+    for (let round = 0; round < rounds; round++) {
+      const batch: RowWrite[] = [];
+      for (let i = 0; i < perRound; i++)
+        batch.push({ key: `r${String(i).padStart(5, '0')}`, ops: [put('q', round + 1, randomBytes(150).toString('latin1'))] });
+      await store.write(batch);
+      await engine.flushAll();
+    }
+    return { engine, mem };
+  }
+
+  it('builds flushes and compactions on a worker thread, and the rows read back the same', async () => {
+    const events: EngineEvent[] = [];
+    const { engine } = await loaded(events, 3, 2000);
+    const built = engine.builders!.completedBuilds;
+    const store = await engine.openStore('t');
+    const before = await rows(store);
+    expect(before).toHaveLength(2000);
+    await engine.compactNow(engine['stores'].get('t')!, true);
+    expect(engine.builders!.completedBuilds).toBe(built + 1);
+    expect(engine['stores'].get('t')!.files).toHaveLength(1);
+    expect(await rows(store)).toEqual(before);
+    expect(events.filter((e) => e.kind === 'flushed')).toHaveLength(3);
+    expect(events.some((e) => e.kind === 'worker-lost')).toBe(false);
+    await engine.close();
+  });
+
+  it('a worker that dies mid-compaction: the compaction is redone on the engine thread, nothing is lost, and the engine says so', async () => {
+    const events: EngineEvent[] = [];
+    const { engine, mem } = await loaded(events, 4, 6000);
+    const store = await engine.openStore('t');
+    const before = await rows(store);
+    const pool = engine.builders!;
+    const compaction = engine.compactNow(engine['stores'].get('t')!, true);
+    await until(() => pool.activeBuilds > 0);
+    pool.crashWorkers();
+    await compaction;
+    const lost = events.filter((e) => e.kind === 'worker-lost');
+    expect(lost).toEqual([
+      {
+        kind: 'worker-lost',
+        store: 't',
+        job: 'compaction',
+        worker: 1,
+        reason: expect.stringMatching(/background worker 1 died: .*code 70/),
+      },
+    ]);
+    expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(1);
+    expect(engine['stores'].get('t')!.files).toHaveLength(1);
+    expect(await rows(store)).toEqual(before);
+    // Only the compacted file and nothing half-built is left, and a crash right now keeps every row.
+    await engine.close();
+    expect(mem.list('db/sst')).toHaveLength(1);
+    const reopened = await openDiskEngine({ fs: mem.crash(), dir: 'db', manualCompaction: true });
+    expect(await rows(await reopened.openStore('t'))).toEqual(before);
+    await reopened.close();
+  });
+});
+
 describe('disk engine flushes beside compactions', () => {
   it('a flush during a major compaction neither waits for it nor brings back rows a range drop removed', async () => {
     const engine = await openDiskEngine({

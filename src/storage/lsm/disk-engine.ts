@@ -45,12 +45,14 @@ import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/block-cache.js';
 import { SST_DIR, sstName, WAL_DIR } from '../file-names.js';
-import { join, type FileSystem } from '../fs/file-system.js';
+import { join, type FileSystem, type WritableFile } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, RangeDrop, StoreState } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
 import type { EngineStats, MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
 import { BackgroundQueue } from './background-queue.js';
+import { type BuildPool, buildPool, localWriter, type PipelinedWriter } from '../build/pool.js';
+import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
 import { CommitLog, type CommitLogHost } from './commit-log.js';
 import { type CompactionHost, pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore, type StoreHost } from './disk-store.js';
@@ -102,6 +104,8 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   /** The live stores by id (topology.ts and recovery.ts change it too). */
   readonly stores = new Map<string, DiskStore>();
   private readonly background: BackgroundQueue;
+  /** The worker threads that build SSTables (config.backgroundThreads), shared with the process's other engines. */
+  readonly builders: BuildPool | undefined;
   private failure: TabletopError | undefined;
   private closed = false;
   private stallWaiters: (() => void)[] = [];
@@ -125,6 +129,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     this.fs = options.fs;
     this.cache = createBlockCache(this.config.blockCacheBytes);
     this.background = new BackgroundQueue((e) => this.backgroundFailed(e));
+    this.builders = this.config.backgroundThreads > 0 ? buildPool(this.config.backgroundThreads) : undefined;
   }
 
   path(name: string): string {
@@ -178,6 +183,10 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       dropsReplayed: replayed.drops.length,
       storesFlushed,
     });
+  }
+
+  createWriter(file: WritableFile, options: SSTableWriterOptions, onThisThread: boolean): PipelinedWriter {
+    return this.builders === undefined || onThisThread ? localWriter(file, options) : this.builders.createWriter(file, options);
   }
 
   /** Reports an event to the owner; a failing sink never fails the engine. */

@@ -44,6 +44,15 @@ export type EngineEvent =
       readonly outputBytes: number;
       readonly outputEntries: number;
       readonly millis: number;
+    }
+  | {
+      /** A worker thread died while it built an SSTable; the build was redone on the engine's own thread. */
+      readonly kind: 'worker-lost';
+      readonly store: string;
+      readonly job: 'flush' | 'compaction';
+      /** The worker (1-based) and what ended it. */
+      readonly worker: number;
+      readonly reason: string;
     };
 
 export type FlushReason =

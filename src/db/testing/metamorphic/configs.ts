@@ -1,5 +1,19 @@
 import type { DiskConfig } from './systems.js';
 
+/** Everything tiny and automatic (see auto-tiny below). */
+const AUTO_TINY = {
+  memtableBytes: 256,
+  totalMemtableBytes: 2048,
+  blockBytes: 64,
+  blockCacheBytes: 4096,
+  walFileBytes: 512,
+  maxWalBytes: 2048,
+  compactionTrigger: 2,
+  majorCompactionTrigger: 3,
+  gcCompactionIntervalMillis: 0,
+  backgroundSliceMillis: 0,
+};
+
 /**
  * Disk-engine configurations the metamorphic test runs every op log under.
  * Each puts the data somewhere else at any given moment: the same logical
@@ -13,18 +27,14 @@ export const DISK_CONFIGS: readonly DiskConfig[] = [
     // always runs a major compaction.
     name: 'auto-tiny',
     manualCompaction: false,
-    config: {
-      memtableBytes: 256,
-      totalMemtableBytes: 2048,
-      blockBytes: 64,
-      blockCacheBytes: 4096,
-      walFileBytes: 512,
-      maxWalBytes: 2048,
-      compactionTrigger: 2,
-      majorCompactionTrigger: 3,
-      gcCompactionIntervalMillis: 0,
-      backgroundSliceMillis: 0,
-    },
+    config: AUTO_TINY,
+  },
+  {
+    // auto-tiny with its SSTables built on a worker thread: batches handed over, bytes streamed back
+    // while reads, writes and the next flush go on.
+    name: 'auto-tiny-workers',
+    manualCompaction: false,
+    config: { ...AUTO_TINY, backgroundThreads: 1 },
   },
   {
     // Small and automatic, with size-tiered merges of several files and the default GC

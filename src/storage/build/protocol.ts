@@ -1,0 +1,98 @@
+/**
+ * What the serving thread and a build worker (worker.ts) say to each other.
+ *
+ * A build is one SSTable. The serving thread decides what goes into it (the
+ * rows of a memtable, the merged rows of a compaction) and streams them to
+ * the worker as entry batches; the worker runs the SSTable writer (blocks,
+ * prefix compression, LZ4, checksums, bloom filter, index) and streams the
+ * file's bytes back; the serving thread appends them to the file through the
+ * engine's FileSystem and syncs it. Every byte of the file passes through
+ * the engine's FileSystem on the serving thread, so the memory and
+ * fault-injecting file systems of the tests see the same writes a
+ * single-threaded build makes. Batches and output chunks are transferred
+ * (their ArrayBuffers move between threads), never copied by postMessage.
+ *
+ * Entry batch layout: repeated [u32 key length][key bytes][u32 value length][value bytes], little-endian.
+ */
+import type { ByteString } from '../../model/bytes.js';
+import type { ErrorCode } from '../../model/errors.js';
+import type { SSTableInfo } from '../sstable/properties.js';
+import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
+
+export type ToWorker =
+  | { readonly t: 'open'; readonly id: number; readonly path: string; readonly options: SSTableWriterOptions }
+  | { readonly t: 'rows'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
+  | { readonly t: 'finish'; readonly id: number }
+  | { readonly t: 'abandon'; readonly id: number }
+  /** Tests: the worker ends itself at once, as a crash would (exit code 70). */
+  | { readonly t: 'crash' };
+
+export type FromWorker =
+  | { readonly t: 'out'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
+  /** One per `rows` message the worker has added to its writer. */
+  | { readonly t: 'ack'; readonly id: number }
+  | { readonly t: 'done'; readonly id: number; readonly info: SSTableInfo }
+  | { readonly t: 'error'; readonly id: number; readonly code: ErrorCode | undefined; readonly message: string };
+
+/** Appends entries to batches of about `target` bytes; `take` hands over the filled batch. */
+export class EntryBatch {
+  private buf: Buffer;
+  pos = 0;
+  /** Entries in the current batch. */
+  count = 0;
+
+  constructor(private readonly target: number) {
+    this.buf = Buffer.allocUnsafeSlow(target);
+  }
+
+  add(key: ByteString, value: Uint8Array): void {
+    const need = 8 + key.length + value.byteLength;
+    if (this.pos + need > this.buf.length) this.grow(need);
+    const b = this.buf;
+    b.writeUInt32LE(key.length, this.pos);
+    this.pos += 4;
+    this.pos += b.write(key, this.pos, 'latin1');
+    b.writeUInt32LE(value.byteLength, this.pos);
+    this.pos += 4;
+    b.set(value, this.pos);
+    this.pos += value.byteLength;
+    this.count++;
+  }
+
+  /** Whether the batch has reached its target size. */
+  get full(): boolean {
+    return this.pos >= this.target;
+  }
+
+  /** The filled batch (its own ArrayBuffer, to transfer) and its length; the next batch starts empty. */
+  take(): { buf: ArrayBuffer; length: number } {
+    const out = { buf: this.buf.buffer as ArrayBuffer, length: this.pos };
+    this.buf = Buffer.allocUnsafeSlow(this.target);
+    this.pos = 0;
+    this.count = 0;
+    return out;
+  }
+
+  private grow(need: number): void {
+    // One entry larger than the target gets a batch of its own size.
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.pos + need));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
+  }
+}
+
+/** Calls `add` for every entry of a batch, in order. Values are views into the batch. */
+export function readEntryBatch(buf: ArrayBuffer, length: number, add: (key: ByteString, value: Uint8Array) => void): void {
+  const b = Buffer.from(buf, 0, length);
+  let pos = 0;
+  while (pos < length) {
+    const keyLength = b.readUInt32LE(pos);
+    pos += 4;
+    const key = b.toString('latin1', pos, pos + keyLength);
+    pos += keyLength;
+    const valueLength = b.readUInt32LE(pos);
+    pos += 4;
+    add(key, b.subarray(pos, pos + valueLength));
+    pos += valueLength;
+  }
+}
