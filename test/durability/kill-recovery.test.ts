@@ -49,6 +49,10 @@ const SERVER_ARGS = [
   // Small commit-log files, so that logs rotate and flushed ones are written over (reused) under the kills.
   '--wal-file-size',
   '256KiB',
+  // SSTables built on a worker thread (the default on any machine; said here so that it stays tested), so kills
+  // land while a worker is mid-build and its bytes are half-written.
+  '--background-threads',
+  '1',
   ...(process.env['TABLETOP_KILL_SERVER_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
 ];
 
