@@ -24,7 +24,7 @@ import {
   tableNameString,
 } from '../model/names.js';
 import { tooManyMutationsMessage, validateMutations, validateReadModifyWriteRules } from '../model/validate-mutation.js';
-import type { ColumnGc, MaybePromise, StorageEngine } from '../storage/store.js';
+import type { GcRules, MaybePromise, StorageEngine } from '../storage/store.js';
 import type {
   AppProfileInfo,
   AppProfileSpec,
@@ -784,7 +784,7 @@ export class LocalDatabase implements DatabaseCore {
   private async sweepGarbage(): Promise<void> {
     for (const table of this.tables.liveTables()) {
       if (!table.schema.hasGcRules || table.deleted) continue;
-      const gc = columnGcOf(table);
+      const gc = gcRulesOf(table);
       const now = this.clock.nowMicros();
       for (const tablet of table.tablets.tablets) {
         if (this.closed) return;
@@ -799,11 +799,12 @@ export class LocalDatabase implements DatabaseCore {
 /** Marks a MutateRows slot that another batch handles (applyInView). */
 const PASSED = new TabletopError('Cancelled', 'handled by another batch');
 
-/** The ColumnGc of a table: its families' current rules; cells of families no longer in the schema go. */
-function columnGcOf(table: TableRuntime): ColumnGc {
-  return (family, cells, now) => {
-    const schema = table.schema;
-    if (schema.order(family) === undefined) return [];
-    return collectColumn(schema.gcRule(family), cells, now);
+/** A table's GC rules: its families' rules as of each read; cells of families no longer in the schema go. */
+function gcRulesOf(table: TableRuntime): GcRules {
+  return {
+    current: () => {
+      const schema = table.schema;
+      return new Map(schema.familyNames.map((f) => [f, schema.gcRule(f)]));
+    },
   };
 }

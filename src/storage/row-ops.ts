@@ -1,6 +1,8 @@
 import { type Cell, NO_LABELS, cellSize, compareCells } from '../model/cell.js';
 import type { ByteString } from '../model/bytes.js';
-import type { ColumnRef, StoreOp } from './store.js';
+import { collectColumn } from '../model/gc.js';
+import type { GcRule } from '../model/gc-rule.js';
+import type { ColumnGc, ColumnRef, StoreOp } from './store.js';
 
 /**
  * Applying resolved row operations (StoreOp) to the cells of one row.
@@ -167,4 +169,9 @@ function removeWhere(cells: readonly Cell[], drop: (c: Cell) => boolean): readon
   const out = cells.slice(0, first);
   for (let i = first + 1; i < cells.length; i++) if (!drop(cells[i]!)) out.push(cells[i]!);
   return out;
+}
+
+/** The ColumnGc of a table's rules as of now (see GcRules): cells of families the rules lack go. */
+export function columnGcOf(rules: ReadonlyMap<string, GcRule | undefined>): ColumnGc {
+  return (family, cells, now) => (rules.has(family) ? collectColumn(rules.get(family), cells, now) : []);
 }

@@ -1,5 +1,6 @@
 import type { ByteString } from '../model/bytes.js';
 import type { Cell, Row } from '../model/cell.js';
+import type { GcRule } from '../model/gc-rule.js';
 import type { KeyRange } from '../model/key-range.js';
 
 /**
@@ -86,9 +87,20 @@ export interface ScanOptions {
 /**
  * Decides, during garbage collection, which cells of one column survive.
  * `cells` are the versions of one column, newest first; returns the survivors.
- * Supplied by the database layer from the family's GC rule.
+ * Made from a table's rules by row-ops.ts `columnGcOf`.
  */
 export type ColumnGc = (family: string, cells: readonly Cell[], nowMicros: number) => readonly Cell[];
+
+/**
+ * A table's garbage-collection rules, supplied by the database layer and read
+ * whenever collection runs (a compaction that starts later reads them again,
+ * so a rule changed meanwhile is the one applied): each family of the schema
+ * with its rule (undefined keeps every cell); cells of families the map lacks
+ * are collected. Plain data, so that a build worker can be handed a copy.
+ */
+export interface GcRules {
+  current(): ReadonlyMap<string, GcRule | undefined>;
+}
 
 export interface RowStore {
   /**
@@ -117,7 +129,7 @@ export interface RowStore {
   /** Removes every cell of a family (the family was dropped from the schema). */
   dropFamily(family: string): MaybePromise<void>;
   /** Physically drops what the GC policy collects. Background work; may be slow. */
-  collectGarbage(gc: ColumnGc, nowMicros: number): MaybePromise<void>;
+  collectGarbage(rules: GcRules, nowMicros: number): MaybePromise<void>;
   /** Stored and logical bytes and rows (see StoreStats for which engine estimates what). */
   stats(): StoreStats;
   /**

@@ -93,7 +93,7 @@ describe('the build pool', () => {
       failure = e;
     }
     expect(failure).toBeInstanceOf(WorkerLost);
-    expect((failure as WorkerLost).message).toMatch(/background worker 1 died: .*exited with code 70/);
+    expect((failure as WorkerLost).message).toMatch(/background worker 1 died: .*exited with code 1/);
     writer.abandon();
     expect(pool.activeBuilds).toBe(0);
     await build(pool.createWriter(fs.create('/after.sst'), OPTIONS), rows.slice(0, 100));

@@ -19,12 +19,16 @@ import type { WritableFile } from '../fs/file-system.js';
 import { createSSTableWriter, type SSTableWriter } from '../sstable/index.js';
 import type { SSTableInfo } from '../sstable/properties.js';
 import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
-import { EntryBatch, type FromWorker, type ToWorker } from './protocol.js';
+import type { RandomAccessFile } from '../fs/file-system.js';
+import { type CompactJob, EntryBatch, type FromWorker, ReadReply, type ToWorker } from './protocol.js';
 
 /** Entries are handed over in batches of about this many bytes... */
 const BATCH_BYTES = 256 * 1024;
 /** ...with at most this many not yet added by the worker; past it, ready() asks the producer to wait. */
 const MAX_BATCHES_IN_FLIGHT = 4;
+
+/** A build on a worker was stopped at the engine's request (the store was deleted, a split wants it). */
+export class BuildStopped extends Error {}
 
 /** An SSTableWriter whose producer waits for `ready()` when it is not undefined (the builder is behind). */
 export interface PipelinedWriter extends SSTableWriter {
@@ -77,7 +81,7 @@ class Slot {
   worker: Worker | undefined;
   /** Why the worker ended, when its error event said (the exit event follows it). */
   lastError: string | undefined;
-  readonly builds = new Map<number, RemoteWriter>();
+  readonly builds = new Map<number, Build>();
   constructor(readonly index: number) {}
 }
 
@@ -106,19 +110,49 @@ export class BuildPool {
 
   /** A writer whose file is built by the least busy worker. */
   createWriter(file: WritableFile, options: SSTableWriterOptions): PipelinedWriter {
-    let slot = this.slots[0];
-    if (slot === undefined) throw new Error('the build pool has no threads');
-    for (const s of this.slots) if (s.builds.size < slot.builds.size) slot = s;
-    const worker = this.workerOf(slot);
-    const writer = new RemoteWriter(this.nextId++, slot, worker, file, options, () => this.completedBuilds++);
-    slot.builds.set(writer.id, writer);
-    worker.ref();
+    const slot = this.leastBusy();
+    const writer = new RemoteWriter(this.nextId++, slot, this.workerOf(slot), file, () => this.completedBuilds++);
+    this.start(slot, writer, { t: 'open', id: writer.id, path: file.path, options });
     return writer;
   }
 
-  /** Tests: every running worker ends at once, as a crash would. */
+  /**
+   * Runs a compaction on the least busy worker: its rows merged and its file
+   * built there, `file` written here. `open` opens an input for the worker's
+   * reads; while `stop()` is true the worker is told to stop at its next read
+   * (the promise rejects with BuildStopped). Resolves with undefined when
+   * the output would hold nothing (the file is left empty and closed).
+   */
+  compact(
+    file: WritableFile,
+    options: SSTableWriterOptions,
+    job: CompactJob,
+    open: (path: string) => RandomAccessFile,
+    stop: () => boolean,
+  ): Promise<SSTableInfo | undefined> {
+    const slot = this.leastBusy();
+    const build = new CompactBuild(this.nextId++, slot, this.workerOf(slot), file, open, stop, () => this.completedBuilds++);
+    const done = build.result();
+    this.start(slot, build, { t: 'compact', id: build.id, path: file.path, options, ...job });
+    return done;
+  }
+
+  /** Tests: every running worker is stopped at once, wherever it is (a thread killed mid-build). */
   crashWorkers(): void {
-    for (const s of this.slots) s.worker?.postMessage({ t: 'crash' } satisfies ToWorker);
+    for (const s of this.slots) void s.worker?.terminate();
+  }
+
+  private leastBusy(): Slot {
+    let slot = this.slots[0];
+    if (slot === undefined) throw new Error('the build pool has no threads');
+    for (const s of this.slots) if (s.builds.size < slot.builds.size) slot = s;
+    return slot;
+  }
+
+  private start(slot: Slot, build: Build, first: ToWorker): void {
+    slot.builds.set(build.id, build);
+    build.thread.ref();
+    build.thread.postMessage(first);
   }
 
   private workerOf(slot: Slot): Worker {
@@ -155,31 +189,107 @@ function startWorker(): Worker {
 
 type State = 'open' | 'finishing' | 'finished' | 'abandoned' | 'failed';
 
-class RemoteWriter implements PipelinedWriter {
-  private readonly batch = new EntryBatch(BATCH_BYTES);
-  private state: State = 'open';
-  private count = 0;
-  private inFlight = 0;
-  /** Bytes handed over and not yet come back as file bytes (for estimatedSize). */
-  private pendingBytes = 0;
-  private failure: Error | undefined;
-  private waiter: { resolve: () => void; reject: (e: unknown) => void } | undefined;
+/** One file being built on a worker, seen from this thread: the bytes that come back, the end, a failure. */
+abstract class Build {
+  protected state: State = 'open';
+  protected failure: Error | undefined;
   private finishing: { resolve: (info: SSTableInfo) => void; reject: (e: unknown) => void } | undefined;
 
   constructor(
     readonly id: number,
     private readonly slot: Slot,
-    private readonly thread: Worker,
-    private readonly file: WritableFile,
-    options: SSTableWriterOptions,
+    readonly thread: Worker,
+    protected readonly file: WritableFile,
     private readonly onDone: () => void,
-  ) {
-    this.post({ t: 'open', id, path: file.path, options });
-  }
+  ) {}
 
   get worker(): number {
     return this.slot.index;
   }
+
+  /** A message of the worker about this build. */
+  receive(m: FromWorker): void {
+    switch (m.t) {
+      case 'out':
+        if (this.state === 'abandoned' || this.state === 'failed') return;
+        try {
+          this.file.append(new Uint8Array(m.buf, 0, m.length));
+          this.wrote(m.length);
+        } catch (e) {
+          // The file could not take the bytes (disk full, I/O error): the build stops here.
+          this.post({ t: 'abandon', id: this.id });
+          this.fail(e as Error);
+        }
+        return;
+      case 'done': {
+        this.detach();
+        this.onDone();
+        const f = this.finishing;
+        this.finishing = undefined;
+        f?.resolve(m.info);
+        return;
+      }
+      case 'error':
+        this.fail(m.code === 'stopped' ? new BuildStopped(m.message) : new TabletopError(m.code ?? 'Internal', m.message));
+        return;
+      default:
+        this.other(m);
+    }
+  }
+
+  /** The worker died. */
+  lose(e: WorkerLost): void {
+    if (this.state === 'finished' || this.state === 'abandoned') return;
+    this.fail(e);
+  }
+
+  /** Resolves with the file's info once the worker is done and the file is synced and closed. */
+  protected async finished(): Promise<SSTableInfo> {
+    const info = await new Promise<SSTableInfo>((resolve, reject) => {
+      if (this.failure !== undefined) reject(this.failure);
+      else this.finishing = { resolve, reject };
+    });
+    // Every 'out' message came before 'done': the file holds all its bytes.
+    await this.file.sync();
+    this.file.close();
+    this.state = 'finished';
+    return info;
+  }
+
+  protected wrote(_bytes: number): void {}
+
+  protected other(_m: FromWorker): void {}
+
+  protected fail(e: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = e;
+    this.state = 'failed';
+    this.detach();
+    const f = this.finishing;
+    this.finishing = undefined;
+    f?.reject(e);
+    this.failed(e);
+  }
+
+  protected failed(_e: Error): void {}
+
+  protected post(m: ToWorker, transfer?: ArrayBuffer[]): void {
+    this.thread.postMessage(m, transfer);
+  }
+
+  protected detach(): void {
+    this.slot.builds.delete(this.id);
+    if (this.slot.builds.size === 0) this.thread.unref();
+  }
+}
+
+class RemoteWriter extends Build implements PipelinedWriter {
+  private readonly batch = new EntryBatch(BATCH_BYTES);
+  private count = 0;
+  private inFlight = 0;
+  /** Bytes handed over and not yet come back as file bytes (for estimatedSize). */
+  private pendingBytes = 0;
+  private waiter: { resolve: () => void; reject: (e: unknown) => void } | undefined;
 
   get path(): string {
     return this.file.path;
@@ -207,20 +317,14 @@ class RemoteWriter implements PipelinedWriter {
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
-  async finish(): Promise<SSTableInfo> {
-    if (this.failure !== undefined) throw this.failure;
-    if (this.state !== 'open') throw new TabletopError('Internal', `sstable ${this.path}: finish after the writer was ${this.state}`);
+  finish(): Promise<SSTableInfo> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.state !== 'open')
+      return Promise.reject(new TabletopError('Internal', `sstable ${this.path}: finish after the writer was ${this.state}`));
     this.state = 'finishing';
     if (this.batch.count > 0) this.sendBatch();
-    const info = await new Promise<SSTableInfo>((resolve, reject) => {
-      this.finishing = { resolve, reject };
-      this.post({ t: 'finish', id: this.id });
-    });
-    // Every 'out' message came before 'done': the file holds all its bytes.
-    await this.file.sync();
-    this.file.close();
-    this.state = 'finished';
-    return info;
+    this.post({ t: 'finish', id: this.id });
+    return this.finished();
   }
 
   abandon(): void {
@@ -231,58 +335,22 @@ class RemoteWriter implements PipelinedWriter {
     this.file.close();
   }
 
-  /** A message of the worker about this build. */
-  receive(m: FromWorker): void {
-    switch (m.t) {
-      case 'out':
-        if (this.state === 'abandoned' || this.state === 'failed') return;
-        try {
-          this.file.append(new Uint8Array(m.buf, 0, m.length));
-          this.pendingBytes = Math.max(0, this.pendingBytes - m.length);
-        } catch (e) {
-          // The file could not take the bytes (disk full, I/O error): the build stops here.
-          this.post({ t: 'abandon', id: this.id });
-          this.fail(e as Error);
-        }
-        return;
-      case 'ack': {
-        this.inFlight--;
-        const w = this.waiter;
-        this.waiter = undefined;
-        w?.resolve();
-        return;
-      }
-      case 'done': {
-        this.detach();
-        this.onDone();
-        const f = this.finishing;
-        this.finishing = undefined;
-        f?.resolve(m.info);
-        return;
-      }
-      case 'error':
-        this.fail(new TabletopError(m.code ?? 'Internal', m.message));
-        return;
-    }
+  protected override wrote(bytes: number): void {
+    this.pendingBytes = Math.max(0, this.pendingBytes - bytes);
   }
 
-  /** The worker died. */
-  lose(e: WorkerLost): void {
-    if (this.state === 'finished' || this.state === 'abandoned') return;
-    this.fail(e);
-  }
-
-  private fail(e: Error): void {
-    if (this.failure !== undefined) return;
-    this.failure = e;
-    this.state = 'failed';
-    this.detach();
+  protected override other(m: FromWorker): void {
+    if (m.t !== 'ack') return;
+    this.inFlight--;
     const w = this.waiter;
-    const f = this.finishing;
     this.waiter = undefined;
-    this.finishing = undefined;
+    w?.resolve();
+  }
+
+  protected override failed(e: Error): void {
+    const w = this.waiter;
+    this.waiter = undefined;
     w?.reject(e);
-    f?.reject(e);
   }
 
   private sendBatch(): void {
@@ -292,13 +360,66 @@ class RemoteWriter implements PipelinedWriter {
     this.pendingBytes += n;
     this.post({ t: 'rows', id: this.id, buf, length }, [buf]);
   }
+}
 
-  private post(m: ToWorker, transfer?: ArrayBuffer[]): void {
-    this.thread.postMessage(m, transfer);
+/** A compaction on a worker: its input reads are answered here, from the engine's files. */
+class CompactBuild extends Build {
+  private readonly files = new Map<string, RandomAccessFile>();
+
+  constructor(
+    id: number,
+    slot: Slot,
+    thread: Worker,
+    file: WritableFile,
+    private readonly open: (path: string) => RandomAccessFile,
+    private readonly stop: () => boolean,
+    onDone: () => void,
+  ) {
+    super(id, slot, thread, file, onDone);
   }
 
-  private detach(): void {
-    this.slot.builds.delete(this.id);
-    if (this.slot.builds.size === 0) this.thread.unref();
+  /** The file's info, or undefined when the output holds nothing; rejects as the build fails. */
+  async result(): Promise<SSTableInfo | undefined> {
+    try {
+      const info = await this.finished();
+      return info.entries === 0 ? undefined : info;
+    } finally {
+      this.closeInputs();
+      if (this.state !== 'finished') this.file.close();
+    }
+  }
+
+  protected override other(m: FromWorker): void {
+    if (m.t !== 'read') return;
+    const state = new Int32Array(m.sab, 0, 2);
+    const out = new Uint8Array(m.sab, ReadReply.HEADER_BYTES);
+    let reply: number;
+    if (this.stop()) reply = ReadReply.STOP;
+    else {
+      try {
+        let f = this.files.get(m.path);
+        if (f === undefined) this.files.set(m.path, (f = this.open(m.path)));
+        const data = f.read(m.offset, m.length);
+        out.set(data);
+        state[1] = data.byteLength;
+        reply = ReadReply.OK;
+      } catch (e) {
+        const message = Buffer.from(e instanceof Error ? e.message : String(e), 'utf8').subarray(0, out.byteLength);
+        out.set(message);
+        state[1] = message.byteLength;
+        reply = ReadReply.ERROR;
+      }
+    }
+    Atomics.store(state, 0, reply);
+    Atomics.notify(state, 0);
+  }
+
+  protected override failed(): void {
+    this.closeInputs();
+  }
+
+  private closeInputs(): void {
+    for (const f of this.files.values()) f.close();
+    this.files.clear();
   }
 }

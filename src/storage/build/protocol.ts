@@ -12,10 +12,19 @@
  * single-threaded build makes. Batches and output chunks are transferred
  * (their ArrayBuffers move between threads), never copied by postMessage.
  *
+ * A compaction runs on the worker whole: the worker reads the input files
+ * through the serving thread (a `read` request answered in shared memory,
+ * the worker waiting on it with Atomics.wait: the SSTable reader reads
+ * synchronously), merges their rows (lsm/merge-rows.ts) and builds the
+ * output as above. The serving thread answers `stop` to a read once the
+ * compaction is to be abandoned.
+ *
  * Entry batch layout: repeated [u32 key length][key bytes][u32 value length][value bytes], little-endian.
  */
 import type { ByteString } from '../../model/bytes.js';
 import type { ErrorCode } from '../../model/errors.js';
+import type { GcRule } from '../../model/gc-rule.js';
+import type { RangeDrop } from '../manifest/manifest-state.js';
 import type { SSTableInfo } from '../sstable/properties.js';
 import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
 
@@ -23,16 +32,45 @@ export type ToWorker =
   | { readonly t: 'open'; readonly id: number; readonly path: string; readonly options: SSTableWriterOptions }
   | { readonly t: 'rows'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
   | { readonly t: 'finish'; readonly id: number }
-  | { readonly t: 'abandon'; readonly id: number }
-  /** Tests: the worker ends itself at once, as a crash would (exit code 70). */
-  | { readonly t: 'crash' };
+  | ({ readonly t: 'compact'; readonly id: number; readonly path: string; readonly options: SSTableWriterOptions } & CompactJob)
+  | { readonly t: 'abandon'; readonly id: number };
 
 export type FromWorker =
   | { readonly t: 'out'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
   /** One per `rows` message the worker has added to its writer. */
   | { readonly t: 'ack'; readonly id: number }
   | { readonly t: 'done'; readonly id: number; readonly info: SSTableInfo }
-  | { readonly t: 'error'; readonly id: number; readonly code: ErrorCode | undefined; readonly message: string };
+  | { readonly t: 'error'; readonly id: number; readonly code: ErrorCode | 'stopped' | undefined; readonly message: string }
+  /** A compaction's read of an input file: answered in `sab` (see ReadReply). */
+  | {
+      readonly t: 'read';
+      readonly id: number;
+      readonly path: string;
+      readonly offset: number;
+      readonly length: number;
+      readonly sab: SharedArrayBuffer;
+    };
+
+/** What a compaction on a worker needs to know: all of it plain data. */
+export interface CompactJob {
+  /** The input SSTables, newest first as the store lists them. */
+  readonly inputs: readonly { readonly path: string; readonly number: number; readonly size: number; readonly where: string }[];
+  /** The store's key range: rows of a shared file outside it are skipped. */
+  readonly lower: string;
+  readonly upper: string | undefined;
+  readonly major: boolean;
+  readonly dropsSeq: number;
+  readonly drops: { readonly families: Readonly<Record<string, number>>; readonly ranges: readonly RangeDrop[] };
+  /** The store's GC rules and the time they are applied at (major compactions with rules only). */
+  readonly gc: { readonly rules: ReadonlyMap<string, GcRule | undefined>; readonly nowMicros: number } | undefined;
+}
+
+/**
+ * A read's reply in its SharedArrayBuffer: Int32 [state, bytes], then the data
+ * (or the error message, UTF-8) from byte 8. The worker waits while state is
+ * PENDING; the serving thread stores the state last and notifies.
+ */
+export const ReadReply = { PENDING: 0, OK: 1, STOP: 2, ERROR: 3, HEADER_BYTES: 8 } as const;
 
 /** Appends entries to batches of about `target` bytes; `take` hands over the filled batch. */
 export class EntryBatch {

@@ -18,15 +18,15 @@ import type { Config } from '../../config.js';
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';
 import { SST_DIR, sstName } from '../file-names.js';
-import type { FileSystem } from '../fs/file-system.js';
+import type { FileSystem, WritableFile } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, StoreState } from '../manifest/manifest-state.js';
-import type { SSTableIterator } from '../sstable/index.js';
 import type { SSTableInfo } from '../sstable/properties.js';
 import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
-import { type PipelinedWriter, WorkerLost } from '../build/pool.js';
-import type { WritableFile } from '../fs/file-system.js';
+import { type BuildPool, BuildStopped, localWriter, type PipelinedWriter, WorkerLost } from '../build/pool.js';
+import type { CompactJob } from '../build/protocol.js';
+import { type MergeInput, MergeStopped, mergeRows, rowGcOf } from './merge-rows.js';
 import type { EngineEvent } from './engine-events.js';
-import { compactEntries, decodeFragment, encodeEntries, type Entry, fragmentHasOnlyPuts } from './fragment.js';
+import { compactEntries, encodeEntries, type Entry } from './fragment.js';
 import type { DiskStore } from './disk-store.js';
 import { collectEntries, type Memtable, onlyFragment } from './memtable.js';
 import type { TableFile } from './table-file.js';
@@ -58,8 +58,8 @@ export interface CompactionHost {
   retireFiles(store: DiskStore, files: readonly TableFile[]): void;
   /** Forgets the store's oldest waiting memtable once its flush is recorded. */
   memtableFlushed(store: DiskStore): void;
-  /** A writer for a new SSTable: built by the engine's worker threads when it has any, unless `onThisThread`. */
-  createWriter(file: WritableFile, options: SSTableWriterOptions, onThisThread: boolean): PipelinedWriter;
+  /** The worker threads that build SSTables (config.backgroundThreads), if any. */
+  readonly builders: BuildPool | undefined;
   emit(event: EngineEvent): void;
 }
 
@@ -87,10 +87,13 @@ class Slicer {
 }
 
 /**
- * Writes one new SSTable: `fill` adds its entries (and may throw Abandoned).
- * Returns the file's manifest entry once it is written, synced and its
- * directory synced, or undefined when it ended up empty or was abandoned
- * (the file is removed then, as it is when the build fails).
+ * Writes one new SSTable: `fill` adds its entries (and may throw Abandoned),
+ * through a writer that a build worker backs when the engine has workers;
+ * `onWorker`, when given, instead does the whole job on a worker (a
+ * compaction: merge and build there). Returns the file's manifest entry once
+ * it is written, synced and its directory synced, or undefined when it ended
+ * up empty or was abandoned (the file is removed then, as it is when the
+ * build fails).
  *
  * A build worker that dies mid-build (WorkerLost) costs only time: the
  * half-built file is removed, the engine reports it, and `fill` runs again
@@ -101,39 +104,55 @@ async function writeTable(
   job: { readonly store: string; readonly kind: 'flush' | 'compaction' },
   seqs: { readonly minSeq: number; readonly maxSeq: number },
   fill: (writer: PipelinedWriter) => Promise<void>,
+  onWorker?: (pool: BuildPool, file: WritableFile, options: SSTableWriterOptions) => Promise<SSTableInfo | undefined>,
 ): Promise<FileMeta | undefined | typeof ABANDONED> {
+  const pool = engine.builders;
+  const here = (file: WritableFile, options: SSTableWriterOptions): Promise<SSTableInfo | undefined> =>
+    fillAndFinish(localWriter(file, options), fill);
+  if (pool === undefined) return buildTable(engine, seqs, here);
   try {
-    return await buildTable(engine, seqs, fill, false);
+    return await buildTable(engine, seqs, (file, options) =>
+      onWorker !== undefined ? onWorker(pool, file, options) : fillAndFinish(pool.createWriter(file, options), fill),
+    );
   } catch (e) {
     if (!(e instanceof WorkerLost)) throw e;
     engine.emit({ kind: 'worker-lost', store: job.store, job: job.kind, worker: e.worker, reason: e.message });
-    return await buildTable(engine, seqs, fill, true);
+    return await buildTable(engine, seqs, here);
+  }
+}
+
+async function fillAndFinish(writer: PipelinedWriter, fill: (writer: PipelinedWriter) => Promise<void>): Promise<SSTableInfo | undefined> {
+  try {
+    await fill(writer);
+    if (writer.entries === 0) {
+      writer.abandon();
+      return undefined;
+    }
+    return await writer.finish();
+  } catch (e) {
+    writer.abandon();
+    throw e;
   }
 }
 
 async function buildTable(
   engine: CompactionHost,
   seqs: { readonly minSeq: number; readonly maxSeq: number },
-  fill: (writer: PipelinedWriter) => Promise<void>,
-  onThisThread: boolean,
+  build: (file: WritableFile, options: SSTableWriterOptions) => Promise<SSTableInfo | undefined>,
 ): Promise<FileMeta | undefined | typeof ABANDONED> {
   const number = engine.newFileNumber();
   const path = engine.path(sstName(number));
-  const writer = engine.createWriter(engine.fs.create(path), { blockSize: engine.config.blockBytes }, onThisThread);
-  let info: SSTableInfo;
+  let info: SSTableInfo | undefined;
   try {
-    await fill(writer);
-    if (writer.entries === 0) {
-      writer.abandon();
-      engine.fs.remove(path);
-      return undefined;
-    }
-    info = await writer.finish();
+    info = await build(engine.fs.create(path), { blockSize: engine.config.blockBytes });
   } catch (e) {
-    writer.abandon();
     engine.fs.remove(path);
-    if (e instanceof Abandoned) return ABANDONED;
+    if (e instanceof Abandoned || e instanceof BuildStopped) return ABANDONED;
     throw e;
+  }
+  if (info === undefined) {
+    engine.fs.remove(path);
+    return undefined;
   }
   await engine.fs.syncDir(engine.path(SST_DIR));
   return {
@@ -259,8 +278,19 @@ export async function runCompaction(engine: CompactionHost, store: DiskStore, in
       maxSeq = Math.max(maxSeq, f.meta.maxSeq);
     }
     const merge: MergeJob = { store, inputs, major, dropsSeq, gc, slicer };
-    const written = await writeTable(engine, { store: store.id, kind: 'compaction' }, { minSeq, maxSeq }, (writer) =>
-      fillFromInputs(writer, merge),
+    const written = await writeTable(
+      engine,
+      { store: store.id, kind: 'compaction' },
+      { minSeq, maxSeq },
+      (writer) => fillFromInputs(writer, merge),
+      (pool, file, options) =>
+        pool.compact(
+          file,
+          options,
+          compactJob(store, inputs, major, dropsSeq),
+          (path) => engine.fs.openRead(path),
+          () => store.deleted || store.yieldCompaction,
+        ),
     );
     if (written === ABANDONED) return;
     const meta = written;
@@ -313,91 +343,53 @@ interface MergeJob {
 }
 
 /**
- * Adds the merged rows of a compaction's inputs to its file (a function of the module: see fillFromMemtable),
- * reading each input from the store's first key.
+ * Adds the merged rows of a compaction's inputs to its file on this thread (a function of the module: see
+ * fillFromMemtable), reading each input from the store's first key.
  */
 async function fillFromInputs(writer: PipelinedWriter, job: MergeJob): Promise<void> {
-  const { store, inputs } = job;
+  const { store, inputs, major, dropsSeq, gc, slicer } = job;
   // Files shared with another store after a split hold keys outside this store's bounds: skip them.
   const bounds = { lower: store.lower, ...(store.upper === undefined ? {} : { upper: store.upper }), fillCache: false };
-  const iters: SSTableIterator[] = [];
+  const merged: MergeInput[] = [];
   try {
     for (const f of inputs) {
-      const it = f.reader.newIterator(bounds);
-      it.seekGE(store.lower);
-      iters.push(it);
+      const iter = f.reader.newIterator(bounds);
+      iter.seekGE(store.lower);
+      merged.push({ iter, where: f.where });
     }
-    await mergeInputs(writer, job, iters);
+    await mergeRows(
+      merged,
+      { major, dropsSeq, drops: store.drops, gc },
+      {
+        add: (key, value) => writer.add(key, value),
+        pause: () => writer.ready() ?? slicer.maybeYield(),
+        stopped: () => store.deleted || store.yieldCompaction,
+      },
+    );
+  } catch (e) {
+    if (e instanceof MergeStopped) throw new Abandoned();
+    throw e;
   } finally {
-    for (const it of iters) it.close();
+    for (const { iter } of merged) iter.close();
   }
 }
 
-async function mergeInputs(writer: PipelinedWriter, job: MergeJob, iters: readonly SSTableIterator[]): Promise<void> {
-  const { store, inputs, major, dropsSeq, gc, slicer } = job;
-  const w = new ByteWriter(1024);
-  const entries: Entry[] = [];
-  for (;;) {
-    if (store.deleted || store.yieldCompaction) throw new Abandoned();
-    let key: ByteString | undefined;
-    for (const it of iters) if (it.valid && (key === undefined || it.key < key)) key = it.key;
-    if (key === undefined) break;
-    let only = -1;
-    let count = 0;
-    for (let i = 0; i < iters.length; i++) {
-      const it = iters[i]!;
-      if (it.valid && it.key === key) {
-        only = i;
-        count++;
-      }
-    }
-    // A row held by one input passes through as it is, unless a major compaction has
-    // tombstones, drops or GC rules to apply to it.
-    if (count === 1 && dropsSeq === 0) {
-      const it = iters[only]!;
-      const value = it.value;
-      if (!major || (gc === undefined && fragmentHasOnlyPuts(value, inputs[only]!.where))) {
-        writer.add(key, value);
-        it.next();
-        const pause = writer.ready() ?? slicer.maybeYield();
-        if (pause !== undefined) await pause;
-        continue;
-      }
-    }
-    entries.length = 0;
-    for (let i = 0; i < iters.length; i++) {
-      const it = iters[i]!;
-      if (!it.valid || it.key !== key) continue;
-      decodeFragment(it.value, inputs[i]!.where, entries);
-      it.next();
-    }
-    const merged = compactEntries(key, entries, store.drops, major, gc);
-    if (merged.length > 0) {
-      w.pos = 0;
-      encodeEntries(w, merged);
-      writer.add(key, w.view());
-    }
-    const pause = writer.ready() ?? slicer.maybeYield();
-    if (pause !== undefined) await pause;
-  }
-}
-
-/** The store's GC policy as a per-row function for compactEntries. */
-function columnGc(store: DiskStore): ((cells: readonly Cell[]) => readonly Cell[]) | undefined {
-  const gc = store.gc;
-  if (gc === undefined) return undefined;
-  const now = store.gcNowMicros;
-  return (cells) => {
-    const out: Cell[] = [];
-    let i = 0;
-    while (i < cells.length) {
-      const first = cells[i]!;
-      let j = i + 1;
-      while (j < cells.length && cells[j]!.family === first.family && cells[j]!.qualifier === first.qualifier) j++;
-      const column = cells.slice(i, j);
-      for (const c of gc(first.family, column, now)) out.push(c);
-      i = j;
-    }
-    return out;
+/** The compaction as a build worker gets it: plain data (see CompactJob). */
+function compactJob(store: DiskStore, inputs: readonly TableFile[], major: boolean, dropsSeq: number): CompactJob {
+  const rules = major ? store.gc?.current() : undefined;
+  return {
+    inputs: inputs.map((f) => ({ path: f.reader.path, number: f.meta.number, size: f.meta.size, where: f.where })),
+    lower: store.lower,
+    upper: store.upper,
+    major,
+    dropsSeq,
+    drops: store.drops.data(),
+    gc: rules === undefined ? undefined : { rules, nowMicros: store.gcNowMicros },
   };
+}
+
+/** The store's GC rules (read now) as a per-row function for compactEntries. */
+function columnGc(store: DiskStore): ((cells: readonly Cell[]) => readonly Cell[]) | undefined {
+  const rules = store.gc?.current();
+  return rules === undefined ? undefined : rowGcOf(rules, store.gcNowMicros);
 }

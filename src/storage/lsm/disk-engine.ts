@@ -45,14 +45,13 @@ import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/block-cache.js';
 import { SST_DIR, sstName, WAL_DIR } from '../file-names.js';
-import { join, type FileSystem, type WritableFile } from '../fs/file-system.js';
+import { join, type FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, RangeDrop, StoreState } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
 import type { EngineStats, MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
 import { BackgroundQueue } from './background-queue.js';
-import { type BuildPool, buildPool, localWriter, type PipelinedWriter } from '../build/pool.js';
-import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
+import { type BuildPool, buildPool } from '../build/pool.js';
 import { CommitLog, type CommitLogHost } from './commit-log.js';
 import { type CompactionHost, pickCompaction, runCompaction, runFlush } from './compaction.js';
 import { DiskStore, type StoreHost } from './disk-store.js';
@@ -183,10 +182,6 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       dropsReplayed: replayed.drops.length,
       storesFlushed,
     });
-  }
-
-  createWriter(file: WritableFile, options: SSTableWriterOptions, onThisThread: boolean): PipelinedWriter {
-    return this.builders === undefined || onThisThread ? localWriter(file, options) : this.builders.createWriter(file, options);
   }
 
   /** Reports an event to the owner; a failing sink never fails the engine. */

@@ -2,7 +2,7 @@ import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import { intersectRanges, type KeyRange } from '../../model/key-range.js';
-import type { ColumnGc, ColumnRef, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
+import type { GcRules, ColumnRef, KeySample, MaybePromise, RowCursor, RowStore, RowWrite, ScanOptions, StoreStats } from '../store.js';
 import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, type StoreDrops } from './fragment.js';
 import { MergeCursor } from './merge-cursor.js';
 import { RowCache } from './row-cache.js';
@@ -57,7 +57,7 @@ export class DiskStore implements RowStore {
   /** Set when one of the store's files is corrupt: every operation fails with it. */
   failure: TabletopError | undefined;
   /** Garbage-collection policy and clock from the database's last sweep, applied by major compactions. */
-  gc: ColumnGc | undefined;
+  gc: GcRules | undefined;
   gcNowMicros = 0;
   lastMajorCompactionMillis = Date.now();
   /** Drops with a sequence at or below this have been applied by a major compaction. */
@@ -200,9 +200,9 @@ export class DiskStore implements RowStore {
     return this.engine.dropFamily(this, family);
   }
 
-  collectGarbage(gc: ColumnGc, nowMicros: number): MaybePromise<void> {
+  collectGarbage(rules: GcRules, nowMicros: number): MaybePromise<void> {
     this.check();
-    this.gc = gc;
+    this.gc = rules;
     this.gcNowMicros = nowMicros;
     return this.engine.maybeCollect(this);
   }

@@ -2,9 +2,10 @@ import type { ByteString } from '../../model/bytes.js';
 import type { Cell, Row } from '../../model/cell.js';
 import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
-import { applyStoreOpsSized, newestOfColumns, rowBytes } from '../row-ops.js';
+import { applyStoreOpsSized, columnGcOf, newestOfColumns, rowBytes } from '../row-ops.js';
 import type {
   ColumnGc,
+  GcRules,
   ColumnRef,
   KeySample,
   MaybePromise,
@@ -125,8 +126,9 @@ export class MemoryRowStore implements RowStore {
     });
   }
 
-  collectGarbage(gc: ColumnGc, nowMicros: number): MaybePromise<void> {
+  collectGarbage(rules: GcRules, nowMicros: number): MaybePromise<void> {
     this.checkOpen();
+    const gc = columnGcOf(rules.current());
     return this.rewriteAll((row) => collectRow(row.cells, gc, nowMicros));
   }
 
