@@ -15,7 +15,6 @@
  * loop, so foreground requests keep flowing while it runs.
  */
 import type { Config } from '../../config.js';
-import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';
 import { SST_DIR, sstName } from '../file-names.js';
 import type { FileSystem, WritableFile } from '../fs/file-system.js';
