@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { VERSION } from '../index.js';
 import { rawClients, unaryCall } from '../server/testing/raw-client.js';
 import { runCli } from './cli.js';
+import { defaultBackgroundThreads } from './serve-settings.js';
+
+const BUILT_BY = `built by ${defaultBackgroundThreads()} background thread${defaultBackgroundThreads() === 1 ? '' : 's'}`;
 import { testIo } from './testing/test-io.js';
 
 const io = testIo;
@@ -139,7 +142,7 @@ describe('tabletop CLI', () => {
     const dir = scratch();
     const r = await serveOnce(['--port', '0', '--http-port', '0', '--data-dir', dir], { TABLETOP_IN_MEMORY: '1' });
     expect(r.code).toBe(0);
-    expect(r.out).toContain(`Storage: durable, in ${dir} (every acknowledged write is synced to disk)`);
+    expect(r.out).toContain(`Storage: durable, in ${dir} (every acknowledged write is synced to disk; SSTables ${BUILT_BY})`);
     const m = await serveOnce(['--port', '0', '--http-port', '0', '--in-memory'], { TABLETOP_DATA_DIR: dir });
     expect(m.out).toContain('Storage: in memory (--in-memory): data is lost when the server stops.');
   });
@@ -154,7 +157,7 @@ describe('tabletop CLI', () => {
     const address = exportLine.slice('export BIGTABLE_EMULATOR_HOST='.length);
     const httpLine = t.out.find((l) => l.startsWith('HTTP: '))!;
     expect(httpLine).toMatch(/^HTTP: http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(t.out).toContain(`Storage: durable, in ${dataDir} (every acknowledged write is synced to disk)`);
+    expect(t.out).toContain(`Storage: durable, in ${dataDir} (every acknowledged write is synced to disk; SSTables ${BUILT_BY})`);
     expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['CURRENT', 'LOCK', 'wal', 'sst']));
     // Loopback: no warning about the network.
     expect(t.err.join('\n')).not.toContain('not loopback');
@@ -306,7 +309,7 @@ describe('tabletop serve: config file and environment', () => {
     );
     const fromFile = await serveOnce(['--config', toml]);
     expect(fromFile.code).toBe(0);
-    expect(fromFile.out).toContain(`Storage: durable, in ${dataDir} (every acknowledged write is synced to disk)`);
+    expect(fromFile.out).toContain(`Storage: durable, in ${dataDir} (every acknowledged write is synced to disk; SSTables ${BUILT_BY})`);
     const records = fromFile.err.map((l) => JSON.parse(l) as { level: string; msg: string; event?: string });
     expect(records.map((r) => r.event)).toEqual(expect.arrayContaining(['recovered', 'started', 'stopping', 'stopped']));
     expect(records.every((r) => r.level === 'info')).toBe(true);

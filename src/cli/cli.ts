@@ -420,7 +420,11 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
   const httpUrl = `${scheme}://${server.address.slice(0, server.address.lastIndexOf(':'))}:${server.httpPort ?? settings.httpPort}/`;
   io.stdout(`tabletop ${VERSION}`);
   if (settings.inMemory) io.stdout('Storage: in memory (--in-memory): data is lost when the server stops.');
-  else io.stdout(`Storage: durable, in ${settings.dataDir} (every acknowledged write is synced to disk)`);
+  else {
+    const threads = settings.config.backgroundThreads ?? 0;
+    const builders = threads === 0 ? 'built on the serving thread' : `built by ${threads} background thread${threads === 1 ? '' : 's'}`;
+    io.stdout(`Storage: durable, in ${settings.dataDir} (every acknowledged write is synced to disk; SSTables ${builders})`);
+  }
   io.stdout(`Authentication: ${security.describe}`);
   if (security.tls === undefined) {
     io.stdout(`gRPC: ${server.address}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Layer, type RawValue, resolveServeSettings } from './serve-settings.js';
+import { availableParallelism } from 'node:os';
+import { defaultBackgroundThreads, type Layer, type RawValue, resolveServeSettings } from './serve-settings.js';
 
 const layer = (name: string, values: Record<string, RawValue>): Layer => ({
   describe: (setting) => `${name} ${setting}`,
@@ -21,6 +22,21 @@ describe('serve settings: --insight', () => {
       expect(() => resolveServeSettings([layer('TABLETOP_INSIGHT', { insight: bad })])).toThrow(
         `TABLETOP_INSIGHT insight: must be on or off (got ${JSON.stringify(bad)})`,
       );
+    }
+  });
+});
+
+describe('serve settings: --background-threads', () => {
+  it('defaults to one fewer than the cores, at least 1 and at most 4; 0 and more from any source', () => {
+    expect(defaultBackgroundThreads()).toBe(Math.max(1, Math.min(4, availableParallelism() - 1)));
+    expect(resolveServeSettings([]).config.backgroundThreads).toBe(defaultBackgroundThreads());
+    expect(resolveServeSettings([layer('cli', { 'background-threads': '0' })]).config.backgroundThreads).toBe(0);
+    expect(
+      resolveServeSettings([layer('file', { 'background-threads': 6 }), layer('cli', { 'background-threads': '2' })]).config
+        .backgroundThreads,
+    ).toBe(2);
+    for (const bad of ['-1', 'many', '1.5', '65']) {
+      expect(() => resolveServeSettings([layer('cli', { 'background-threads': bad })])).toThrow(/^cli background-threads: /);
     }
   });
 });

@@ -1,0 +1,142 @@
+/**
+ * Point-read latency during a major compaction, against the same reads on
+ * the idle engine: what a compaction costs the requests served beside it.
+ * The durable engine alone, in this process, on the real disk (no server or
+ * client, whose own costs would blur the figure): rows of the benchmark data
+ * set flushed into several SSTables, then random point reads from `--readers`
+ * concurrent readers, first for `--seconds` on the idle engine, then for as
+ * long as a major compaction of all the files runs. Each setting of
+ * `--threads` (the engine's backgroundThreads: 0 merges and builds on the
+ * serving thread in slices, 1 or more on build workers) runs in every round,
+ * alternating. Prints p50/p99/max of the reads and of the event loop's delay,
+ * and the during ÷ idle ratio of p99 (the issue's limit: 1.5×).
+ *
+ *   npx tsx bench/compaction-latency.ts [--rows 200000] [--value 1024] [--files 4] [--readers 8]
+ *     [--seconds 5] [--threads 0,1] [--rounds 2]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { seededRandom } from '../src/testing/random.js';
+import { createNodeFileSystem } from '../src/storage/fs/node-fs.js';
+import { type DiskEngine, openDiskEngine } from '../src/storage/lsm/disk-engine.js';
+import type { RowStore, RowWrite } from '../src/storage/store.js';
+import { FAMILY, QUALIFIER, ValuePool, rowKey, shuffledIndices } from './workloads/dataset.js';
+import { Histogram } from './stats/histogram.js';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '200000' },
+    value: { type: 'string', default: '1024' },
+    files: { type: 'string', default: '4' },
+    readers: { type: 'string', default: '8' },
+    seconds: { type: 'string', default: '5' },
+    threads: { type: 'string', default: '0,1' },
+    rounds: { type: 'string', default: '2' },
+  },
+});
+const rows = Number(values.rows);
+const valueSize = Number(values.value);
+const files = Number(values.files);
+const readers = Number(values.readers);
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const settings = values.threads.split(',').map(Number);
+
+interface Phase {
+  readonly reads: Histogram;
+  readonly loop: { p50: number; p99: number; max: number };
+  readonly millis: number;
+}
+
+/** Random point reads by `readers` concurrent readers until `until` resolves; each value checked. */
+async function readWhile(store: RowStore, pool: ValuePool, until: Promise<unknown>, seed: number): Promise<Phase> {
+  const reads = new Histogram();
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  let done = false;
+  void until.finally(() => (done = true));
+  const began = performance.now();
+  loop.enable();
+  await Promise.all(
+    Array.from({ length: readers }, async (_, lane) => {
+      const random = seededRandom(seed * 100 + lane);
+      while (!done) {
+        const i = Math.floor(random() * rows);
+        const start = performance.now();
+        const row = await store.get(rowKey(i));
+        reads.record((performance.now() - start) * 1000);
+        const cell = row?.cells[0];
+        if (cell === undefined || !Buffer.from(cell.value).equals(pool.value(i))) throw new Error(`row ${rowKey(i)} came back wrong`);
+      }
+    }),
+  );
+  loop.disable();
+  const ms = (ns: number): number => ns / 1e6;
+  return {
+    reads,
+    loop: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
+    millis: performance.now() - began,
+  };
+}
+
+async function load(engine: DiskEngine, store: RowStore, pool: ValuePool): Promise<void> {
+  const order = shuffledIndices(rows, 7);
+  const perFile = Math.ceil(rows / files);
+  for (let from = 0; from < rows; from += perFile) {
+    for (let b = from; b < Math.min(rows, from + perFile); b += 1000) {
+      const batch: RowWrite[] = [];
+      for (let k = b; k < Math.min(rows, from + perFile, b + 1000); k++) {
+        const i = order[k]!;
+        batch.push({ key: rowKey(i), ops: [{ kind: 'put', family: FAMILY, qualifier: QUALIFIER, timestamp: 1000, value: pool.value(i) }] });
+      }
+      await store.write(batch);
+    }
+    await engine.flushAll();
+    process.stderr.write(`\r  loaded ${Math.min(rows, from + perFile).toLocaleString('en-US')} rows`);
+  }
+  process.stderr.write('\r');
+}
+
+function fmt(p: Phase): string {
+  const q = (x: number): string => (x / 1000).toFixed(2);
+  const rate = Math.round(p.reads.count / (p.millis / 1000)).toLocaleString('en-US');
+  return (
+    `reads p50 ${q(p.reads.quantile(0.5))} p99 ${q(p.reads.quantile(0.99))} max ${q(p.reads.max)} ms (${rate}/s); ` +
+    `event-loop delay p99 ${p.loop.p99.toFixed(1)} max ${p.loop.max.toFixed(1)} ms`
+  );
+}
+
+const pool = new ValuePool(valueSize);
+const ratios = new Map<number, number[]>();
+for (let round = 1; round <= rounds; round++) {
+  for (const threads of settings) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tabletop-compaction-latency-'));
+    const engine = await openDiskEngine({
+      fs: createNodeFileSystem(dir),
+      dir: 'db',
+      manualCompaction: true,
+      config: { backgroundThreads: threads },
+    });
+    try {
+      const store = await engine.openStore('t');
+      await load(engine, store, pool);
+      const idle = await readWhile(store, pool, new Promise((r) => setTimeout(r, seconds * 1000)), round);
+      const began = performance.now();
+      const during = await readWhile(store, pool, engine.compactNow(engine['stores'].get('t')!, true), round + 1);
+      const compactSeconds = (performance.now() - began) / 1000;
+      const ratio = during.reads.quantile(0.99) / idle.reads.quantile(0.99);
+      ratios.set(threads, [...(ratios.get(threads) ?? []), ratio]);
+      console.log(`round ${round}, --background-threads ${threads}:`);
+      console.log(`  idle:               ${fmt(idle)}`);
+      console.log(`  during compaction:  ${fmt(during)}; the compaction took ${compactSeconds.toFixed(1)} s`);
+      console.log(`  p99 during ÷ idle:  ${ratio.toFixed(2)}×`);
+    } finally {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+for (const [threads, r] of ratios)
+  console.log(`--background-threads ${threads}: p99 during ÷ idle ${r.map((x) => x.toFixed(2) + '×').join(', ')}`);
