@@ -54,9 +54,29 @@ const DELAYED_GROUP_MAX_BYTES = 64 * 1024;
  * rejects (the data may or may not be on disk, so the log can no longer
  * promise anything). The engine must then stop accepting writes.
  */
+/**
+ * The writers of one group: one promise that every record appended to the
+ * group gets, settled when the group's sync completes (a promise per record
+ * was an allocation and a microtask per write for what the group shares).
+ */
+class Group {
+  records = 0;
+  readonly done: Promise<void>;
+  resolve!: () => void;
+  reject!: (e: unknown) => void;
+
+  constructor() {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+}
+
 export class LogWriter {
   private syncing: Promise<void> | undefined;
-  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** The group gathering records (appended since the last sync started), if any. */
+  private gathering: Group | undefined;
   private failure: TabletopError | undefined;
   private bytesSinceOpen = 0;
   /** Records appended but not yet handed to the file: written with one call when the next sync starts. */
@@ -121,26 +141,27 @@ export class LogWriter {
    * Appends a record already framed; resolves once it is
    * durable. Records wait in memory while a sync runs and are written with
    * one system call when the next sync starts: one write and one fsync per
-   * group of writers.
+   * group of writers. Every record of a group gets the same promise (the
+   * engine publishes a group's writes together by it: disk-engine.ts).
    */
   appendRecord(rec: Buffer): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     this.buffered.push(rec);
     this.bufferedBytes += rec.byteLength;
     this.bytesSinceOpen += rec.byteLength;
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
-      if (this.syncing === undefined) this.scheduleSync(this.justSynced || this.lastGroupRecords > 1);
-      else if (
-        this.delayTimer !== undefined &&
-        (this.waiters.length >= DELAYED_GROUP_MAX_RECORDS || this.bufferedBytes >= DELAYED_GROUP_MAX_BYTES)
-      ) {
-        // Company enough: the delayed group starts at the end of this turn.
-        clearTimeout(this.delayTimer);
-        this.delayTimer = undefined;
-        setImmediate(this.startGathered!);
-      }
-    });
+    const group = (this.gathering ??= new Group());
+    group.records++;
+    if (this.syncing === undefined) this.scheduleSync(this.justSynced || this.lastGroupRecords > 1);
+    else if (
+      this.delayTimer !== undefined &&
+      (group.records >= DELAYED_GROUP_MAX_RECORDS || this.bufferedBytes >= DELAYED_GROUP_MAX_BYTES)
+    ) {
+      // Company enough: the delayed group starts at the end of this turn.
+      clearTimeout(this.delayTimer);
+      this.delayTimer = undefined;
+      setImmediate(this.startGathered!);
+    }
+    return group.done;
   }
 
   /** Resolves when everything appended so far is durable (or rejects if the log failed). */
@@ -170,7 +191,7 @@ export class LogWriter {
         this.delayTimer = undefined;
         const go = (): void => {
           this.syncing = undefined;
-          if (this.waiters.length > 0) this.startSync();
+          if (this.gathering !== undefined) this.startSync();
           resolve();
         };
         const previous = this.previous;
@@ -183,24 +204,24 @@ export class LogWriter {
         previous.then(go, (e: unknown) => {
           const err = this.poison(e);
           this.syncing = undefined;
-          for (const w of this.waiters) w.reject(err);
-          this.waiters = [];
+          this.gathering?.reject(err);
+          this.gathering = undefined;
           this.buffered = [];
           this.bufferedBytes = 0;
           resolve();
         });
       };
       this.startGathered = start;
-      const small = this.waiters.length < DELAYED_GROUP_MAX_RECORDS && this.bufferedBytes < DELAYED_GROUP_MAX_BYTES;
+      const small = (this.gathering?.records ?? 0) < DELAYED_GROUP_MAX_RECORDS && this.bufferedBytes < DELAYED_GROUP_MAX_BYTES;
       if (company && small && this.commitDelayMillis > 0) this.delayTimer = setTimeout(start, this.commitDelayMillis);
       else setImmediate(start);
     });
   }
 
   private startSync(): void {
-    const batch = this.waiters;
-    this.waiters = [];
-    this.lastGroupRecords = batch.length;
+    const batch = this.gathering!;
+    this.gathering = undefined;
+    this.lastGroupRecords = batch.records;
     const records = this.buffered;
     this.buffered = [];
     this.bufferedBytes = 0;
@@ -220,8 +241,7 @@ export class LogWriter {
       if (this.extendBy > 0 && groupBytes < this.extendBy / 2 && this.file.size >= this.file.length)
         this.file.extend(this.file.size + this.extendBy);
     } catch (e) {
-      const err = this.poison(e);
-      for (const w of batch) w.reject(err);
+      batch.reject(this.poison(e));
       return;
     }
     this.syncing = this.file.sync().then(
@@ -232,15 +252,15 @@ export class LogWriter {
         // ran form the next group (they are).
         this.syncing = undefined;
         this.noteSyncCompleted();
-        if (this.waiters.length > 0 && this.failure === undefined) this.scheduleSync(true);
-        for (const w of batch) w.resolve();
+        if (this.gathering !== undefined && this.failure === undefined) this.scheduleSync(true);
+        batch.resolve();
       },
       (e: unknown) => {
         const err = this.poison(e);
         this.syncing = undefined;
-        for (const w of batch) w.reject(err);
-        for (const w of this.waiters) w.reject(err);
-        this.waiters = [];
+        batch.reject(err);
+        this.gathering?.reject(err);
+        this.gathering = undefined;
       },
     );
   }

@@ -63,10 +63,14 @@ describe('LogWriter + replayLog', () => {
     acks.push(w.append(payload(1)));
     await new Promise<void>((r) => process.nextTick(r));
     acks.push(w.append(payload(2)));
+    // One group, one promise for all of its writers (the engine publishes a group's writes by it).
+    expect(new Set(acks).size).toBe(1);
     await Promise.all(acks);
     expect(syncs()).toBe(1);
     // A writer of a later turn, while no sync runs, gets its own.
-    await w.append(payload(3));
+    const later = w.append(payload(3));
+    expect(later).not.toBe(acks[0]);
+    await later;
     expect(syncs()).toBe(2);
     expect(replayLog(mem, 'wal.log').records.map((b) => b[0])).toEqual([0, 1, 2, 3]);
   });
