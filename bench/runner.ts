@@ -195,6 +195,7 @@ export class Runner {
           if (this.options.settings.warmupSeconds > 0) {
             await untilIdle(pid, 120);
             await w.warmUp(this.sequenceContext(live, runId(index, run), `${label} warm-up`));
+            this.progress.line(`${label} warm-up: every phase for ${this.options.settings.warmupSeconds} s (not recorded)`);
           }
           await untilIdle(pid, 120);
           for (const { phase, measured } of await w.run(this.sequenceContext(live, runId(index, run), label)))
