@@ -2,14 +2,14 @@ import { runPlan } from './closed-loop.js';
 import type { LoopContext, LoopPlan } from './closed-loop.js';
 import { FAMILY, QUALIFIER, ValuePool, laneRandoms, logicalRowBytes, randomBelow } from './dataset.js';
 import { benchTable, countRows, mutateRow } from './node-client.js';
-import type { Workload } from './workload.js';
+import type { ServerWorkload } from './workload.js';
 
 /**
  * Single-row writes: Table.insert of one row with a 1 KiB value (the Node
  * client sends a MutateRows with one entry), to random new keys of an empty
  * table, `concurrency` in flight.
  */
-export function singleRowWrites(name: string, concurrency: number, valueSize: number): Workload {
+export function singleRowWrites(name: string, concurrency: number, valueSize: number): ServerWorkload {
   return {
     name,
     title: `Single-row writes, concurrency ${concurrency}`,
