@@ -1,6 +1,7 @@
 import { loadgenCheckAndMutate, loadgenIncrements, loadgenPointReads, loadgenScans, loadgenWrites } from './loadgen/workloads.js';
 import { bulkLoad, largeLoad } from './workloads/bulk-load.js';
 import { pointReads } from './workloads/point-reads.js';
+import { mixedWorkload } from './workloads/mixed.js';
 import { hotRowIncrements } from './workloads/rmw-hot-row.js';
 import { fullScan, prefixScan, rangeScan } from './workloads/scans.js';
 import type { Workload } from './workloads/workload.js';
@@ -24,6 +25,7 @@ export const WORKLOADS: readonly Workload[] = [
   loadgenCheckAndMutate(),
   loadgenIncrements(),
   loadgenScans(),
+  mixedWorkload(),
   startupInProcess(),
   startupServe(),
   startupServeDurable(),
@@ -33,7 +35,7 @@ export const WORKLOADS: readonly Workload[] = [
 export const GROUPS: Readonly<Record<string, (w: Workload) => boolean>> = {
   client: (w) => w.group === 'client',
   loadgen: (w) => w.group === 'loadgen',
-  load: (w) => w.freshServer && w.kind !== 'startup',
+  load: (w) => w.freshServer && w.kind === undefined,
   startup: (w) => w.group === 'startup',
   reads: (w) => w.name.includes('read') || w.name.includes('scan'),
 };

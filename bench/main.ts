@@ -9,12 +9,14 @@ import { isoDate } from './report/format.js';
 import { WORKLOADS } from './catalog.js';
 import { appendHistory, historyRatios, retireReports, shortCpuModel, worstRecordingCost } from './report/history.js';
 import { machineFacts } from './report/machine.js';
+import { mixedCost } from './report/mixed-cost.js';
 import { markdownReport } from './report/markdown.js';
 import { resultPanels, svgChart } from './report/svg-chart.js';
 import { rssChart, rssSeries } from './report/rss-chart.js';
 import { resultFiles, writeLatest } from './results-files.js';
 import { Runner } from './runner.js';
 import { cleanUpAll, killAllNow, sweepStaleTempDirs } from './servers/cleanup.js';
+import { reportedWorkloads } from './workloads/workload.js';
 
 /**
  * `npm run bench`: tabletop against Google's Bigtable emulator, through the
@@ -70,7 +72,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const machine = machineFacts(REPO_ROOT);
   const report = markdownReport({ title, command, options, results, machine, chartFile: path.basename(files.svg), rssCharts });
   writeFileSync(files.markdown, report);
-  writeFileSync(files.svg, svgChart(title, options.targets, resultPanels(options.workloads, options.targets, results.records)));
+  const reported = reportedWorkloads(options.workloads);
+  writeFileSync(files.svg, svgChart(title, options.targets, resultPanels(reported, options.targets, results.records)));
   // The earlier report of this kind goes; its row in history.md stays.
   const removed = retireReports(
     RESULTS_DIR,
@@ -86,8 +89,9 @@ async function main(argv: readonly string[]): Promise<number> {
     machine: shortCpuModel(machine.cpuModel),
     load: [results.loadAverage.start[0] ?? NaN, results.loadAverage.end[0] ?? NaN],
     mode: options.tabletopMode,
-    ratios: historyRatios(options.workloads, results.records),
-    recordingCost: worstRecordingCost(options.workloads, results.records),
+    ratios: historyRatios(reported, results.records),
+    recordingCost: worstRecordingCost(reported, results.records),
+    mixedCost: mixedCost(reported, results.records, 'tabletop')?.equalWork,
   });
   const summary = sectionOf(report, '## Summary');
   if (options.complete)

@@ -23,15 +23,19 @@ Options:
   --quick                 small sizes for a smoke run (about a minute)
   --rows N                rows in the data set and in each bulk load (default 100000; quick 5000)
   --runs N                measured runs per workload and target, alternating targets (default 3; quick 1)
-  --seconds S             length of one timed run (default 5; quick 1)
+  --seconds S             length of one timed run, and of each timed phase of mixed (default 5; quick 1)
   --warmup S              unrecorded warm-up run per workload and target (default 3; quick 0.3; 0: none)
   --startup-runs N        measured starts per start-up workload and target (default 9; quick 3)
   --large-gib G           GiB of 1 KiB rows in the large bulk load (load-large: RSS as data outgrows memory; default 2; quick 0.1)
-  --only A,B              workloads or groups to run (see below)
+  --only A,B              workloads or groups to run (names as in the report; groups: client,
+                          loadgen, load, reads, startup); mixed: a bulk load of 1.5 × --rows
+                          rows of 100 B and of 1 KiB, then every kind of call back to back on
+                          one fresh server, background work billed to the phase it lands in
   --targets A,B           tabletop, tabletop-off (the same build, serve --insight off: what
                           recording costs), tabletop-again (tabletop once more: an A/A control
-                          that shows this run's noise) and/or emulator (default tabletop,
-                          tabletop-off, emulator)
+                          that shows this run's noise), tabletop-bg0 (the same build, serve
+                          --background-threads 0: the serving thread builds SSTables itself)
+                          and/or emulator (default tabletop, tabletop-off, emulator)
   --tabletop-mode M       durable (default: fsynced writes in a temporary --data-dir) or memory
   --label NAME            names the result files (default "quick" or "full")
   --loadgen-procs N       load-generator processes (default: cores - 1, at least 1)
@@ -156,7 +160,7 @@ function targets(v: string | undefined): TargetKind[] {
     if (kind === undefined) throw new Error(`--targets: unknown target "${n}" (use ${TARGET_KINDS.join(', ')}, comma-separated)`);
     if (!out.includes(kind)) out.push(kind);
   }
-  // Always tabletop first, then tabletop-off, tabletop-again, then the emulator: runs alternate in this order.
+  // Always tabletop first, then tabletop-off, tabletop-again, tabletop-bg0, then the emulator: runs alternate in this order.
   return TARGET_KINDS.filter((k) => out.includes(k));
 }
 

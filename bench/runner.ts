@@ -11,7 +11,17 @@ import type { Target, TargetKind } from './servers/targets.js';
 import { createTable, loadRows, nodeClient } from './workloads/node-client.js';
 import { createProber } from './startup/run-probe.js';
 import type { Prober } from './startup/run-probe.js';
-import type { Counts, Dataset, Measured, RunContext, ServerWorkload, StartupWorkload, Workload } from './workloads/workload.js';
+import type {
+  Counts,
+  Dataset,
+  Measured,
+  ReportedWorkload,
+  RunContext,
+  SequenceContext,
+  SequenceWorkload,
+  ServerWorkload,
+  StartupWorkload,
+} from './workloads/workload.js';
 
 /**
  * Runs the selected workloads against the selected targets, alternating
@@ -88,6 +98,7 @@ export class Runner {
       for (const [i, w] of workloads.entries()) {
         this.progress.line(`\n[${i + 1}/${workloads.length}] ${w.name}: ${w.title}`);
         if (w.kind === 'startup') await this.runStartup(w);
+        else if (w.kind === 'sequence') await this.runSequence(w, i);
         else if (w.freshServer) await this.runFresh(w, i);
         else await this.runOnLongLived(w, i);
       }
@@ -167,6 +178,51 @@ export class Runner {
   }
 
   /**
+   * A sequence (the mixed workload): each run starts a fresh server per
+   * target (targets alternating), warms it up (when warm-ups are on), waits
+   * until it is idle, and runs every phase back to back; each phase becomes
+   * a record of its own. A failure is recorded against the whole run's row.
+   */
+  private async runSequence(w: SequenceWorkload, index: number): Promise<void> {
+    const total = w.phases[w.phases.length - 1] ?? w;
+    for (let run = 1; run <= this.options.settings.runs; run++) {
+      for (const kind of this.options.targets) {
+        const label = `  ${kind} run ${run}/${this.options.settings.runs}`;
+        let live: Live | undefined;
+        try {
+          live = await this.start(kind);
+          const pid = live.target.process.pid;
+          if (this.options.settings.warmupSeconds > 0) {
+            await untilIdle(pid, 120);
+            await w.warmUp(this.sequenceContext(live, runId(index, run), `${label} warm-up`));
+            this.progress.line(`${label} warm-up: every phase for ${this.options.settings.warmupSeconds} s (not recorded)`);
+          }
+          await untilIdle(pid, 120);
+          for (const { phase, measured } of await w.run(this.sequenceContext(live, runId(index, run), label)))
+            this.record(phase, kind, run, measured, `${label} ${phase.name}`);
+        } catch (e) {
+          this.fail(total, kind, run, e, label, live);
+        } finally {
+          if (live !== undefined) await this.stop(live);
+        }
+      }
+    }
+  }
+
+  private sequenceContext(live: Live, id: number, label: string): SequenceContext {
+    return {
+      target: live.target,
+      client: live.client,
+      settings: this.options.settings,
+      runId: id,
+      task: (phase, total) => {
+        const task = this.progress.task(`${label} ${phase.name}`, phase.unitName, total);
+        return (n) => task.update(n);
+      },
+    };
+  }
+
+  /**
    * A start-up workload: each run starts each target twice in new probe
    * processes (raw client, then Node client), targets alternating; after one
    * unrecorded raw start of each when warm-ups are on (the first start after
@@ -179,8 +235,9 @@ export class Runner {
     const variant = (kind: TargetKind) => (kind === 'emulator' ? 'emulator' : w.variant);
     const { startupRuns, warmupSeconds } = this.options.settings;
     const failed = new Set<TargetKind>();
-    // The probe starts tabletop as a user does (recording on): tabletop-off has no start-up runs of its own.
-    const targets = this.options.targets.filter((k) => k !== 'tabletop-off' && k !== 'tabletop-again');
+    // The probe starts tabletop as a user does (recording on, the default background threads): the other tabletop
+    // targets have no start-up runs of their own.
+    const targets = this.options.targets.filter((k) => k === 'tabletop' || k === 'emulator');
     if (warmupSeconds > 0) {
       for (const kind of targets) {
         const label = `  ${kind} warm-up`;
@@ -258,12 +315,12 @@ export class Runner {
     return ctx;
   }
 
-  private record(w: Workload, kind: TargetKind, run: number, result: RunResult, label: string): void {
+  private record(w: ReportedWorkload, kind: TargetKind, run: number, result: RunResult, label: string): void {
     this.records.push({ workload: w.name, target: kind, run, result });
     this.progress.line(`${label}: ${summaryLine(w, result)}`);
   }
 
-  private fail(w: Workload, kind: TargetKind, run: number, e: unknown, label: string, live: Live | undefined): void {
+  private fail(w: { readonly name: string }, kind: TargetKind, run: number, e: unknown, label: string, live: Live | undefined): void {
     let message = e instanceof Error ? e.message : String(e);
     if (live !== undefined && !live.target.process.alive()) {
       message += ` (the server exited; its last output:\n${live.target.process.output().slice(-2000)})`;

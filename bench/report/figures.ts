@@ -2,7 +2,7 @@ import type { RunRecord, RunResult } from '../runner.js';
 import type { TargetKind } from '../servers/targets.js';
 import { spread } from '../stats/summary.js';
 import type { Spread } from '../stats/summary.js';
-import type { StartupWorkload, Workload } from '../workloads/workload.js';
+import type { ReportedWorkload, StartupWorkload } from '../workloads/workload.js';
 import { num } from './format.js';
 
 /**
@@ -37,15 +37,15 @@ export interface Figure {
   value(r: RunResult): number | undefined;
 }
 
-export function singular(w: Workload): string {
+export function singular(w: ReportedWorkload): string {
   return w.unitName.endsWith('s') ? w.unitName.slice(0, -1) : w.unitName;
 }
 
-function units(w: Workload, r: RunResult): number {
+function units(w: ReportedWorkload, r: RunResult): number {
   return w.per === 'op' ? r.ops : r.rows;
 }
 
-export function figures(w: Workload): Figure[] {
+export function figures(w: ReportedWorkload): Figure[] {
   if (w.kind === 'startup') return startupFigures(w);
   const one = singular(w);
   const out: Figure[] = [{ key: 'throughput', label: `${w.unitName}/s`, better: 'higher', value: (r) => units(w, r) / r.seconds }];
@@ -133,7 +133,7 @@ function startupFigures(w: StartupWorkload): Figure[] {
 }
 
 /** One figure over the recorded runs of a workload on a target. */
-export function figureSpread(records: readonly RunRecord[], w: Workload, kind: TargetKind, f: Figure): Spread | undefined {
+export function figureSpread(records: readonly RunRecord[], w: ReportedWorkload, kind: TargetKind, f: Figure): Spread | undefined {
   const values: number[] = [];
   for (const rec of records) {
     if (rec.workload !== w.name || rec.target !== kind || rec.result === undefined) continue;
@@ -144,7 +144,7 @@ export function figureSpread(records: readonly RunRecord[], w: Workload, kind: T
 }
 
 /** A one-line summary of a run for the terminal. */
-export function summaryLine(w: Workload, r: RunResult): string {
+export function summaryLine(w: ReportedWorkload, r: RunResult): string {
   const parts: string[] = [];
   for (const f of figures(w)) {
     const v = f.value(r);

@@ -21,6 +21,7 @@ const entry = (base: string, kind: RunKind): HistoryEntry => ({
   mode: 'durable',
   ratios: HISTORY_FIGURES.map((_, i) => (i === 0 ? 1.06 : undefined)),
   recordingCost: 1.02,
+  mixedCost: 0.93,
 });
 
 /** Writes a run's files as main.ts does and adds its row, retiring the earlier run of its kind. */
@@ -67,7 +68,7 @@ describe('bench history', () => {
       '| 2026-11-27 | [startup-2](2026-11-27-startup-2.md) | startup',
     ]);
     expect(rows[3]).toContain('| abc1234 | AMD EPYC | 1.50–2.25 | durable | 1.06× | – |');
-    expect(rows[3]).toMatch(/ \| 1\.02× \|$/);
+    expect(rows[3]).toMatch(/ \| 1\.02× \| 0\.93× \|$/);
   });
 
   it('starts the file with its header and a column per figure', () => {
@@ -76,9 +77,32 @@ describe('bench history', () => {
     const text = readFileSync(path.join(dir, 'history.md'), 'utf8');
     expect(text.startsWith('# Benchmark history\n')).toBe(true);
     const head = text.split('\n').find((l) => l.startsWith('| date |'))!;
-    // The figures, then the worst recording cost (tabletop ÷ tabletop-off).
-    expect(head.split(' | ').length).toBe(8 + HISTORY_FIGURES.length);
+    // The figures, then the worst recording cost (tabletop ÷ tabletop-off), then the mixed run's cost.
+    expect(head.split(' | ').length).toBe(9 + HISTORY_FIGURES.length);
     expect(existsSync(path.join(dir, '2026-11-27-full.md'))).toBe(true);
+  });
+
+  it("replaces an older harness's table head (fewer columns) and keeps the rows", () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'bench-history-'));
+    run('2026-11-27-full', 'full');
+    const file = path.join(dir, 'history.md');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.startsWith('| date |'));
+    const head = lines[at]!;
+    const old = head.replace(' mixed CPU (equal work) |', '');
+    lines[at] = old;
+    lines[at + 1] = `| ${old
+      .split(' | ')
+      .map(() => '---')
+      .join(' | ')} |`;
+    const oldRow = lines[at + 2]!;
+    writeFileSync(file, lines.join('\n'));
+    run('2026-11-28-full', 'full');
+    const after = readFileSync(file, 'utf8').split('\n');
+    expect(after.filter((l) => l.startsWith('| date |'))).toEqual([head]);
+    expect(after[at + 1]!.split(' | ').length).toBe(head.split(' | ').length);
+    expect(after[at + 2]).toBe(oldRow.replace('[full](2026-11-27-full.md)', 'full'));
+    expect(after[at + 3]).toMatch(/^\| 2026-11-28 \| \[full\]/);
   });
 
   it('shortens CPU models', () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunRecord } from '../runner.js';
 import { ratio } from '../stats/summary.js';
-import type { Workload } from '../workloads/workload.js';
+import type { ReportedWorkload } from '../workloads/workload.js';
 import { figureSpread, figures } from './figures.js';
 import { recordingCost } from './markdown.js';
 import type { FigureKey } from './figures.js';
@@ -56,6 +56,8 @@ export interface HistoryEntry {
   readonly ratios: readonly (number | undefined)[];
   /** The worst server CPU per operation of recording on ÷ off over the run's workloads (worstRecordingCost); undefined without tabletop-off. */
   readonly recordingCost?: number | undefined;
+  /** The mixed workload's whole-run server CPU, tabletop ÷ the emulator at equal work (report/mixed-cost.ts); undefined without it. */
+  readonly mixedCost?: number | undefined;
 }
 
 const HEADER = [
@@ -66,7 +68,8 @@ const HEADER = [
   'GiB loaded, time to the first call after a start: lower is better for tabletop); "–" where the run did',
   'not measure it. Compare rows of the same machine: ratios move from one machine to another (bench/README.md).',
   '"recording CPU (worst)" is the highest server CPU per operation of tabletop ÷ tabletop-off (recording on ÷ off,',
-  "the same build) over the run's workloads; the limit is 1.05×.",
+  'the same build) over the run\'s workloads; the limit is 1.05×. "mixed CPU (equal work)" is the mixed workload\'s whole run:',
+  "tabletop's server CPU ÷ what the emulator spent for the same work (bench/report/mixed-cost.ts).",
   '',
   'bench/results/ keeps the report of the latest run of each kind (full: every workload, both targets, full size;',
   'startup: `--only startup`; partial: anything else); a row links to its report while it is kept.',
@@ -84,6 +87,7 @@ function tableHead(): string[] {
     'tabletop',
     ...HISTORY_FIGURES.map((f) => f.head),
     'recording CPU (worst)',
+    'mixed CPU (equal work)',
   ];
   return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
 }
@@ -101,12 +105,13 @@ export function historyRow(e: HistoryEntry): string {
     e.mode,
     ...e.ratios.map((r) => ratioText(r)),
     ratioText(e.recordingCost),
+    ratioText(e.mixedCost),
   ];
   return `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
 }
 
 /** tabletop ÷ emulator for each HISTORY_FIGURES column, from a session's records. */
-export function historyRatios(workloads: readonly Workload[], records: readonly RunRecord[]): (number | undefined)[] {
+export function historyRatios(workloads: readonly ReportedWorkload[], records: readonly RunRecord[]): (number | undefined)[] {
   return HISTORY_FIGURES.map(({ workload, figure }) => {
     const w = workloads.find((x) => x.name === workload);
     const f = w === undefined ? undefined : figures(w).find((x) => x.key === figure);
@@ -116,7 +121,7 @@ export function historyRatios(workloads: readonly Workload[], records: readonly 
 }
 
 /** The highest server CPU per operation of recording on ÷ off over the workloads (undefined without tabletop-off runs). */
-export function worstRecordingCost(workloads: readonly Workload[], records: readonly RunRecord[]): number | undefined {
+export function worstRecordingCost(workloads: readonly ReportedWorkload[], records: readonly RunRecord[]): number | undefined {
   let worst: number | undefined;
   for (const w of workloads) {
     const r = recordingCost(w, records)?.serverCpu;
@@ -163,9 +168,21 @@ export function retireReports(dir: string, kind: RunKind, workloadNames: readonl
   return removed;
 }
 
-/** Appends a run's row to `dir`/history.md, creating the file with its header and table head if it is missing. */
+/**
+ * Appends a run's row to `dir`/history.md, creating the file with its header
+ * and table head if it is missing. A table head of fewer columns (an older
+ * harness's) is replaced by today's: columns are only ever added at the end,
+ * so older rows keep their cells, and lack the new ones.
+ */
 export function appendHistory(dir: string, entry: HistoryEntry): void {
   const file = path.join(dir, 'history.md');
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : [...HEADER, ...tableHead(), ''].join('\n');
+  const head = tableHead();
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : [...HEADER, ...head, ''].join('\n');
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('| date |'));
+  if (at >= 0 && lines[at] !== head[0]) {
+    lines.splice(at, 2, ...head);
+    text = lines.join('\n');
+  }
   writeFileSync(file, `${text.endsWith('\n') ? text : `${text}\n`}${historyRow(entry)}\n`);
 }

@@ -3,11 +3,14 @@ import type { RunRecord, SessionResults } from '../runner.js';
 import { isTabletop, type TargetKind } from '../servers/targets.js';
 import { spread, ratio } from '../stats/summary.js';
 import type { Spread } from '../stats/summary.js';
-import type { Workload } from '../workloads/workload.js';
+import { reportedWorkloads } from '../workloads/workload.js';
+import type { ReportedWorkload } from '../workloads/workload.js';
 import { figureSpread, figures } from './figures.js';
 import type { Figure, FigureKey } from './figures.js';
 import { cell, num, ratioText } from './format.js';
+import { mixedCost } from './mixed-cost.js';
 import { rssSeries, rssTable } from './rss-chart.js';
+import { MIXED_TOTAL } from '../workloads/mixed.js';
 import type { MachineFacts } from './machine.js';
 
 /** The Markdown report of one benchmark session. */
@@ -25,13 +28,14 @@ export interface ReportInput {
 
 export function markdownReport(input: ReportInput): string {
   const { options, results } = input;
+  const workloads = reportedWorkloads(options.workloads);
   const minutes = (results.finishedAt.getTime() - results.startedAt.getTime()) / 60_000;
   const out: string[] = [];
   out.push(`# ${input.title}`, '');
   out.push(`Command: \`${input.command}\``, '');
-  const startups = options.workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
+  const startups = workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
   out.push(
-    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}.`,
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}.`,
     '',
   );
   if (results.warnings.length > 0) {
@@ -40,19 +44,23 @@ export function markdownReport(input: ReportInput): string {
     out.push('');
   }
   out.push('## Summary', '');
-  out.push(...summaryTable(options.workloads, options.targets, results.records));
+  out.push(...summaryTable(workloads, options.targets, results.records));
   out.push('', `![tabletop vs emulator](${input.chartFile})`, '');
+  if (workloads.some((w) => w.name === MIXED_TOTAL.name)) out.push(...mixedSection(workloads, options.targets, results.records), '');
   if (options.targets.includes('tabletop') && options.targets.includes('tabletop-off'))
-    out.push(...recordingCostSection(options.workloads, results.records), '');
-  const lg = options.workloads.filter((w) => w.reference !== undefined);
+    out.push(...recordingCostSection(workloads, results.records), '');
+  if (options.targets.includes('tabletop') && options.targets.includes('tabletop-bg0'))
+    out.push(...backgroundThreadsSection(workloads, results.records), '');
+  const lg = workloads.filter((w) => w.reference !== undefined);
   if (lg.length > 0) out.push(...loadgenSection(lg, options.targets, results.records), '');
   out.push('## Details', '');
-  for (const w of options.workloads) out.push(...workloadSection(w, options, results.records, input.rssCharts), '');
+  for (const w of workloads) out.push(...workloadSection(w, options, results.records, input.rssCharts), '');
   out.push(...setupSection(input), '');
   out.push(
     ...methodSection(
       input.machine.cores,
-      options.workloads.some((w) => w.kind === 'startup'),
+      workloads.some((w) => w.kind === 'startup'),
+      workloads.some((w) => w.kind === 'phase'),
     ),
   );
   return out.join('\n') + '\n';
@@ -72,19 +80,25 @@ const SUMMARY_FIGURES: ReadonlySet<FigureKey> = new Set<FigureKey>([
   'idleRssMiB',
 ]);
 
-/** Whether the tables have a "÷" column: tabletop and the emulator both ran. */
-function comparesEmulator(targets: readonly TargetKind[]): boolean {
-  return targets.includes('tabletop') && targets.includes('emulator');
+/** The tabletop targets that the tables divide by the emulator, each in a "÷" column of its own. */
+const EMULATOR_RATIOS: readonly { readonly kind: TargetKind; readonly head: string }[] = [
+  { kind: 'tabletop', head: '÷' },
+  { kind: 'tabletop-bg0', head: 'bg0 ÷' },
+];
+
+/** The "÷" columns of a run's tables: those of its tabletop targets, when the emulator ran too. */
+function ratioColumns(targets: readonly TargetKind[]): readonly { readonly kind: TargetKind; readonly head: string }[] {
+  return targets.includes('emulator') ? EMULATOR_RATIOS.filter((c) => targets.includes(c.kind)) : [];
 }
 
-/** tabletop ÷ the emulator, from spreads in `targets` order. */
-function emulatorRatio(targets: readonly TargetKind[], s: readonly (Spread | undefined)[]): string {
-  return ratioText(ratio(s[targets.indexOf('tabletop')]?.median, s[targets.indexOf('emulator')]?.median));
+/** Each "÷" column's target ÷ the emulator, from spreads in `targets` order. */
+function emulatorRatios(targets: readonly TargetKind[], s: readonly (Spread | undefined)[]): string[] {
+  return ratioColumns(targets).map((c) => ratioText(ratio(s[targets.indexOf(c.kind)]?.median, s[targets.indexOf('emulator')]?.median)));
 }
 
-function summaryTable(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
-  const both = comparesEmulator(targets);
-  const head = ['workload', 'figure', ...targets, ...(both ? ['÷'] : [])];
+function summaryTable(workloads: readonly ReportedWorkload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
+  const columns = ratioColumns(targets);
+  const head = ['workload', 'figure', ...targets, ...columns.map((c) => c.head)];
   const rows: string[][] = [];
   for (const w of workloads) {
     for (const f of figures(w).filter((x) => SUMMARY_FIGURES.has(x.key))) {
@@ -94,12 +108,12 @@ function summaryTable(workloads: readonly Workload[], targets: readonly TargetKi
         w.name,
         betterLabel(f),
         ...s.map((x, i) => (x === undefined ? failedOrMissing(records, w, targets[i]) : num(x.median))),
-        ...(both ? [emulatorRatio(targets, s)] : []),
+        ...emulatorRatios(targets, s),
       ]);
     }
     const errs = records.filter((r) => r.workload === w.name && r.error !== undefined);
     if (errs.length > 0 && rows.every((r) => r[0] !== w.name))
-      rows.push([w.name, 'failed', ...targets.map((k) => failedOrMissing(records, w, k)), ...(both ? ['–'] : [])]);
+      rows.push([w.name, 'failed', ...targets.map((k) => failedOrMissing(records, w, k)), ...columns.map(() => '–')]);
   }
   return table(head, rows);
 }
@@ -112,41 +126,82 @@ export const RECORDING_COST_LIMITS = { throughput: 0.95, serverCpu: 1.05 } as co
  * (the same build, `serve --insight off`), throughput and server CPU per
  * operation, with the ratios past the limits marked.
  */
-export function recordingCostSection(workloads: readonly Workload[], records: readonly RunRecord[]): string[] {
+export function recordingCostSection(workloads: readonly ReportedWorkload[], records: readonly RunRecord[]): string[] {
+  return baselineSection(workloads, records, {
+    heading: 'Recording cost',
+    intro: `tabletop (recording on) ÷ tabletop-off (the same build, \`serve --insight off\`), medians of the same run. The limits: throughput at least ${RECORDING_COST_LIMITS.throughput}×, server CPU per operation at most ${RECORDING_COST_LIMITS.serverCpu}×; **bold** is past one.`,
+    baseline: 'tabletop-off',
+    head: 'on ÷ off',
+    limits: RECORDING_COST_LIMITS,
+  });
+}
+
+/**
+ * What the background threads change, per workload: tabletop (serve's
+ * default background threads, which build the SSTables of flushes and
+ * compactions) ÷ tabletop-bg0 (the same build, `--background-threads 0`).
+ */
+export function backgroundThreadsSection(workloads: readonly ReportedWorkload[], records: readonly RunRecord[]): string[] {
+  return baselineSection(workloads, records, {
+    heading: 'Background threads',
+    intro:
+      "tabletop (`serve`'s default background threads: cores − 1, 1 to 4, build the SSTables of flushes and compactions) ÷ tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds them itself), medians of the same run. Server CPU counts every thread of the server.",
+    baseline: 'tabletop-bg0',
+    head: 'default ÷ bg0',
+  });
+}
+
+interface BaselineShape {
+  readonly heading: string;
+  readonly intro: string;
+  readonly baseline: TargetKind;
+  /** What the ratio is, in the column heads ("on ÷ off"). */
+  readonly head: string;
+  /** Ratios past which a figure is marked bold. */
+  readonly limits?: { readonly throughput: number; readonly serverCpu: number };
+}
+
+/**
+ * tabletop ÷ another tabletop target, per workload: throughput and server
+ * CPU per operation; with the A/A control (tabletop-again) in the run, the
+ * distance from 1× that noise alone gives beside each.
+ */
+function baselineSection(workloads: readonly ReportedWorkload[], records: readonly RunRecord[], shape: BaselineShape): string[] {
   const control = records.some((r) => r.target === 'tabletop-again');
   const out = [
-    '## Recording cost',
+    `## ${shape.heading}`,
     '',
-    `tabletop (recording on) ÷ tabletop-off (the same build, \`serve --insight off\`), medians of the same run. The limits: throughput at least ${RECORDING_COST_LIMITS.throughput}×, server CPU per operation at most ${RECORDING_COST_LIMITS.serverCpu}×; **bold** is past one.` +
+    shape.intro +
       (control
-        ? ' "A/A" is tabletop ÷ tabletop-again, two identical servers in the same run: how far apart noise alone puts them; a cost within that distance of 1× is not measurable in this run.'
+        ? ' "A/A" is tabletop ÷ tabletop-again, two identical servers in the same run: how far apart noise alone puts them; a difference within that distance of 1× is not measurable in this run.'
         : ''),
     '',
   ];
   const rows: string[][] = [];
+  const { limits } = shape;
   for (const w of workloads) {
-    const r = recordingCost(w, records);
+    const r = recordingCost(w, records, shape.baseline);
     if (r === undefined) continue;
     const mark = (v: number | undefined, bad: boolean): string => (v === undefined ? '–' : bad ? `**${ratioText(v)}**` : ratioText(v));
     const aa = control ? recordingCost(w, records, 'tabletop-again') : undefined;
     const plain = (v: number | undefined): string => (v === undefined ? '–' : ratioText(v));
     rows.push([
       w.name,
-      mark(r.throughput, r.throughput !== undefined && r.throughput < RECORDING_COST_LIMITS.throughput),
+      mark(r.throughput, limits !== undefined && r.throughput !== undefined && r.throughput < limits.throughput),
       ...(control ? [plain(aa?.throughput)] : []),
-      mark(r.serverCpu, r.serverCpu !== undefined && r.serverCpu > RECORDING_COST_LIMITS.serverCpu),
+      mark(r.serverCpu, limits !== undefined && r.serverCpu !== undefined && r.serverCpu > limits.serverCpu),
       ...(control ? [plain(aa?.serverCpu)] : []),
     ]);
   }
   const head = control
     ? [
         'workload',
-        'throughput on ÷ off (higher is better)',
+        `throughput ${shape.head} (higher is better)`,
         'throughput A/A',
-        'server CPU/op on ÷ off (lower is better)',
+        `server CPU/op ${shape.head} (lower is better)`,
         'server CPU/op A/A',
       ]
-    : ['workload', 'throughput on ÷ off (higher is better)', 'server CPU/op on ÷ off (lower is better)'];
+    : ['workload', `throughput ${shape.head} (higher is better)`, `server CPU/op ${shape.head} (lower is better)`];
   out.push(...table(head, rows));
   return out;
 }
@@ -156,7 +211,7 @@ export function recordingCostSection(workloads: readonly Workload[], records: re
  * neither was measured.
  */
 export function recordingCost(
-  w: Workload,
+  w: ReportedWorkload,
   records: readonly RunRecord[],
   baseline: TargetKind = 'tabletop-off',
 ): { readonly throughput: number | undefined; readonly serverCpu: number | undefined } | undefined {
@@ -172,7 +227,51 @@ export function recordingCost(
   return throughput === undefined && serverCpu === undefined ? undefined : { throughput, serverCpu };
 }
 
-function failedOrMissing(records: readonly RunRecord[], w: Workload, kind: TargetKind | undefined): string {
+/**
+ * The mixed workload's whole run per target: its server CPU, and against
+ * the emulator's, as measured and at equal work (report/mixed-cost.ts).
+ */
+function mixedSection(workloads: readonly ReportedWorkload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
+  const out = [
+    '## Mixed workload: the whole run',
+    '',
+    "Every phase of `mixed` back to back on one server, and its background work until it is idle after the last phase. Timed phases last as long on every target, so a faster server does more work and spends more CPU in them: \"at equal work\" divides a target's whole-run server CPU by what the emulator spent for the same work (each phase's operations or rows of the target's run at the emulator's median CPU per operation of that phase, plus the emulator's CPU after its last phase); medians over runs.",
+    '',
+  ];
+  const total = workloads.find((w) => w.name === MIXED_TOTAL.name);
+  const rows: string[][] = [];
+  for (const kind of targets) {
+    const runs = total === undefined ? [] : runsOf(records, total, kind);
+    const cpu = spread(runs.map((r) => r.serverCpuSeconds));
+    const ops = spread(runs.map((r) => r.ops));
+    const secs = spread(runs.map((r) => r.seconds));
+    const cost = kind === 'emulator' ? undefined : mixedCost(workloads, records, kind);
+    rows.push([
+      kind,
+      cpu === undefined ? failedOrMissing(records, MIXED_TOTAL, kind) : num(cpu.median),
+      ops === undefined ? '–' : num(ops.median),
+      secs === undefined ? '–' : num(secs.median),
+      ratioText(cost?.measured),
+      ratioText(cost?.equalWork),
+    ]);
+  }
+  out.push(
+    ...table(
+      [
+        'target',
+        'server CPU, s',
+        'ops',
+        'wall time of the phases, s',
+        'server CPU ÷ emulator, as measured',
+        'server CPU ÷ emulator, at equal work (lower is better)',
+      ],
+      rows,
+    ),
+  );
+  return out;
+}
+
+function failedOrMissing(records: readonly RunRecord[], w: ReportedWorkload, kind: TargetKind | undefined): string {
   return records.some((r) => r.workload === w.name && r.target === kind && r.error !== undefined) ? 'failed' : '–';
 }
 
@@ -180,7 +279,7 @@ function betterLabel(f: Figure): string {
   return f.better === 'none' ? f.label : `${f.label} (${f.better} is better)`;
 }
 
-function loadgenSection(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
+function loadgenSection(workloads: readonly ReportedWorkload[], targets: readonly TargetKind[], records: readonly RunRecord[]): string[] {
   const out = ['## One server process under the load generator, vs Cloud Bigtable', ''];
   out.push(
     "What one server process sustains under the raw gRPC load generator, next to Google's published throughput of one Cloud Bigtable node with SSD storage (rows of 1 KB; https://cloud.google.com/bigtable/docs/performance). " +
@@ -217,28 +316,28 @@ function loadgenSection(workloads: readonly Workload[], targets: readonly Target
   return out;
 }
 
-function runsOf(records: readonly RunRecord[], w: Workload, kind: TargetKind): NonNullable<RunRecord['result']>[] {
+function runsOf(records: readonly RunRecord[], w: ReportedWorkload, kind: TargetKind): NonNullable<RunRecord['result']>[] {
   const out: NonNullable<RunRecord['result']>[] = [];
   for (const r of records) if (r.workload === w.name && r.target === kind && r.result !== undefined) out.push(r.result);
   return out;
 }
 
 function workloadSection(
-  w: Workload,
+  w: ReportedWorkload,
   options: Options,
   records: readonly RunRecord[],
   rssCharts: Readonly<Record<string, string>>,
 ): string[] {
   const { targets } = options;
-  const both = comparesEmulator(targets);
+  const columns = ratioColumns(targets);
   const out = [`### ${w.name}: ${w.title}`, '', w.describe(options.settings) + '.', ''];
   const rows: string[][] = [];
   for (const f of figures(w)) {
     const s = targets.map((k) => figureSpread(records, w, k, f));
     if (s.every((x) => x === undefined)) continue;
-    rows.push([betterLabel(f), ...s.map(spreadText), ...(both ? [emulatorRatio(targets, s)] : [])]);
+    rows.push([betterLabel(f), ...s.map(spreadText), ...emulatorRatios(targets, s)]);
   }
-  if (rows.length > 0) out.push(...table(['figure', ...targets, ...(both ? ['÷'] : [])], rows));
+  if (rows.length > 0) out.push(...table(['figure', ...targets, ...columns.map((c) => c.head)], rows));
   const curves = rssSeries(w, targets, records);
   if (curves.length > 0) {
     out.push('', 'Server RSS as the data grew (first run per target):', '', ...rssTable(curves));
@@ -278,7 +377,10 @@ function setupSection(input: ReportInput): string[] {
   return lines;
 }
 
-function methodSection(cores: number, startup: boolean): string[] {
+function methodSection(cores: number, startup: boolean, mixed: boolean): string[] {
+  const mixedMethod = [
+    "- The mixed workload runs its phases back to back on a freshly started server per target and run, without waiting for the server to be idle between them (it waits once, before the first): each phase's server CPU is read from /proc at its two edges, so the flushes and compactions that the loads (or the writes) leave behind are billed to whichever phase they land in. The whole run (`mixed/total`) counts every phase's calls, and its server CPU runs until the server is idle after the last phase. Each phase's answers are checked as its isolated workload checks them, after the whole run (so no check is billed to a phase).",
+  ];
   const startupMethod = [
     "- Start-up workloads start every server afresh in a new Node process of their own (a probe, compiled by tsc and run by plain node, as a test runner's worker is), twice per run: the first calls over raw gRPC (node:http2), then, in another start, through a new official Node client, imported before the clock starts. Times run from just before the server is started (for startServer(), before tabletop is imported) to the answers. Server CPU is the server's threads' CPU time (/proc/<pid>/task/*/schedstat; for startServer(), the probe process's own CPU since the clock started, its raw client included). RSS is VmRSS when the server listens and once it is idle (under 2% of a core for a second) after the first read; for startServer(), what the start added to the process's RSS.",
   ];
@@ -286,13 +388,14 @@ function methodSection(cores: number, startup: boolean): string[] {
     '## How these figures are made',
     '',
     '- Both servers are started by the harness on loopback. Bulk loads run on a freshly started, empty server each run; every other workload runs on one long-lived server per target that holds the data set (rows of 10-byte keys and 1 KiB random values, loaded once, not measured) after one unrecorded warm-up run.',
-    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range); tabletop-again, when asked for, is tabletop started once more (an A/A control).',
+    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range); tabletop-again, when asked for, is tabletop started once more (an A/A control); tabletop-bg0, when asked for, is the same build started with `--background-threads 0` (the serving thread builds the SSTables of flushes and compactions itself, as before worker threads did).',
     '- Server CPU is utime + stime of the server process from /proc/<pid>/stat, read before and after the measured part of each run, divided by the operations (or rows) completed. For bulk loads, "after" is once the server is idle again (under 2% of a core for a second), so that the flushes and compactions a load leaves behind count too; throughput and latency stop at the last acknowledgement. "Cores busy" is that CPU time over the wall time of the measured part.',
     '- RSS is VmRSS from /proc/<pid>/status right after the bulk load; "per GiB loaded" divides by the logical bytes loaded (key + qualifier + value of every row). "Growth" subtracts the RSS of the idle server before the load.',
     "- Client CPU is this process's CPU time (Node-client workloads) or the load-generator processes' (load-generator workloads), per operation.",
     '- Every workload checks its answers: point reads and scans compare each value with the one loaded and count rows; writes count the rows afterwards; increments check the final counter. A run that gets a wrong answer fails.',
     `- The clients and the server share this machine's ${cores} core(s). Node-client throughput is often limited by the client itself; server CPU per operation is the figure least disturbed by that.`,
     ...(startup ? startupMethod : []),
+    ...(mixed ? mixedMethod : []),
   ];
 }
 

@@ -1,6 +1,6 @@
 import type { RunRecord } from '../runner.js';
 import type { TargetKind } from '../servers/targets.js';
-import type { RssSample, Workload } from '../workloads/workload.js';
+import type { RssSample } from '../workloads/workload.js';
 import { escapeXml, num } from './format.js';
 
 /**
@@ -24,7 +24,7 @@ export interface RssSeries {
 }
 
 /** The RSS curves of a workload's first run per target (none: no curve recorded). */
-export function rssSeries(w: Workload, targets: readonly TargetKind[], records: readonly RunRecord[]): RssSeries[] {
+export function rssSeries(w: { readonly name: string }, targets: readonly TargetKind[], records: readonly RunRecord[]): RssSeries[] {
   const out: RssSeries[] = [];
   for (const target of targets) {
     const r = records.find(

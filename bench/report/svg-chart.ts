@@ -1,7 +1,7 @@
 import type { RunRecord } from '../runner.js';
 import type { TargetKind } from '../servers/targets.js';
 import { ratio } from '../stats/summary.js';
-import type { Workload } from '../workloads/workload.js';
+import type { ReportedWorkload } from '../workloads/workload.js';
 import { figureSpread, figures } from './figures.js';
 import type { FigureKey } from './figures.js';
 import { escapeXml, num, ratioText } from './format.js';
@@ -106,7 +106,11 @@ const UNITS: Partial<Record<FigureKey, string>> = { firstCallMs: 'ms', clientRea
  * with start-up workloads, the time to the first call and idle RSS. Panels
  * without data are left out.
  */
-export function resultPanels(workloads: readonly Workload[], targets: readonly TargetKind[], records: readonly RunRecord[]): ChartPanel[] {
+export function resultPanels(
+  workloads: readonly ReportedWorkload[],
+  targets: readonly TargetKind[],
+  records: readonly RunRecord[],
+): ChartPanel[] {
   const panel = (title: string, key: FigureKey): ChartPanel => ({
     title,
     groups: workloads.flatMap((w) => {

@@ -12,14 +12,16 @@ import type { ServerProcess } from './server-process.js';
  * `tabletop-off` is the same build with recording off (`serve --insight off`): what recording costs.
  * `tabletop-again` is tabletop once more, started the same way (an A/A control): tabletop ÷ tabletop-again is what
  * the machine's noise alone makes of two identical servers in the same run, the yardstick for tabletop ÷ tabletop-off.
+ * `tabletop-bg0` is the same build with `serve --background-threads 0`: the serving thread builds the SSTables of
+ * flushes and compactions itself (tabletop uses serve's default, one thread fewer than the cores, 1 to 4).
  */
-export type TargetKind = 'tabletop' | 'tabletop-off' | 'tabletop-again' | 'emulator';
+export type TargetKind = 'tabletop' | 'tabletop-off' | 'tabletop-again' | 'tabletop-bg0' | 'emulator';
 /** In the order runs alternate. */
-export const TARGET_KINDS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'tabletop-again', 'emulator'];
+export const TARGET_KINDS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'tabletop-again', 'tabletop-bg0', 'emulator'];
 /** What a run without --targets measures (the control only when asked for). */
 export const DEFAULT_TARGETS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'emulator'];
 
-/** Whether a target is a tabletop server (with or without recording). */
+/** Whether a target is a tabletop server (with or without recording, with or without background threads). */
 export function isTabletop(kind: TargetKind): boolean {
   return kind !== 'emulator';
 }
@@ -57,8 +59,16 @@ export interface StartOptions {
 
 export function startTarget(kind: TargetKind, options: StartOptions): Promise<Target> {
   if (kind === 'emulator') return startEmulator();
-  return startTabletop(options, kind, kind === 'tabletop-off' ? ['--insight', 'off'] : []);
+  return startTabletop(options, kind, SERVE_ARGS[kind]);
 }
+
+/** What each tabletop target adds to `serve`'s arguments. */
+const SERVE_ARGS: Readonly<Record<Exclude<TargetKind, 'emulator'>, readonly string[]>> = {
+  tabletop: [],
+  'tabletop-off': ['--insight', 'off'],
+  'tabletop-again': [],
+  'tabletop-bg0': ['--background-threads', '0'],
+};
 
 let warnedInMemoryOnly = false;
 

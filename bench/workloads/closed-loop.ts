@@ -62,10 +62,22 @@ export async function closedLoop(o: ClosedLoopOptions): Promise<Counts> {
   return { ops, rows, bytes, ...(histogram === undefined ? {} : { latency: histogram }) };
 }
 
-/** A timed workload's measured part: a closed loop that lasts the run's time and reports its progress. */
-export function measureClosedLoop(
-  ctx: RunContext,
-  o: Pick<ClosedLoopOptions, 'concurrency' | 'tickPer' | 'latency' | 'op'>,
-): Promise<Measured> {
-  return ctx.measure(() => closedLoop({ ...o, seconds: ctx.seconds, tick: ctx.tick }));
+/** What a workload's loop needs of its run: the client, the tables, the run's id (seeds, fresh keys) and its progress. */
+export type LoopContext = Pick<RunContext, 'client' | 'dataset' | 'runId' | 'tick'>;
+
+/**
+ * A timed workload's loop: its operation, and the check of its answers once
+ * the loop is over (outside the measured part). The same plan runs as an
+ * isolated workload (runPlan) and as a phase of the mixed workload.
+ */
+export interface LoopPlan extends Pick<ClosedLoopOptions, 'concurrency' | 'tickPer' | 'latency' | 'op'> {
+  /** Throws when what the loop did (its counts) is not what the server holds. */
+  readonly verify?: (counts: Counts) => Promise<void>;
+}
+
+/** A timed workload's measured part: the plan's closed loop for the run's time, with its progress; then its check. */
+export async function runPlan(ctx: RunContext, plan: LoopPlan): Promise<Measured> {
+  const m = await ctx.measure(() => closedLoop({ ...plan, seconds: ctx.seconds, tick: ctx.tick }));
+  await plan.verify?.(m);
+  return m;
 }

@@ -77,6 +77,27 @@ export function loadRows(table: Table, o: LoadOptions): Promise<Counts> {
   });
 }
 
+/**
+ * A MutateRow (the unary call) setting the benchmark column of one row to
+ * `value` at the server's time, through the client's generic
+ * `Bigtable.request`, the path its Row.filter and Row.increment take for
+ * their unary calls (none of its methods sends a MutateRow).
+ */
+export function mutateRow(client: Bigtable, table: string, key: string, value: Buffer): Promise<void> {
+  const mutation = { setCell: { familyName: FAMILY, columnQualifier: Buffer.from(QUALIFIER), timestampMicros: -1, value } };
+  return new Promise((resolve, reject) => {
+    client.request(
+      {
+        client: 'BigtableClient',
+        method: 'mutateRow',
+        reqOpts: { tableName: fullTableName(table), rowKey: Buffer.from(key), mutations: [mutation] },
+        gaxOpts: {},
+      },
+      (err: Error | null | undefined) => (err ? reject(err) : resolve()),
+    );
+  });
+}
+
 /** Counts the rows of a table with a scan that strips values (for verification). */
 export function countRows(table: Table): Promise<number> {
   return new Promise((resolve, reject) => {

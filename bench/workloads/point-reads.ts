@@ -1,4 +1,5 @@
-import { measureClosedLoop } from './closed-loop.js';
+import { runPlan } from './closed-loop.js';
+import type { LoopContext, LoopPlan } from './closed-loop.js';
 import { ValuePool, laneRandoms, logicalRowBytes, randomBelow, rowKey } from './dataset.js';
 import { benchTable, cellValue } from './node-client.js';
 import type { Workload } from './workload.js';
@@ -17,24 +18,27 @@ export function pointReads(name: string, concurrency: number): Workload {
     writes: false,
     describe: (s) =>
       `Row.get of a uniformly random row of the ${s.rows.toLocaleString('en-US')}-row, 1 KiB-value data set, ${concurrency} in flight, for ${s.seconds} s; every value is compared with the one loaded`,
-    async run(ctx) {
-      const { dataset } = ctx;
-      const table = benchTable(ctx.client, dataset.table);
-      const pool = new ValuePool(dataset.valueSize);
-      const random = laneRandoms(ctx.runId, concurrency);
-      const rowBytes = logicalRowBytes(dataset.valueSize);
-      return measureClosedLoop(ctx, {
-        concurrency,
-        tickPer: 'op',
-        latency: true,
-        op: async (lane) => {
-          const i = randomBelow(random(lane), dataset.rows);
-          const [row] = await table.row(rowKey(i)).get({ decode: false });
-          const v = cellValue(row);
-          if (v === undefined || !v.equals(pool.value(i))) throw new Error(`row ${rowKey(i)} came back without its loaded value`);
-          return { rows: 1, bytes: rowBytes };
-        },
-      });
+    run: (ctx) => runPlan(ctx, pointReadPlan(ctx, concurrency)),
+  };
+}
+
+/** Row.get of a uniformly random row of the data set, `concurrency` in flight; each value must be the one loaded. */
+export function pointReadPlan(ctx: LoopContext, concurrency: number): LoopPlan {
+  const { dataset } = ctx;
+  const table = benchTable(ctx.client, dataset.table);
+  const pool = new ValuePool(dataset.valueSize);
+  const random = laneRandoms(ctx.runId, concurrency);
+  const rowBytes = logicalRowBytes(dataset.valueSize);
+  return {
+    concurrency,
+    tickPer: 'op',
+    latency: true,
+    op: async (lane) => {
+      const i = randomBelow(random(lane), dataset.rows);
+      const [row] = await table.row(rowKey(i)).get({ decode: false });
+      const v = cellValue(row);
+      if (v === undefined || !v.equals(pool.value(i))) throw new Error(`row ${rowKey(i)} came back without its loaded value`);
+      return { rows: 1, bytes: rowBytes };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Row } from '@google-cloud/bigtable';
-import { measureClosedLoop } from './closed-loop.js';
+import { runPlan } from './closed-loop.js';
+import type { LoopContext, LoopPlan } from './closed-loop.js';
 import { FAMILY } from './dataset.js';
 import { benchTable } from './node-client.js';
 import type { Workload } from './workload.js';
@@ -35,21 +36,25 @@ export function hotRowIncrements(name: string, concurrency: number): Workload {
     writes: true,
     describe: (s) =>
       `Row.increment('${FAMILY}:n', 1) (ReadModifyWriteRow) on a single row, ${concurrency} in flight, for ${s.seconds} s; the final count is checked`,
-    async run(ctx) {
-      const row = benchTable(ctx.client, ctx.dataset.countersTable).row(`hot-${ctx.runId}`);
-      const column = `${FAMILY}:n`;
-      const m = await measureClosedLoop(ctx, {
-        concurrency,
-        tickPer: 'op',
-        latency: true,
-        op: async () => {
-          await row.increment(column, 1);
-          return { rows: 1, bytes: 0 };
-        },
-      });
+    run: (ctx) => runPlan(ctx, hotRowPlan(ctx, ctx.dataset.countersTable, concurrency)),
+  };
+}
+
+/** Row.increment of one counter of one new row of `table` (its key names the run), `concurrency` in flight; the final count checked. */
+export function hotRowPlan(ctx: LoopContext, table: string, concurrency: number): LoopPlan {
+  const row = benchTable(ctx.client, table).row(`hot-${ctx.runId}`);
+  const column = `${FAMILY}:n`;
+  return {
+    concurrency,
+    tickPer: 'op',
+    latency: true,
+    op: async () => {
+      await row.increment(column, 1);
+      return { rows: 1, bytes: 0 };
+    },
+    verify: async (counts) => {
       const value = await counterValue(row);
-      if (value !== BigInt(m.ops)) throw new Error(`the counter reads ${value} after ${m.ops} acknowledged increments`);
-      return m;
+      if (value !== BigInt(counts.ops)) throw new Error(`the counter reads ${value} after ${counts.ops} acknowledged increments`);
     },
   };
 }

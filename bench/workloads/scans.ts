@@ -1,5 +1,6 @@
 import type { Table } from '@google-cloud/bigtable';
-import { measureClosedLoop } from './closed-loop.js';
+import { runPlan } from './closed-loop.js';
+import type { LoopContext, LoopPlan } from './closed-loop.js';
 import { GROUP_ROWS, QUALIFIER, ValuePool, groupPrefix, laneRandoms, randomBelow, rowKey } from './dataset.js';
 import { benchTable, cellValue } from './node-client.js';
 import type { RunContext, Workload } from './workload.js';
@@ -65,6 +66,9 @@ export const fullScan = (): Workload => scanWorkload(FULL);
 export const prefixScan = (): Workload => scanWorkload(PREFIX);
 export const rangeScan = (): Workload => scanWorkload(RANGE);
 
+export type ScanKind = 'full' | 'prefix' | 'range';
+const SHAPES: Readonly<Record<ScanKind, ScanShape>> = { full: FULL, prefix: PREFIX, range: RANGE };
+
 function scanWorkload(shape: ScanShape): Workload {
   return {
     name: shape.name,
@@ -77,24 +81,36 @@ function scanWorkload(shape: ScanShape): Workload {
     freshServer: false,
     writes: false,
     describe: (s) => shape.describe(s.rows, s.seconds) + '; latency is per scan',
-    async run(ctx: RunContext) {
-      const table = benchTable(ctx.client, ctx.dataset.table);
-      const pool = new ValuePool(ctx.dataset.valueSize);
-      const random = laneRandoms(ctx.runId, shape.concurrency);
-      let rowsSoFar = 0;
-      return measureClosedLoop(ctx, {
-        concurrency: shape.concurrency,
-        tickPer: 'row',
-        latency: shape.latency,
-        op: async (lane) => {
-          const { options, expectRows } = shape.request(random(lane), ctx.dataset.rows);
-          const r = await scan(table, options, pool, (n) => ctx.tick(rowsSoFar + n));
-          rowsSoFar += r.rows;
-          if (r.rows !== expectRows)
-            throw new Error(`${shape.name}: a scan returned ${r.rows} rows, expected ${expectRows} (${JSON.stringify(options)})`);
-          return r;
-        },
-      });
+    run: (ctx: RunContext) => runPlan(ctx, shapePlan(ctx, shape)),
+  };
+}
+
+/** Scans of the data set (the whole table, or 100 rows by prefix or key range); every row and the row count checked. */
+export function scanPlan(ctx: LoopContext, kind: ScanKind): LoopPlan {
+  return shapePlan(ctx, SHAPES[kind]);
+}
+
+/** The concurrency and latency of a scan kind, for descriptions. */
+export function scanShape(kind: ScanKind): { readonly concurrency: number; readonly latency: boolean; readonly title: string } {
+  return SHAPES[kind];
+}
+
+function shapePlan(ctx: LoopContext, shape: ScanShape): LoopPlan {
+  const table = benchTable(ctx.client, ctx.dataset.table);
+  const pool = new ValuePool(ctx.dataset.valueSize);
+  const random = laneRandoms(ctx.runId, shape.concurrency);
+  let rowsSoFar = 0;
+  return {
+    concurrency: shape.concurrency,
+    tickPer: 'row',
+    latency: shape.latency,
+    op: async (lane) => {
+      const { options, expectRows } = shape.request(random(lane), ctx.dataset.rows);
+      const r = await scan(table, options, pool, (n) => ctx.tick(rowsSoFar + n));
+      rowsSoFar += r.rows;
+      if (r.rows !== expectRows)
+        throw new Error(`${shape.name}: a scan returned ${r.rows} rows, expected ${expectRows} (${JSON.stringify(options)})`);
+      return r;
     },
   };
 }

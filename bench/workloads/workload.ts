@@ -159,7 +159,56 @@ export interface StartupWorkload extends WorkloadBase {
   readonly variant: Exclude<StartupVariant, 'emulator'>;
 }
 
-export type Workload = ServerWorkload | StartupWorkload;
+/**
+ * One phase of a sequence workload, reported as a workload of its own
+ * (`mixed/<phase>`, one row of the report's tables): it runs only within
+ * its sequence.
+ */
+export interface PhaseWorkload extends WorkloadBase {
+  readonly kind: 'phase';
+}
+
+/** A phase's figures from one run of its sequence. */
+export interface PhaseMeasured {
+  readonly phase: PhaseWorkload;
+  readonly measured: Measured;
+}
+
+export interface SequenceContext {
+  readonly target: Target;
+  readonly client: Bigtable;
+  readonly settings: Settings;
+  /** Distinct per run (and warm-up), for seeds, fresh row keys and table names. */
+  readonly runId: number;
+  /** Starts the progress of a phase (in its unit; `total` for count-based phases); returns its `tick`. */
+  task(phase: PhaseWorkload, total?: number): (done: number) => void;
+}
+
+/**
+ * Phases run back to back on one freshly started server, without waiting
+ * for it to be idle between them: each phase is billed the server CPU
+ * between its edges, background work included, whatever caused it. The
+ * runner waits for an idle server only before the first phase.
+ */
+export interface SequenceWorkload extends WorkloadBase {
+  readonly kind: 'sequence';
+  /** The phases it reports, in order; the last one is the whole run. */
+  readonly phases: readonly PhaseWorkload[];
+  /** Unmeasured work on the new server first (a shorter sequence, its tables then deleted): JIT compilation is not billed. */
+  warmUp(ctx: SequenceContext): Promise<void>;
+  /** Every phase's figures, in `phases` order, once every phase's answers have been checked. */
+  run(ctx: SequenceContext): Promise<PhaseMeasured[]>;
+}
+
+export type Workload = ServerWorkload | StartupWorkload | SequenceWorkload;
+
+/** What the report has a row for: a workload, or a phase of a sequence in its place. */
+export type ReportedWorkload = ServerWorkload | StartupWorkload | PhaseWorkload;
+
+/** The workloads as the report lists them: each sequence replaced by its phases. */
+export function reportedWorkloads(workloads: readonly Workload[]): ReportedWorkload[] {
+  return workloads.flatMap((w): ReportedWorkload[] => (w.kind === 'sequence' ? [...w.phases] : [w]));
+}
 
 /** A start-up run: what the raw-client probe and the Node-client probe measured. */
 export interface StartupMeasure {

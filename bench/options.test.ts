@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { USAGE, parseOptions } from './options.js';
+import type { Options } from './options.js';
+
+function options(argv: readonly string[]): Options {
+  const parsed = parseOptions(argv);
+  if (parsed.kind !== 'run') throw new Error('expected a run');
+  return parsed.options;
+}
+
+describe('bench options', () => {
+  it('takes tabletop-bg0 as a target, in the order runs alternate', () => {
+    expect(options(['--targets', 'emulator,tabletop-bg0,tabletop']).targets).toEqual(['tabletop', 'tabletop-bg0', 'emulator']);
+    expect(() => options(['--targets', 'tabletop-bg1'])).toThrow(/tabletop-bg0/);
+  });
+
+  it('runs mixed after the isolated workloads and before the start-ups, or alone with --only', () => {
+    const all = options([]).workloads.map((w) => w.name);
+    expect(all.indexOf('mixed')).toBeGreaterThan(all.indexOf('lg-scan'));
+    expect(all.indexOf('mixed')).toBeLessThan(all.indexOf('startup-in-process'));
+    const only = options(['--quick', '--only', 'mixed,lg-write']);
+    expect(only.workloads.map((w) => w.name)).toEqual(['lg-write', 'mixed']);
+    expect(only.kind).toBe('partial');
+    // The load group is the isolated bulk loads only.
+    expect(options(['--only', 'load']).workloads.map((w) => w.name)).toEqual(['load-100b', 'load-1k', 'load-large']);
+  });
+
+  it('names both in --help', () => {
+    expect(parseOptions(['--help'])).toEqual({ kind: 'help' });
+    expect(USAGE).toMatch(/tabletop-bg0 \(the same build, serve\s+--background-threads 0/);
+    expect(USAGE).toMatch(/mixed: a bulk load/);
+  });
+});
