@@ -151,6 +151,8 @@ async function openEngine(options: OpenOptions, database: () => TabletopDatabase
       onBackgroundError: (e) => logger.error(`storage background work failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
       onEvent: (e) => logEngineEvent(logger, e, { dataDir, tabletOf }),
     });
+    // A server's build workers start with it: their memory is part of the server at rest, and the first flush does not wait for one.
+    engine.builders?.warm();
     return { engine, storage: 'disk', description: `durable, in ${dataDir}`, release: () => lock.release() };
   } catch (e) {
     lock.release();

@@ -3,11 +3,18 @@
  * thread serving requests spends a flush or a compaction only on deciding
  * what goes into the file, handing entries over and writing the bytes that
  * come back: the block encoding, LZ4 compression, checksums and the bloom
- * filter run beside it, on another core.
+ * filter run beside it, on another core. A compaction's merge (reading the
+ * inputs, resolving versions, applying drops and GC rules) stays on the
+ * serving thread, in slices: a version that ran whole compactions on a
+ * worker (inputs read through the serving thread into shared memory) peaked
+ * 25-50 MiB higher in test/durability/bounded-memory.test.ts (262-285 MiB
+ * against 237, a budget of ~265), a worker that allocates little collecting
+ * its garbage late.
  *
  * One pool per process (`buildPool`), shared by every engine in it, grown
  * to the largest size asked for; workers start on the first build that
- * needs them and hold the process open only while they build. A worker
+ * needs them (a server starts them at once: `warm`) and hold the process
+ * open only while they build. A worker
  * that dies (a crash, an out-of-memory kill of the thread) fails its builds
  * with WorkerLost; the next build starts a new worker. The engine redoes a
  * lost build on its own thread (compaction.ts), so nothing is lost.
@@ -19,16 +26,12 @@ import type { WritableFile } from '../fs/file-system.js';
 import { createSSTableWriter, type SSTableWriter } from '../sstable/index.js';
 import type { SSTableInfo } from '../sstable/properties.js';
 import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
-import type { RandomAccessFile } from '../fs/file-system.js';
-import { type CompactJob, EntryBatch, type FromWorker, ReadReply, type ToWorker } from './protocol.js';
+import { EntryBatch, type FromWorker, type ToWorker } from './protocol.js';
 
 /** Entries are handed over in batches of about this many bytes... */
 const BATCH_BYTES = 256 * 1024;
 /** ...with at most this many not yet added by the worker; past it, ready() asks the producer to wait. */
 const MAX_BATCHES_IN_FLIGHT = 4;
-
-/** A build on a worker was stopped at the engine's request (the store was deleted, a split wants it). */
-export class BuildStopped extends Error {}
 
 /** An SSTableWriter whose producer waits for `ready()` when it is not undefined (the builder is behind). */
 export interface PipelinedWriter extends SSTableWriter {
@@ -116,25 +119,12 @@ export class BuildPool {
     return writer;
   }
 
-  /**
-   * Runs a compaction on the least busy worker: its rows merged and its file
-   * built there, `file` written here. `open` opens an input for the worker's
-   * reads; while `stop()` is true the worker is told to stop at its next read
-   * (the promise rejects with BuildStopped). Resolves with undefined when
-   * the output would hold nothing (the file is left empty and closed).
-   */
-  compact(
-    file: WritableFile,
-    options: SSTableWriterOptions,
-    job: CompactJob,
-    open: (path: string) => RandomAccessFile,
-    stop: () => boolean,
-  ): Promise<SSTableInfo | undefined> {
-    const slot = this.leastBusy();
-    const build = new CompactBuild(this.nextId++, slot, this.workerOf(slot), file, open, stop, () => this.completedBuilds++);
-    const done = build.result();
-    this.start(slot, build, { t: 'compact', id: build.id, path: file.path, options, ...job });
-    return done;
+  /** Starts every worker now rather than at its first build (a server: its memory counts from the start, and the first flush does not wait for a thread to start). */
+  warm(): void {
+    for (const s of this.slots) {
+      const worker = this.workerOf(s);
+      if (s.builds.size === 0) worker.unref();
+    }
   }
 
   /** Tests: every running worker is stopped at once, wherever it is (a thread killed mid-build). */
@@ -215,6 +205,7 @@ abstract class Build {
         try {
           this.file.append(new Uint8Array(m.buf, 0, m.length));
           this.wrote(m.length);
+          this.thread.postMessage({ t: 'chunk', id: 0, buf: m.buf } satisfies ToWorker, [m.buf]);
         } catch (e) {
           // The file could not take the bytes (disk full, I/O error): the build stops here.
           this.post({ t: 'abandon', id: this.id });
@@ -230,7 +221,7 @@ abstract class Build {
         return;
       }
       case 'error':
-        this.fail(m.code === 'stopped' ? new BuildStopped(m.message) : new TabletopError(m.code ?? 'Internal', m.message));
+        this.fail(new TabletopError(m.code ?? 'Internal', m.message));
         return;
       default:
         this.other(m);
@@ -341,6 +332,7 @@ class RemoteWriter extends Build implements PipelinedWriter {
 
   protected override other(m: FromWorker): void {
     if (m.t !== 'ack') return;
+    this.batch.reuse(m.buf);
     this.inFlight--;
     const w = this.waiter;
     this.waiter = undefined;
@@ -359,67 +351,5 @@ class RemoteWriter extends Build implements PipelinedWriter {
     this.inFlight++;
     this.pendingBytes += n;
     this.post({ t: 'rows', id: this.id, buf, length }, [buf]);
-  }
-}
-
-/** A compaction on a worker: its input reads are answered here, from the engine's files. */
-class CompactBuild extends Build {
-  private readonly files = new Map<string, RandomAccessFile>();
-
-  constructor(
-    id: number,
-    slot: Slot,
-    thread: Worker,
-    file: WritableFile,
-    private readonly open: (path: string) => RandomAccessFile,
-    private readonly stop: () => boolean,
-    onDone: () => void,
-  ) {
-    super(id, slot, thread, file, onDone);
-  }
-
-  /** The file's info, or undefined when the output holds nothing; rejects as the build fails. */
-  async result(): Promise<SSTableInfo | undefined> {
-    try {
-      const info = await this.finished();
-      return info.entries === 0 ? undefined : info;
-    } finally {
-      this.closeInputs();
-      if (this.state !== 'finished') this.file.close();
-    }
-  }
-
-  protected override other(m: FromWorker): void {
-    if (m.t !== 'read') return;
-    const state = new Int32Array(m.sab, 0, 2);
-    const out = new Uint8Array(m.sab, ReadReply.HEADER_BYTES);
-    let reply: number;
-    if (this.stop()) reply = ReadReply.STOP;
-    else {
-      try {
-        let f = this.files.get(m.path);
-        if (f === undefined) this.files.set(m.path, (f = this.open(m.path)));
-        const data = f.read(m.offset, m.length);
-        out.set(data);
-        state[1] = data.byteLength;
-        reply = ReadReply.OK;
-      } catch (e) {
-        const message = Buffer.from(e instanceof Error ? e.message : String(e), 'utf8').subarray(0, out.byteLength);
-        out.set(message);
-        state[1] = message.byteLength;
-        reply = ReadReply.ERROR;
-      }
-    }
-    Atomics.store(state, 0, reply);
-    Atomics.notify(state, 0);
-  }
-
-  protected override failed(): void {
-    this.closeInputs();
-  }
-
-  private closeInputs(): void {
-    for (const f of this.files.values()) f.close();
-    this.files.clear();
   }
 }

@@ -12,19 +12,10 @@
  * single-threaded build makes. Batches and output chunks are transferred
  * (their ArrayBuffers move between threads), never copied by postMessage.
  *
- * A compaction runs on the worker whole: the worker reads the input files
- * through the serving thread (a `read` request answered in shared memory,
- * the worker waiting on it with Atomics.wait: the SSTable reader reads
- * synchronously), merges their rows (lsm/merge-rows.ts) and builds the
- * output as above. The serving thread answers `stop` to a read once the
- * compaction is to be abandoned.
- *
  * Entry batch layout: repeated [u32 key length][key bytes][u32 value length][value bytes], little-endian.
  */
 import type { ByteString } from '../../model/bytes.js';
 import type { ErrorCode } from '../../model/errors.js';
-import type { GcRule } from '../../model/gc-rule.js';
-import type { RangeDrop } from '../manifest/manifest-state.js';
 import type { SSTableInfo } from '../sstable/properties.js';
 import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
 
@@ -32,45 +23,16 @@ export type ToWorker =
   | { readonly t: 'open'; readonly id: number; readonly path: string; readonly options: SSTableWriterOptions }
   | { readonly t: 'rows'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
   | { readonly t: 'finish'; readonly id: number }
-  | ({ readonly t: 'compact'; readonly id: number; readonly path: string; readonly options: SSTableWriterOptions } & CompactJob)
-  | { readonly t: 'abandon'; readonly id: number };
+  | { readonly t: 'abandon'; readonly id: number }
+  /** An output chunk's buffer, appended and handed back for the worker to fill again (id 0: not a build's). */
+  | { readonly t: 'chunk'; readonly id: 0; readonly buf: ArrayBuffer };
 
 export type FromWorker =
   | { readonly t: 'out'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
-  /** One per `rows` message the worker has added to its writer. */
-  | { readonly t: 'ack'; readonly id: number }
+  /** One per `rows` message the worker has added to its writer, handing the batch's buffer back for the next one. */
+  | { readonly t: 'ack'; readonly id: number; readonly buf: ArrayBuffer }
   | { readonly t: 'done'; readonly id: number; readonly info: SSTableInfo }
-  | { readonly t: 'error'; readonly id: number; readonly code: ErrorCode | 'stopped' | undefined; readonly message: string }
-  /** A compaction's read of an input file: answered in `sab` (see ReadReply). */
-  | {
-      readonly t: 'read';
-      readonly id: number;
-      readonly path: string;
-      readonly offset: number;
-      readonly length: number;
-      readonly sab: SharedArrayBuffer;
-    };
-
-/** What a compaction on a worker needs to know: all of it plain data. */
-export interface CompactJob {
-  /** The input SSTables, newest first as the store lists them. */
-  readonly inputs: readonly { readonly path: string; readonly number: number; readonly size: number; readonly where: string }[];
-  /** The store's key range: rows of a shared file outside it are skipped. */
-  readonly lower: string;
-  readonly upper: string | undefined;
-  readonly major: boolean;
-  readonly dropsSeq: number;
-  readonly drops: { readonly families: Readonly<Record<string, number>>; readonly ranges: readonly RangeDrop[] };
-  /** The store's GC rules and the time they are applied at (major compactions with rules only). */
-  readonly gc: { readonly rules: ReadonlyMap<string, GcRule | undefined>; readonly nowMicros: number } | undefined;
-}
-
-/**
- * A read's reply in its SharedArrayBuffer: Int32 [state, bytes], then the data
- * (or the error message, UTF-8) from byte 8. The worker waits while state is
- * PENDING; the serving thread stores the state last and notifies.
- */
-export const ReadReply = { PENDING: 0, OK: 1, STOP: 2, ERROR: 3, HEADER_BYTES: 8 } as const;
+  | { readonly t: 'error'; readonly id: number; readonly code: ErrorCode | undefined; readonly message: string };
 
 /** Appends entries to batches of about `target` bytes; `take` hands over the filled batch. */
 export class EntryBatch {
@@ -79,8 +41,16 @@ export class EntryBatch {
   /** Entries in the current batch. */
   count = 0;
 
+  /** Buffers handed back (see `reuse`), taken before new ones are allocated. */
+  private readonly spare: ArrayBuffer[] = [];
+
   constructor(private readonly target: number) {
     this.buf = Buffer.allocUnsafeSlow(target);
+  }
+
+  /** A batch's buffer, back from the worker: the next batch fills it again instead of allocating. */
+  reuse(buf: ArrayBuffer): void {
+    if (buf.byteLength === this.target) this.spare.push(buf);
   }
 
   add(key: ByteString, value: Uint8Array): void {
@@ -105,7 +75,8 @@ export class EntryBatch {
   /** The filled batch (its own ArrayBuffer, to transfer) and its length; the next batch starts empty. */
   take(): { buf: ArrayBuffer; length: number } {
     const out = { buf: this.buf.buffer as ArrayBuffer, length: this.pos };
-    this.buf = Buffer.allocUnsafeSlow(this.target);
+    const spare = this.spare.pop();
+    this.buf = spare === undefined ? Buffer.allocUnsafeSlow(this.target) : Buffer.from(spare);
     this.pos = 0;
     this.count = 0;
     return out;

@@ -21,8 +21,7 @@ import type { FileSystem, WritableFile } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, StoreState } from '../manifest/manifest-state.js';
 import type { SSTableInfo } from '../sstable/properties.js';
 import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
-import { type BuildPool, BuildStopped, localWriter, type PipelinedWriter, WorkerLost } from '../build/pool.js';
-import type { CompactJob } from '../build/protocol.js';
+import { type BuildPool, localWriter, type PipelinedWriter, WorkerLost } from '../build/pool.js';
 import { type MergeInput, MergeStopped, mergeRows, rowGcOf } from './merge-rows.js';
 import type { EngineEvent } from './engine-events.js';
 import { compactEntries, encodeEntries, type Entry } from './fragment.js';
@@ -87,12 +86,10 @@ class Slicer {
 
 /**
  * Writes one new SSTable: `fill` adds its entries (and may throw Abandoned),
- * through a writer that a build worker backs when the engine has workers;
- * `onWorker`, when given, instead does the whole job on a worker (a
- * compaction: merge and build there). Returns the file's manifest entry once
- * it is written, synced and its directory synced, or undefined when it ended
- * up empty or was abandoned (the file is removed then, as it is when the
- * build fails).
+ * through a writer that a build worker backs when the engine has workers.
+ * Returns the file's manifest entry once it is written, synced and its
+ * directory synced, or undefined when it ended up empty or was abandoned
+ * (the file is removed then, as it is when the build fails).
  *
  * A build worker that dies mid-build (WorkerLost) costs only time: the
  * half-built file is removed, the engine reports it, and `fill` runs again
@@ -103,16 +100,13 @@ async function writeTable(
   job: { readonly store: string; readonly kind: 'flush' | 'compaction' },
   seqs: { readonly minSeq: number; readonly maxSeq: number },
   fill: (writer: PipelinedWriter) => Promise<void>,
-  onWorker?: (pool: BuildPool, file: WritableFile, options: SSTableWriterOptions) => Promise<SSTableInfo | undefined>,
 ): Promise<FileMeta | undefined | typeof ABANDONED> {
   const pool = engine.builders;
   const here = (file: WritableFile, options: SSTableWriterOptions): Promise<SSTableInfo | undefined> =>
     fillAndFinish(localWriter(file, options), fill);
   if (pool === undefined) return buildTable(engine, seqs, here);
   try {
-    return await buildTable(engine, seqs, (file, options) =>
-      onWorker !== undefined ? onWorker(pool, file, options) : fillAndFinish(pool.createWriter(file, options), fill),
-    );
+    return await buildTable(engine, seqs, (file, options) => fillAndFinish(pool.createWriter(file, options), fill));
   } catch (e) {
     if (!(e instanceof WorkerLost)) throw e;
     engine.emit({ kind: 'worker-lost', store: job.store, job: job.kind, worker: e.worker, reason: e.message });
@@ -146,7 +140,7 @@ async function buildTable(
     info = await build(engine.fs.create(path), { blockSize: engine.config.blockBytes });
   } catch (e) {
     engine.fs.remove(path);
-    if (e instanceof Abandoned || e instanceof BuildStopped) return ABANDONED;
+    if (e instanceof Abandoned) return ABANDONED;
     throw e;
   }
   if (info === undefined) {
@@ -277,19 +271,8 @@ export async function runCompaction(engine: CompactionHost, store: DiskStore, in
       maxSeq = Math.max(maxSeq, f.meta.maxSeq);
     }
     const merge: MergeJob = { store, inputs, major, dropsSeq, gc, slicer };
-    const written = await writeTable(
-      engine,
-      { store: store.id, kind: 'compaction' },
-      { minSeq, maxSeq },
-      (writer) => fillFromInputs(writer, merge),
-      (pool, file, options) =>
-        pool.compact(
-          file,
-          options,
-          compactJob(store, inputs, major, dropsSeq),
-          (path) => engine.fs.openRead(path),
-          () => store.deleted || store.yieldCompaction,
-        ),
+    const written = await writeTable(engine, { store: store.id, kind: 'compaction' }, { minSeq, maxSeq }, (writer) =>
+      fillFromInputs(writer, merge),
     );
     if (written === ABANDONED) return;
     const meta = written;
@@ -342,8 +325,8 @@ interface MergeJob {
 }
 
 /**
- * Adds the merged rows of a compaction's inputs to its file on this thread (a function of the module: see
- * fillFromMemtable), reading each input from the store's first key.
+ * Adds the merged rows of a compaction's inputs to its file (a function of the module: see fillFromMemtable),
+ * reading each input from the store's first key.
  */
 async function fillFromInputs(writer: PipelinedWriter, job: MergeJob): Promise<void> {
   const { store, inputs, major, dropsSeq, gc, slicer } = job;
@@ -371,20 +354,6 @@ async function fillFromInputs(writer: PipelinedWriter, job: MergeJob): Promise<v
   } finally {
     for (const { iter } of merged) iter.close();
   }
-}
-
-/** The compaction as a build worker gets it: plain data (see CompactJob). */
-function compactJob(store: DiskStore, inputs: readonly TableFile[], major: boolean, dropsSeq: number): CompactJob {
-  const rules = major ? store.gc?.current() : undefined;
-  return {
-    inputs: inputs.map((f) => ({ path: f.reader.path, number: f.meta.number, size: f.meta.size, where: f.where })),
-    lower: store.lower,
-    upper: store.upper,
-    major,
-    dropsSeq,
-    drops: store.drops.data(),
-    gc: rules === undefined ? undefined : { rules, nowMicros: store.gcNowMicros },
-  };
 }
 
 /** The store's GC rules (read now) as a per-row function for compactEntries. */

@@ -554,7 +554,7 @@ describe('disk engine with build workers', () => {
     await reopened.close();
   });
 
-  it('a compaction on a worker stops at its next read when a split wants the store, leaving the files as they were', async () => {
+  it('a compaction whose file a worker builds stops when a split wants the store, leaving the files as they were', async () => {
     const events: EngineEvent[] = [];
     const { engine, mem } = await loaded(events, 4, 6000);
     const store = await engine.openStore('t');

@@ -1,9 +1,8 @@
 /**
  * The heart of a compaction: merges the rows of several SSTables of one
- * store into the entries of its new file. Runs on the engine's thread
- * (compaction.ts) or on a build worker (storage/build/worker.ts), so it sees
- * only what both can hand it: iterators over the inputs, the store's drops
- * as data, and its GC rules as data.
+ * store into the entries of its new file, from iterators over the inputs,
+ * the store's drops and its GC rules, into a sink (compaction.ts: the new
+ * file's writer, which a build worker may back).
  */
 import type { ByteString } from '../../model/bytes.js';
 import type { Cell } from '../../model/cell.js';

@@ -35,11 +35,6 @@ export class DropSet implements StoreDrops {
     this.ranges = ranges;
   }
 
-  /** The drops as plain data (a build worker rebuilds the set from it). */
-  data(): { families: Readonly<Record<string, number>>; ranges: readonly RangeDrop[] } {
-    return { families: this.families, ranges: this.ranges };
-  }
-
   familyDropSeq(family: string): number {
     return this.families[family] ?? 0;
   }
