@@ -64,8 +64,8 @@ export interface Config {
   /**
    * Worker threads that build SSTables for flushes and compactions, off the
    * thread that serves requests (0: that thread builds them itself, in
-   * slices). The server's `--background-threads` sets it (its default: one
-   * fewer than the cores, at least 1, at most 4).
+   * slices). The server's `--background-threads` sets it (its default: two
+   * fewer than the cores, 0 to 4).
    */
   readonly backgroundThreads: number;
   /** Uncompressed size of one SSTable data block. */

@@ -10,8 +10,11 @@ import { rawClients, unaryCall } from '../server/testing/raw-client.js';
 import { runCli } from './cli.js';
 import { defaultBackgroundThreads } from './serve-settings.js';
 
-const BUILT_BY = `built by ${defaultBackgroundThreads()} background thread${defaultBackgroundThreads() === 1 ? '' : 's'}`;
 import { testIo } from './testing/test-io.js';
+
+const THREADS = defaultBackgroundThreads();
+/** How the Storage line says who builds SSTables, with the default --background-threads of this machine. */
+const BUILT_BY = THREADS === 0 ? 'built on the serving thread' : `built by ${THREADS} background thread${THREADS === 1 ? '' : 's'}`;
 
 const io = testIo;
 

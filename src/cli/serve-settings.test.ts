@@ -27,8 +27,8 @@ describe('serve settings: --insight', () => {
 });
 
 describe('serve settings: --background-threads', () => {
-  it('defaults to one fewer than the cores, at least 1 and at most 4; 0 and more from any source', () => {
-    expect(defaultBackgroundThreads()).toBe(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  it('defaults to two fewer than the cores, 0 to 4; any number up to 64 from any source', () => {
+    expect(defaultBackgroundThreads()).toBe(Math.max(0, Math.min(4, availableParallelism() - 2)));
     expect(resolveServeSettings([]).config.backgroundThreads).toBe(defaultBackgroundThreads());
     expect(resolveServeSettings([layer('cli', { 'background-threads': '0' })]).config.backgroundThreads).toBe(0);
     expect(
