@@ -145,7 +145,7 @@ export function backgroundThreadsSection(workloads: readonly ReportedWorkload[],
   return baselineSection(workloads, records, {
     heading: 'Background threads',
     intro:
-      "tabletop (`serve`'s default background threads: cores − 1, 1 to 4, build the SSTables of flushes and compactions) ÷ tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds them itself), medians of the same run. Server CPU counts every thread of the server.",
+      "tabletop (`serve`'s default background threads, cores − 2 from 0 to 4, build the SSTables of flushes and compactions; on 2 cores that is 0 as well) ÷ tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds them itself), medians of the same run. Server CPU counts every thread of the server.",
     baseline: 'tabletop-bg0',
     head: 'default ÷ bg0',
   });
