@@ -12,7 +12,7 @@
  * and the during ÷ idle ratio of p99 (the issue's limit: 1.5×).
  *
  *   npx tsx bench/compaction-latency.ts [--rows 200000] [--value 1024] [--files 4] [--readers 8]
- *     [--seconds 5] [--threads 0,1] [--rounds 2]
+ *     [--seconds 5] [--threads 0,1] [--rounds 2] [--slice-ms M]   (the engine's backgroundSliceMillis; default 4)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +35,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     threads: { type: 'string', default: '0,1' },
     rounds: { type: 'string', default: '2' },
+    'slice-ms': { type: 'string' },
   },
 });
 const rows = Number(values.rows);
@@ -44,6 +45,7 @@ const readers = Number(values.readers);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const settings = values.threads.split(',').map(Number);
+const slice = values['slice-ms'] === undefined ? {} : { backgroundSliceMillis: Number(values['slice-ms']) };
 
 interface Phase {
   readonly reads: Histogram;
