@@ -25,8 +25,9 @@ import type {
 
 /**
  * Runs the selected workloads against the selected targets, alternating
- * targets run by run (A B A B ...) so that drift of a noisy machine hits
- * both. Bulk loads get a freshly started server per run; every other
+ * targets run by run, the order rotating from run to run (A B C, B C A,
+ * C A B, ...): drift of a noisy machine hits every target, and no target is
+ * always the one that runs first after a server stopped or a load ended. Bulk loads get a freshly started server per run; every other
  * workload runs against one long-lived server per target that holds the
  * data set, after one unrecorded warm-up run.
  */
@@ -126,7 +127,7 @@ export class Runner {
   private async runFresh(w: ServerWorkload, index: number): Promise<void> {
     const runs = Math.min(this.options.settings.runs, w.maxRuns ?? Infinity);
     for (let run = 1; run <= runs; run++) {
-      for (const kind of this.options.targets) {
+      for (const kind of rotated(this.options.targets, run)) {
         const label = `  ${kind} run ${run}/${runs}`;
         let live: Live | undefined;
         try {
@@ -163,7 +164,7 @@ export class Runner {
       }
     }
     for (let run = 1; run <= runs; run++) {
-      for (const kind of this.options.targets) {
+      for (const kind of rotated(this.options.targets, run)) {
         if (failed.has(kind)) continue; // a workload that failed its warm-up would fail again: do not spend the time
         const label = `  ${kind} run ${run}/${runs}`;
         try {
@@ -186,7 +187,7 @@ export class Runner {
   private async runSequence(w: SequenceWorkload, index: number): Promise<void> {
     const total = w.phases[w.phases.length - 1] ?? w;
     for (let run = 1; run <= this.options.settings.runs; run++) {
-      for (const kind of this.options.targets) {
+      for (const kind of rotated(this.options.targets, run)) {
         const label = `  ${kind} run ${run}/${this.options.settings.runs}`;
         let live: Live | undefined;
         try {
@@ -251,7 +252,7 @@ export class Runner {
       }
     }
     for (let run = 1; run <= startupRuns; run++) {
-      for (const kind of targets) {
+      for (const kind of rotated(targets, run)) {
         if (failed.has(kind)) continue;
         const label = `  ${kind} run ${run}/${startupRuns}`;
         try {
@@ -406,4 +407,10 @@ function startupMeasured(raw: ProbeResult, node: ProbeResult): Measured {
 /** The same id for both targets in a run, so both get the same keys and seeds. */
 function runId(workloadIndex: number, run: number): number {
   return (workloadIndex + 1) * 1000 + run;
+}
+
+/** The targets in the order of run `run` (1-based): the list rotated left by run − 1. */
+export function rotated<T>(targets: readonly T[], run: number): T[] {
+  const k = targets.length === 0 ? 0 : (run - 1) % targets.length;
+  return [...targets.slice(k), ...targets.slice(0, k)];
 }

@@ -35,7 +35,7 @@ export function markdownReport(input: ReportInput): string {
   out.push(`Command: \`${input.command}\``, '');
   const startups = workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
   out.push(
-    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}.`,
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets in an order that rotates from run to run; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}.`,
     '',
   );
   if (results.warnings.length > 0) {
@@ -129,7 +129,7 @@ export const RECORDING_COST_LIMITS = { throughput: 0.95, serverCpu: 1.05 } as co
 export function recordingCostSection(workloads: readonly ReportedWorkload[], records: readonly RunRecord[]): string[] {
   return baselineSection(workloads, records, {
     heading: 'Recording cost',
-    intro: `tabletop (recording on) ÷ tabletop-off (the same build, \`serve --insight off\`), medians of the same run. The limits: throughput at least ${RECORDING_COST_LIMITS.throughput}×, server CPU per operation at most ${RECORDING_COST_LIMITS.serverCpu}×; **bold** is past one.`,
+    intro: `tabletop (recording on) ÷ tabletop-off (the same build, \`serve --insight off\`): the median of the runs' ratios, each run against the other target's run of the same round. The limits: throughput at least ${RECORDING_COST_LIMITS.throughput}×, server CPU per operation at most ${RECORDING_COST_LIMITS.serverCpu}×; **bold** is past one.`,
     baseline: 'tabletop-off',
     head: 'on ÷ off',
     limits: RECORDING_COST_LIMITS,
@@ -145,7 +145,7 @@ export function backgroundThreadsSection(workloads: readonly ReportedWorkload[],
   return baselineSection(workloads, records, {
     heading: 'Background threads',
     intro:
-      "tabletop (`serve`'s default background threads, cores − 2 from 0 to 4, build the SSTables of flushes and compactions; on 2 cores that is 0 as well) ÷ tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds them itself), medians of the same run. Server CPU counts every thread of the server.",
+      "tabletop (`serve`'s default background threads, cores − 2 from 0 to 4, build the SSTables of flushes and compactions; on 2 cores that is 0 as well) ÷ tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds them itself): the median of the runs' ratios, each run against the other target's run of the same round. Server CPU counts every thread of the server.",
     baseline: 'tabletop-bg0',
     head: 'default ÷ bg0',
   });
@@ -208,7 +208,9 @@ function baselineSection(workloads: readonly ReportedWorkload[], records: readon
 
 /**
  * tabletop ÷ tabletop-off (or ÷ `baseline`) for a workload's throughput and server CPU per operation; undefined when
- * neither was measured.
+ * neither was measured. The median of per-run ratios, each run of tabletop against the baseline's run of the same
+ * round (targets alternate within a round, so the two ran minutes apart): drift of the machine over the session
+ * divides out, which a ratio of the two medians (runs of different rounds) would keep.
  */
 export function recordingCost(
   w: ReportedWorkload,
@@ -218,9 +220,23 @@ export function recordingCost(
   if (w.kind === 'startup') return undefined;
   const of = (key: FigureKey): number | undefined => {
     const f = figures(w).find((x) => x.key === key);
-    return f === undefined
-      ? undefined
-      : ratio(figureSpread(records, w, 'tabletop', f)?.median, figureSpread(records, w, baseline, f)?.median);
+    if (f === undefined) return undefined;
+    const byRun = (kind: TargetKind): Map<number, number> => {
+      const m = new Map<number, number>();
+      for (const r of records) {
+        if (r.workload !== w.name || r.target !== kind || r.result === undefined) continue;
+        const v = f.value(r.result);
+        if (v !== undefined) m.set(r.run, v);
+      }
+      return m;
+    };
+    const base = byRun(baseline);
+    const ratios: number[] = [];
+    for (const [run, v] of byRun('tabletop')) {
+      const q = ratio(v, base.get(run));
+      if (q !== undefined) ratios.push(q);
+    }
+    return spread(ratios)?.median;
   };
   const throughput = of('throughput');
   const serverCpu = of('serverCpu');
