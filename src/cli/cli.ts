@@ -187,6 +187,15 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       exit(listGrantsCommand(opts, io));
     });
 
+  configure(program.command('repair'))
+    .description(
+      'Start a data directory past damage in the middle of a commit log (a normal start refuses it with DATA_LOSS): every intact record is replayed, each damaged one is skipped and reported, and the logs are first copied, as they were, to <data-dir>/repair-<time>/. Never beside a running server (the directory is locked).',
+    )
+    .option('--data-dir <dir>', 'the data directory (default ./data, env TABLETOP_DATA_DIR)')
+    .action(async (opts: { dataDir?: string }) => {
+      exit(await (await import('./repair-command.js')).repairCommand(opts, io));
+    });
+
   configure(program.command('tablets'))
     .description(
       "Print the tablets of a table (key range, size, rows, node, recent load) from a running server's HTTP API, and flag single-row hotspots.",

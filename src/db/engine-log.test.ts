@@ -53,4 +53,47 @@ describe('the engine log', () => {
     );
     expect(lines[0]!.fields).toMatchObject({ event: 'flushed', tablet: '1.5', millis: 240 });
   });
+
+  it('warns about commit-log bytes that recovery dropped or skipped, naming the file, offset and bytes', () => {
+    const { logger, lines } = capture();
+    logEngineEvent(
+      logger,
+      {
+        kind: 'recovered',
+        millis: 12,
+        stores: 1,
+        sstables: 0,
+        sstableBytes: 0,
+        logFiles: 1,
+        logBytes: 4096,
+        records: 9,
+        rowsReplayed: 9,
+        dropsReplayed: 0,
+        storesFlushed: 1,
+        logDamage: [
+          { file: './data/wal/000004.wal', offset: 2345, bytes: 1061, where: 'tail' },
+          { file: './data/wal/000005.wal', offset: 77, bytes: 52, where: 'middle' },
+        ],
+      },
+      where,
+    );
+    const warnings = lines.filter((l) => l.level === 'warn');
+    expect(warnings.map((l) => l.message)).toEqual([
+      expect.stringMatching(
+        /^dropped a damaged last record: 1\.0 KiB \(1,061 bytes\) of commit log \.\/data\/wal\/000004\.wal from offset 2,345, .*never acknowledged.*the disk damaged acknowledged writes$/,
+      ),
+      expect.stringMatching(
+        /^skipped damage in the middle of the commit log: 52 B \(52 bytes\) of commit log \.\/data\/wal\/000005\.wal from offset 77; the writes in it are lost/,
+      ),
+    ]);
+    expect(warnings[0]!.fields).toEqual({
+      event: 'commit-log-damage',
+      file: './data/wal/000004.wal',
+      offset: 2345,
+      bytes: 1061,
+      where: 'tail',
+    });
+    // The info line still reports the recovery, with the damage counted among its fields.
+    expect(lines.find((l) => l.level === 'info')?.fields).toMatchObject({ event: 'recovered', logDamage: 2 });
+  });
 });

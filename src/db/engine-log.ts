@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { EngineEvent } from '../storage/lsm/engine-events.js';
+import type { CommitLogDamage, EngineEvent } from '../storage/lsm/engine-events.js';
 import { formatBytes, formatCount, formatMillis } from '../units.js';
 
 /**
@@ -18,6 +18,7 @@ export function logEngineEvent(
 ): void {
   switch (event.kind) {
     case 'recovered': {
+      for (const d of event.logDamage) logCommitLogDamage(logger, d);
       if (event.stores === 0 && event.sstables === 0 && event.records === 0) {
         logger.info(`opened ${where.dataDir} in ${formatMillis(event.millis)}: no tables yet`, {
           event: 'recovered',
@@ -61,10 +62,22 @@ export function logEngineEvent(
   }
 }
 
+/** A warning for each stretch of a commit log that replay did not read back, naming the file, offset and bytes. */
+function logCommitLogDamage(logger: Logger, d: CommitLogDamage): void {
+  const what = `${formatBytes(d.bytes)} (${formatCount(d.bytes)} bytes) of commit log ${d.file} from offset ${formatCount(d.offset)}`;
+  logger.warn(
+    d.where === 'tail'
+      ? `dropped a damaged last record: ${what}, with nothing intact after it. A crash while it was written leaves this (those writes were never acknowledged); if the server did not crash, the disk damaged acknowledged writes`
+      : `skipped damage in the middle of the commit log: ${what}; the writes in it are lost, every intact record after it was replayed`,
+    { event: 'commit-log-damage', file: d.file, offset: d.offset, bytes: d.bytes, where: d.where },
+  );
+}
+
 /** The event's figures as log fields (durations rounded to whole milliseconds). */
 function figures(event: Exclude<EngineEvent, { kind: 'worker-lost' }>): Record<string, unknown> {
   const { kind: _kind, ...rest } = event;
   const out: Record<string, unknown> = { ...rest };
+  if ('logDamage' in out) out.logDamage = (out.logDamage as readonly CommitLogDamage[]).length;
   if ('store' in out) delete out.store;
   out.millis = Math.round(event.millis);
   return out;

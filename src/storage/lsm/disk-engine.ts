@@ -74,6 +74,11 @@ export interface DiskEngineOptions {
   readonly manualCompaction?: boolean;
   /** Receives recovery, flush and compaction reports (for the server's log). */
   readonly onEvent?: EngineEventSink;
+  /**
+   * Start past damage in the middle of a commit log (`tabletop repair`): skip the damaged records, replay every
+   * intact one, and report what was skipped in the 'recovered' event, instead of refusing to open with DataLoss.
+   */
+  readonly salvageCommitLog?: boolean;
 }
 
 interface PendingPublish {
@@ -151,7 +156,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     const state = this.manifest.state;
     advanceFileCounter(this, state);
     const files = openStores(this, state);
-    const replayed = replayCommitLogs(this, state);
+    const replayed = replayCommitLogs(this, state, this.options.salvageCommitLog === true);
     this.seq = replayed.maxSeq;
     this.visibleSeq = replayed.maxSeq;
     // Drops the commit log holds and the manifest lacks: recorded before anything records a later lastSeq.
@@ -186,6 +191,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       rowsReplayed: replayed.rowsReplayed,
       dropsReplayed: replayed.drops.length,
       storesFlushed,
+      logDamage: replayed.logDamage,
     });
   }
 

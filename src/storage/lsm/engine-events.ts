@@ -22,6 +22,8 @@ export type EngineEvent =
       readonly dropsReplayed: number;
       /** Stores whose replayed rows were flushed to SSTables before serving. */
       readonly storesFlushed: number;
+      /** Commit-log bytes that were not read back: a damaged tail, or (when salvaging) damage skipped in the middle. */
+      readonly logDamage: readonly CommitLogDamage[];
     }
   | {
       readonly kind: 'flushed';
@@ -54,6 +56,18 @@ export type EngineEvent =
       readonly worker: number;
       readonly reason: string;
     };
+
+/** Damage in a commit log that replay dropped (wal/log-reader.ts LogDamage, with its file). */
+export interface CommitLogDamage {
+  readonly file: string;
+  readonly offset: number;
+  readonly bytes: number;
+  /**
+   * tail: nothing intact follows (a write torn by a crash, never acknowledged; or damage to the last acknowledged group,
+   * which cannot be told from it); middle: intact records follow, skipped by `tabletop repair`.
+   */
+  readonly where: 'tail' | 'middle';
+}
 
 export type FlushReason =
   'memtable full' | 'memtable budget' | 'commit log size' | 'recovery' | 'gc' | 'split' | 'merge' | 'clone' | 'requested';

@@ -22,6 +22,7 @@ import { join, type FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, ManifestState } from '../manifest/manifest-state.js';
 import { replayLog } from '../wal/log-reader.js';
 import type { DiskStore } from './disk-store.js';
+import type { CommitLogDamage } from './engine-events.js';
 import type { TableFile } from './table-file.js';
 import { decodeLogged, type EncodedRow, type LoggedDrop } from './wal-batch.js';
 
@@ -101,6 +102,8 @@ export interface Replayed {
   readonly logBytes: number;
   readonly records: number;
   readonly rowsReplayed: number;
+  /** Bytes of the logs that were not read back (EngineEvent 'recovered'). */
+  readonly logDamage: readonly CommitLogDamage[];
 }
 
 /** The manifest edits recording a drop read back from the commit log. */
@@ -115,7 +118,7 @@ function dropEdits(d: LoggedDrop): ManifestEdit[] {
  * logNumber on) into the stores' memtables, deleting older ones. Run after
  * openStores.
  */
-export function replayCommitLogs(host: RecoveryHost, state: ManifestState): Replayed {
+export function replayCommitLogs(host: RecoveryHost, state: ManifestState, salvage = false): Replayed {
   const { fs, stores } = host;
   let maxSeq = state.lastSeq;
   const drops: ManifestEdit[] = [];
@@ -126,6 +129,7 @@ export function replayCommitLogs(host: RecoveryHost, state: ManifestState): Repl
     .filter((w) => Number.isInteger(w.number))
     .sort((a, b) => a.number - b.number);
   const logs: { name: string; number: number }[] = [];
+  const logDamage: CommitLogDamage[] = [];
   for (const w of wals) {
     if (w.number < state.logNumber) {
       fs.remove(host.path(join(WAL_DIR, w.name)));
@@ -133,7 +137,8 @@ export function replayCommitLogs(host: RecoveryHost, state: ManifestState): Repl
     }
     logs.push(w);
     const path = host.path(join(WAL_DIR, w.name));
-    const { records, validBytes } = replayLog(fs, path, isLegacyWal(w.name) ? undefined : w.number);
+    const { records, validBytes, damage } = replayLog(fs, path, isLegacyWal(w.name) ? undefined : w.number, { salvage });
+    for (const d of damage) logDamage.push({ file: path, ...d });
     replay.logFiles++;
     replay.logBytes += validBytes;
     replay.records += records.length;
@@ -162,5 +167,5 @@ export function replayCommitLogs(host: RecoveryHost, state: ManifestState): Repl
   // older one. (Flushes wait for the commit log, so the manifest's lastSeq covers their files; data
   // directories written before that could hold files with writes above it.)
   for (const st of state.stores.values()) for (const f of st.files) if (f.maxSeq > maxSeq) maxSeq = f.maxSeq;
-  return { maxSeq, drops, logs, ...replay };
+  return { maxSeq, drops, logs, ...replay, logDamage };
 }

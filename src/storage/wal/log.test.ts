@@ -178,6 +178,9 @@ describe('LogWriter + replayLog', () => {
     const f = mem.create('wal.log');
     f.append(data);
     expect(() => replayLog(mem, 'wal.log')).toThrow(/corrupt at offset 48/);
+    const salvaged = replayLog(mem, 'wal.log', undefined, { salvage: true });
+    expect(salvaged.records.map((b) => b[0])).toEqual([0, 2, 3, 4]);
+    expect(salvaged.damage).toEqual([{ offset: 48, bytes: 48, where: 'middle' }]);
   });
 
   it('writes nothing before the previous log is durable, and fails when the previous log failed', async () => {
@@ -414,11 +417,19 @@ describe('recyclable commit-log files (written over by a later log)', () => {
     };
     const group = 18 + 52;
     damaged(group + 18 + 30); // inside the second record: later markers say it was synced
-    expect(() => replayLog(mem, '000002.wal', 2)).toThrow(/corrupt at offset 88 .*sync marker/);
+    expect(() => replayLog(mem, '000002.wal', 2)).toThrow(/corrupt at offset 88 .*sync marker.*tabletop repair/);
+    // Salvage (tabletop repair) skips the damaged record, to the next group's marker, and keeps every intact record.
+    const salvaged = replayLog(mem, '000002.wal', 2, { salvage: true });
+    expect(salvaged.records.map((b) => b[0])).toEqual([0, 2, 3, 4, 5]);
+    expect(salvaged.damage).toEqual([{ offset: 88, bytes: 52, where: 'middle' }]);
     damaged(4 * group + 18 + 30); // inside the first record of the last group: its second record is intact, but nothing says it was synced
     let r = replayLog(mem, '000002.wal', 2);
     expect(r.records.map((b) => b[0])).toEqual([0, 1, 2, 3]);
     expect(r.tornTail).toBe(true);
+    // Dropped, and said: from the damaged record to the end of log 2's bytes (log 1's intact records follow).
+    expect(r.damage).toEqual([{ offset: 4 * group + 18, bytes: 2 * 52, where: 'tail' }]);
+    // Salvage keeps the intact second record of that group.
+    expect(replayLog(mem, '000002.wal', 2, { salvage: true }).records.map((b) => b[0])).toEqual([0, 1, 2, 3, 5]);
     damaged(4 * group + 5); // inside the last group's marker
     r = replayLog(mem, '000002.wal', 2);
     expect(r.records).toHaveLength(4);
