@@ -96,4 +96,36 @@ describe('the engine log', () => {
     // The info line still reports the recovery, with the damage counted among its fields.
     expect(lines.find((l) => l.level === 'info')?.fields).toMatchObject({ event: 'recovered', logDamage: 2 });
   });
+
+  it('warns when the system failed background work, saying what is retried when', () => {
+    const { logger, lines } = capture();
+    logEngineEvent(
+      logger,
+      {
+        kind: 'background-retry',
+        job: 'flush',
+        store: '1.5',
+        errno: 'ENOSPC',
+        reason: 'write sst/000012.sst: no space left on device',
+        delayMillis: 800,
+      },
+      where,
+    );
+    logEngineEvent(
+      logger,
+      { kind: 'background-retry', job: 'commit-log rotation', errno: 'EMFILE', reason: 'open wal/000013.wal', delayMillis: 0 },
+      where,
+    );
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      [
+        'warn',
+        'the flush of tablet 1.5 of projects/p/instances/i/tables/t failed: the disk is full (write sst/000012.sst: no space left on device); retrying in 800 ms; writes go on meanwhile (they wait once memtables reach their budget)',
+      ],
+      [
+        'warn',
+        'starting a new commit-log file failed: the process has too many open files (open wal/000013.wal); tried again at a later write; the current file takes the writes meanwhile',
+      ],
+    ]);
+    expect(lines[0]!.fields).toEqual({ event: 'background-retry', job: 'flush', tablet: '1.5', errno: 'ENOSPC', delayMillis: 800 });
+  });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import type { CommitLogDamage, EngineEvent } from '../storage/lsm/engine-events.js';
+import { errnoText } from '../storage/fs/errno.js';
 import { formatBytes, formatCount, formatMillis } from '../units.js';
 
 /**
@@ -53,6 +54,26 @@ export function logEngineEvent(
         { event: 'compacted', tablet: event.store, ...figures(event) },
       );
       return;
+    case 'background-retry': {
+      const what =
+        event.job === 'commit-log rotation'
+          ? 'starting a new commit-log file'
+          : `the ${event.job === 'exclusive' ? 'split, merge or GC pass' : event.job} of ${where.tabletOf(event.store ?? '?')}`;
+      const when =
+        event.job === 'commit-log rotation'
+          ? 'tried again at a later write; the current file takes the writes meanwhile'
+          : event.job === 'exclusive'
+            ? 'it will be asked for again'
+            : `retrying in ${formatMillis(event.delayMillis)}; writes go on meanwhile (they wait once memtables reach their budget)`;
+      logger.warn(`${what} failed: ${errnoText(event.errno)} (${event.reason}); ${when}`, {
+        event: 'background-retry',
+        job: event.job,
+        ...(event.store === undefined ? {} : { tablet: event.store }),
+        errno: event.errno,
+        delayMillis: event.delayMillis,
+      });
+      return;
+    }
     case 'worker-lost':
       logger.warn(
         `${event.reason} while it built an SSTable for the ${event.job} of ${where.tabletOf(event.store)}; the ${event.job} was redone on the serving thread, nothing was lost`,
@@ -74,7 +95,7 @@ function logCommitLogDamage(logger: Logger, d: CommitLogDamage): void {
 }
 
 /** The event's figures as log fields (durations rounded to whole milliseconds). */
-function figures(event: Exclude<EngineEvent, { kind: 'worker-lost' }>): Record<string, unknown> {
+function figures(event: Exclude<EngineEvent, { kind: 'worker-lost' | 'background-retry' }>): Record<string, unknown> {
   const { kind: _kind, ...rest } = event;
   const out: Record<string, unknown> = { ...rest };
   if ('logDamage' in out) out.logDamage = (out.logDamage as readonly CommitLogDamage[]).length;

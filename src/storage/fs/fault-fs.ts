@@ -5,16 +5,27 @@ export type FsOp = 'create' | 'reuse' | 'append' | 'sync' | 'openRead' | 'read' 
 
 /**
  * Decides the fate of one operation: undefined lets it through, 'error'
- * fails it with an I/O error, 'short' (append only) writes a prefix of the
- * data and then fails, as a full disk does.
+ * fails it with an I/O error (EIO), 'short' (append only) writes a prefix of
+ * the data and then fails, as a full disk does (ENOSPC), and an errno
+ * ('ENOSPC', 'EMFILE', ...) fails it with that error.
  */
-export type FaultPolicy = (op: FsOp, path: string) => 'error' | 'short' | undefined;
+export type FaultPolicy = (op: FsOp, path: string) => 'error' | 'short' | `E${string}` | undefined;
 
-/** An injected I/O failure; the engine must treat it like EIO/ENOSPC from a disk. */
+/** An injected I/O failure; the engine must treat it like the same errno from a disk. */
 export class InjectedFault extends TabletopError {
-  constructor(op: FsOp, path: string) {
-    super('Internal', `injected I/O error: ${op} ${path}`);
+  constructor(
+    op: FsOp,
+    path: string,
+    /** The system's error code it stands for (storage/fs/errno.ts reads it). */
+    readonly errno = 'EIO',
+  ) {
+    super('Internal', `injected I/O error: ${op} ${path} (${errno})`);
   }
+}
+
+/** The fault an operation's fate stands for ('short' is a full disk's partial write). */
+function fault(op: FsOp, path: string, fate: 'error' | 'short' | `E${string}`): InjectedFault {
+  return new InjectedFault(op, path, fate === 'error' ? 'EIO' : fate === 'short' ? 'ENOSPC' : fate);
 }
 
 /** Policy that fails the n-th operation (1-based) matching `ops`, and only that one. */
@@ -31,7 +42,8 @@ export function failNth(n: number, ops?: readonly FsOp[]): FaultPolicy & { count
 /** Wraps a filesystem and injects faults as the policy says. */
 export function createFaultFileSystem(inner: FileSystem, policy: FaultPolicy): FileSystem {
   const check = (op: FsOp, path: string): void => {
-    if (policy(op, path) !== undefined) throw new InjectedFault(op, path);
+    const fate = policy(op, path);
+    if (fate !== undefined) throw fault(op, path, fate);
   };
   return {
     create(path) {
@@ -87,9 +99,9 @@ class FaultWritableFile implements WritableFile {
     const fate = this.policy('append', this.path);
     if (fate === 'short') {
       this.inner.append(data.subarray(0, data.byteLength >> 1));
-      throw new InjectedFault('append', this.path);
+      throw fault('append', this.path, fate);
     }
-    if (fate === 'error') throw new InjectedFault('append', this.path);
+    if (fate !== undefined) throw fault('append', this.path, fate);
     this.inner.append(data);
   }
   appendv(parts: readonly Uint8Array[]): void {
@@ -103,9 +115,9 @@ class FaultWritableFile implements WritableFile {
         this.inner.append(p.subarray(0, n));
         half -= n;
       }
-      throw new InjectedFault('append', this.path);
+      throw fault('append', this.path, fate);
     }
-    if (fate === 'error') throw new InjectedFault('append', this.path);
+    if (fate !== undefined) throw fault('append', this.path, fate);
     this.inner.appendv(parts);
   }
   get length(): number {
@@ -116,13 +128,14 @@ class FaultWritableFile implements WritableFile {
     const fate = this.policy('append', this.path);
     if (fate === 'short') {
       this.inner.extend(this.inner.length + ((length - this.inner.length) >> 1));
-      throw new InjectedFault('append', this.path);
+      throw fault('append', this.path, fate);
     }
-    if (fate === 'error') throw new InjectedFault('append', this.path);
+    if (fate !== undefined) throw fault('append', this.path, fate);
     this.inner.extend(length);
   }
   async sync(): Promise<void> {
-    if (this.policy('sync', this.path) !== undefined) throw new InjectedFault('sync', this.path);
+    const fate = this.policy('sync', this.path);
+    if (fate !== undefined) throw fault('sync', this.path, fate);
     await this.inner.sync();
   }
   close(): void {
@@ -142,7 +155,8 @@ class FaultRandomAccessFile implements RandomAccessFile {
     return this.inner.size;
   }
   read(offset: number, length: number): Buffer {
-    if (this.policy('read', this.path) !== undefined) throw new InjectedFault('read', this.path);
+    const fate = this.policy('read', this.path);
+    if (fate !== undefined) throw fault('read', this.path, fate);
     return this.inner.read(offset, length);
   }
   close(): void {

@@ -43,7 +43,7 @@ export class BackgroundQueue {
   /** Wakes an exclusive job waiting for the compaction lane when a flush is queued behind it. */
   private flushQueued: (() => void) | undefined;
 
-  constructor(private readonly onError: (e: unknown) => void) {}
+  constructor(private readonly onError: (e: unknown, job: { readonly kind: JobKind; readonly storeId: string }) => void) {}
 
   add(kind: JobKind, storeId: string, run: () => Promise<void>): Promise<void> {
     if (this.stopped) return Promise.resolve();
@@ -143,7 +143,7 @@ export class BackgroundQueue {
       await job.run();
       job.resolve();
     } catch (e) {
-      this.onError(e);
+      this.onError(e, job);
       job.reject(e);
     }
   }

@@ -58,6 +58,9 @@ export class CommitLog {
   private dropping: Promise<void> = Promise.resolve();
   /** The rotation in progress, if any (settle waits for it). */
   private rotating: Promise<void> | undefined;
+  /** After a failed rotation: when (performance.now()) to try again, and failures in a row. */
+  private rotateNotBefore = 0;
+  private rotateFailures = 0;
 
   constructor(private readonly host: CommitLogHost) {}
 
@@ -131,8 +134,17 @@ export class CommitLog {
   /** Starts a new file in the background when the current one is full (one rotation at a time). */
   rotateIfFull(onError: (e: unknown) => void): void {
     if (this.writer!.size < this.host.config.walFileBytes || this.rotating !== undefined) return;
+    if (performance.now() < this.rotateNotBefore) return;
     this.rotating = this.start()
-      .catch(onError)
+      .then(
+        () => void (this.rotateFailures = 0),
+        (e: unknown) => {
+          // Until the new file exists the current one takes the writes (it grows past walFileBytes): try again
+          // after a backoff, not at every write. A failed manifest record fails the engine in onError.
+          this.rotateNotBefore = performance.now() + Math.min(30_000, 100 * 2 ** this.rotateFailures++);
+          onError(e);
+        },
+      )
       .finally(() => {
         this.rotating = undefined;
       });

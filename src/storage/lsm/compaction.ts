@@ -147,7 +147,13 @@ async function buildTable(
     engine.fs.remove(path);
     return undefined;
   }
-  await engine.fs.syncDir(engine.path(SST_DIR));
+  try {
+    await engine.fs.syncDir(engine.path(SST_DIR));
+  } catch (e) {
+    // Not recorded anywhere: the job is retried (disk-engine.ts backgroundFailed) with a file of its own.
+    engine.fs.remove(path);
+    throw e;
+  }
   return {
     number,
     size: info.size,

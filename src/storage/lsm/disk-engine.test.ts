@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
-import { createFaultFileSystem } from '../fs/fault-fs.js';
+import { createFaultFileSystem, type FsOp } from '../fs/fault-fs.js';
 import type { FileSystem } from '../fs/file-system.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
 import type { RowStore, RowWrite, StorageEngine, StoreOp } from '../store.js';
@@ -775,6 +775,101 @@ describe('disk engine file references', () => {
     for (const name of inputs) expect(fs.list('db/sst')).not.toContain(name);
     expect(await rows(store)).toEqual(['b1:q@1000=y', 'b2:q@1000=z']);
     await engine.close();
+  });
+});
+
+describe('disk engine background work the system fails', () => {
+  const config = { memtableBytes: 2048, blockBytes: 256, compactionTrigger: 3, walFileBytes: 8192 };
+  const key = (i: number): string => `k${String(i).padStart(4, '0')}`;
+  const value = (i: number): string => `v${i}-`.padEnd(60, 'x');
+
+  /** An engine over a file system that fails `ops` on paths containing `where` with `errno` while `faulty()`. */
+  async function engineWith(where: string, ops: readonly FsOp[], fate: 'short' | `E${string}`) {
+    const mem = new MemoryFileSystem();
+    let on = false;
+    let failures = 0;
+    const fs = createFaultFileSystem(mem, (op, path) => {
+      if (!on || !path.includes(where) || !ops.includes(op)) return undefined;
+      failures++;
+      return fate;
+    });
+    const events: EngineEvent[] = [];
+    const errors: unknown[] = [];
+    const engine = await openDiskEngine({
+      fs,
+      dir: 'db',
+      config,
+      onEvent: (e) => events.push(e),
+      onBackgroundError: (e) => errors.push(e),
+    });
+    return { mem, engine, events, errors, fail: (v: boolean) => void (on = v), failures: () => failures };
+  }
+
+  it('retries flushes that find no file descriptor (EMFILE) and takes writes meanwhile; nothing is lost', async () => {
+    const t = await engineWith('/sst/', ['create'], 'EMFILE');
+    const store = await t.engine.openStore('t');
+    t.fail(true);
+    for (let i = 0; i < 150; i++) await store.write([{ key: key(i), ops: [put('q', 1, value(i))] }]);
+    await until(() => t.events.filter((e) => e.kind === 'background-retry').length >= 2);
+    const retries = t.events.filter((e) => e.kind === 'background-retry');
+    expect(retries[0]).toMatchObject({ job: 'flush', store: 't', errno: 'EMFILE' });
+    // Backing off: each wait at least the one before.
+    const waits = retries.map((e) => (e.kind === 'background-retry' ? e.delayMillis : 0));
+    expect(waits[1]).toBeGreaterThan(waits[0]!);
+    expect(t.mem.list('db/sst')).toEqual([]);
+    t.fail(false);
+    await until(() => t.events.some((e) => e.kind === 'flushed'));
+    await t.engine.flushAll();
+    for (let i = 150; i < 160; i++) await store.write([{ key: key(i), ops: [put('q', 1, value(i))] }]);
+    expect(await rows(store)).toEqual(Array.from({ length: 160 }, (_, i) => `${key(i)}:q@1=${value(i)}`));
+    expect(t.errors).toEqual([]);
+    await t.engine.close();
+    // And durable: every write is back after a crash.
+    const after = await openDiskEngine({ fs: t.mem.crash(), dir: 'db', config });
+    expect(await rows(await after.openStore('t'))).toHaveLength(160);
+    await after.close();
+  });
+
+  it('a compaction that fills the disk (ENOSPC mid-file) is retried, leaves no half-written file, and writes go on', async () => {
+    const t = await engineWith('/sst/', ['append'], 'short');
+    const store = await t.engine.openStore('t');
+    for (let i = 0; i < 60; i++) {
+      await store.write([{ key: key(i), ops: [put('q', 1, value(i))] }]);
+      if (i % 20 === 19) await t.engine.flushAll();
+    }
+    const before = t.mem.list('db/sst');
+    t.fail(true);
+    const compaction = t.engine.compactNow(t.engine['stores'].get('t')!, true);
+    await expect(compaction).rejects.toMatchObject({ errno: 'ENOSPC' });
+    expect(t.events.find((e) => e.kind === 'background-retry')).toMatchObject({ job: 'compaction', errno: 'ENOSPC' });
+    // The inputs are all there, and nothing else.
+    expect(t.mem.list('db/sst')).toEqual(before);
+    await store.write([{ key: key(60), ops: [put('q', 1, value(60))] }]);
+    t.fail(false);
+    await until(() => t.events.some((e) => e.kind === 'compacted'));
+    expect(await rows(store)).toEqual(Array.from({ length: 61 }, (_, i) => `${key(i)}:q@1=${value(i)}`));
+    expect(t.errors).toEqual([]);
+    await t.engine.close();
+  });
+
+  it('a commit-log file that cannot be started keeps the writes in the current one, and a later rotation succeeds', async () => {
+    const t = await engineWith('/wal/', ['create', 'reuse', 'rename'], 'EMFILE');
+    const store = await t.engine.openStore('t');
+    t.fail(true);
+    for (let i = 0; i < 300; i++) await store.write([{ key: key(i), ops: [put('q', 1, value(i))] }]);
+    expect(t.failures()).toBeGreaterThan(0);
+    // Backed off between tries, not one try per write.
+    expect(t.failures()).toBeLessThan(20);
+    expect(t.events.find((e) => e.kind === 'background-retry')).toMatchObject({ job: 'commit-log rotation', errno: 'EMFILE' });
+    t.fail(false);
+    const files = t.mem.list('db/wal').length;
+    await new Promise((r) => setTimeout(r, 250));
+    for (let i = 300; i < 400; i++) await store.write([{ key: key(i), ops: [put('q', 1, value(i))] }]);
+    expect(t.mem.list('db/wal').length + t.events.filter((e) => e.kind === 'flushed').length).toBeGreaterThan(files);
+    await t.engine.close();
+    const after = await openDiskEngine({ fs: t.mem.crash(), dir: 'db', config });
+    expect(await rows(await after.openStore('t'))).toHaveLength(400);
+    await after.close();
   });
 });
 

@@ -45,12 +45,13 @@ import { TabletopError } from '../../model/errors.js';
 import type { KeyRange } from '../../model/key-range.js';
 import { createBlockCache, type BlockCache } from '../cache/block-cache.js';
 import { SST_DIR, sstName, WAL_DIR } from '../file-names.js';
+import { errnoOf } from '../fs/errno.js';
 import { join, type FileSystem } from '../fs/file-system.js';
 import type { FileMeta, ManifestEdit, RangeDrop, StoreState } from '../manifest/manifest-state.js';
 import { Manifest } from '../manifest/manifest.js';
 import { openSSTable } from '../sstable/index.js';
 import type { EngineStats, MetaUpdate, RowStore, RowWrite, StorageEngine } from '../store.js';
-import { BackgroundQueue } from './background-queue.js';
+import { BackgroundQueue, type JobKind } from './background-queue.js';
 import { type BuildPool, buildPool } from '../build/pool.js';
 import { CommitLog, type CommitLogHost } from './commit-log.js';
 import { type CompactionHost, pickCompaction, runCompaction, runFlush } from './compaction.js';
@@ -80,6 +81,10 @@ export interface DiskEngineOptions {
    */
   readonly salvageCommitLog?: boolean;
 }
+
+/** The backoff of background work that the system failed (backgroundFailed): the first retry, and the longest wait. */
+const FIRST_RETRY_MILLIS = 100;
+const MAX_RETRY_MILLIS = 30_000;
 
 interface PendingPublish {
   /** The highest sequence number it publishes (a group's writes share one entry: see publishWhen). */
@@ -132,12 +137,16 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   private unflushedMemBytes = 0;
   /** Flushes and compactions since the engine opened, counted from the events they report (stats()). */
   private readonly work = { flushes: 0, flushedBytes: 0, compactions: 0, compactionInputBytes: 0, compactionOutputBytes: 0 };
+  /** Background jobs failed by the system in a row (no flush or compaction succeeded since): the next retry's backoff. */
+  private failedInARow = 0;
+  /** Retries waiting for their time (cleared at close). */
+  private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly options: DiskEngineOptions) {
     this.config = resolveConfig(options.config);
     this.fs = options.fs;
     this.cache = createBlockCache(this.config.blockCacheBytes);
-    this.background = new BackgroundQueue((e) => this.backgroundFailed(e));
+    this.background = new BackgroundQueue((e, job) => this.backgroundFailed(e, job));
     this.builders = this.config.backgroundThreads > 0 ? buildPool(this.config.backgroundThreads) : undefined;
   }
 
@@ -197,6 +206,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
 
   /** Reports an event to the owner; a failing sink never fails the engine. */
   emit(event: EngineEvent): void {
+    if (event.kind === 'flushed' || event.kind === 'compacted') this.failedInARow = 0;
     if (event.kind === 'flushed') {
       this.work.flushes++;
       this.work.flushedBytes += event.fileBytes;
@@ -645,6 +655,11 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     if (store.mem.empty || store.deleted) return;
     this.rotate(store, reason);
     if (this.options.manualCompaction === true) return;
+    this.queueFlush(store);
+  }
+
+  /** Queues a flush of the store's waiting memtables, then a compaction. */
+  private queueFlush(store: DiskStore): void {
     void this.background
       .add('flush', store.id, async () => {
         await this.flushStore(store);
@@ -753,13 +768,49 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     return this.failure;
   }
 
-  private backgroundFailed(e: unknown): void {
+  /**
+   * A background job failed. DataLoss stays with its store (store.failure). A failure the system reported (an errno:
+   * a full disk, too many open files, an I/O error) while building a new file is transient: nothing depends on the
+   * file, which is removed, the memtable or the compaction's inputs are still there, and the job is retried later with
+   * a backoff (0.1 s doubling to 30 s), writes going on meanwhile. A failing manifest write has already failed the
+   * engine (record()), and anything else (a bug) does too: writes are refused until restart.
+   */
+  private backgroundFailed(e: unknown, job?: { readonly kind: JobKind; readonly storeId: string }): void {
     if (e instanceof TabletopError && e.code === 'DataLoss') {
       this.options.onBackgroundError?.(e);
       return;
     }
+    const errno = errnoOf(e);
+    if (errno !== undefined && this.failure === undefined && !this.closed) {
+      const delayMillis = Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS * 2 ** this.failedInARow);
+      this.failedInARow++;
+      this.emit({
+        kind: 'background-retry',
+        job: job === undefined ? 'commit-log rotation' : job.kind,
+        ...(job === undefined ? {} : { store: job.storeId }),
+        errno,
+        reason: e instanceof Error ? e.message : String(e),
+        delayMillis: job === undefined ? 0 : delayMillis,
+      });
+      if (job !== undefined) this.retryLater(job, delayMillis);
+      return;
+    }
     this.fail(e);
     this.options.onBackgroundError?.(e);
+  }
+
+  /** Queues a failed flush or compaction again after `delayMillis` (an exclusive job's caller saw its failure). */
+  private retryLater(job: { readonly kind: JobKind; readonly storeId: string }, delayMillis: number): void {
+    if (job.kind === 'exclusive' || this.options.manualCompaction === true) return;
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      const store = this.stores.get(job.storeId);
+      if (store === undefined || store.deleted || this.closed || this.failure !== undefined) return;
+      if (job.kind === 'flush') this.queueFlush(store);
+      else this.scheduleCompaction(store);
+    }, delayMillis);
+    timer.unref();
+    this.retryTimers.add(timer);
   }
 
   stats(): EngineStats {
@@ -789,6 +840,8 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
     await this.background.stop();
     // A rotation and the commit-log bookkeeping write to the manifest: they finish before it closes.
     await this.log.settle();

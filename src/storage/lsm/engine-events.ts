@@ -55,6 +55,18 @@ export type EngineEvent =
       /** The worker (1-based) and what ended it. */
       readonly worker: number;
       readonly reason: string;
+    }
+  | {
+      /**
+       * The system failed background work (errno: ENOSPC, EMFILE, EIO, ...): a flush or compaction is retried after
+       * `delayMillis` (its half-written file removed), a commit-log rotation at the next write. Writes go on meanwhile.
+       */
+      readonly kind: 'background-retry';
+      readonly job: 'flush' | 'compaction' | 'exclusive' | 'commit-log rotation';
+      readonly store?: string;
+      readonly errno: string;
+      readonly reason: string;
+      readonly delayMillis: number;
     };
 
 /** Damage in a commit log that replay dropped (wal/log-reader.ts LogDamage, with its file). */
