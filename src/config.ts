@@ -53,6 +53,13 @@ export interface Config {
   readonly commitDelayMillis: number;
   /** Total commit-log size past which the tablet pinning the oldest log is flushed. */
   readonly maxWalBytes: number;
+  /**
+   * Free space kept on the data directory's disk: while less is free, writes are refused with RESOURCE_EXHAUSTED
+   * (reads go on), and the reserve lets flushes and compactions finish, which frees commit-log space; writes resume
+   * by themselves once space is back. 0: no reserve (the commit log then meets ENOSPC, which refuses writes until
+   * restart).
+   */
+  readonly minFreeDiskBytes: number;
   /** A tablet with this many SSTables of similar size merges them. */
   readonly compactionTrigger: number;
   /** A tablet with this many SSTables merges all of them (a major compaction). */
@@ -152,6 +159,9 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   // (test/durability/bounded-memory.test.ts: RSS 83 -> 222 MiB before the first read). Flushing that tablet
   // once per 128 MiB of writes costs a tiny SSTable.
   maxWalBytes: 128 * MiB,
+  // Room for the memtables' flushes (up to twice totalMemtableBytes stall writers) and a new commit-log file's first
+  // extension, with margin: the flushes that free commit-log space must not meet a full disk themselves.
+  minFreeDiskBytes: 128 * MiB,
   // Size-tiered merging: write amplification grows with log(data), not data.
   compactionTrigger: 4,
   majorCompactionTrigger: 12,

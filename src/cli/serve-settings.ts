@@ -166,6 +166,12 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
   size('cache-size', 'blockCacheBytes', 'block cache for SSTable reads (the OS page cache holds the files too)', '128MiB'),
   size('total-memtable-size', 'totalMemtableBytes', 'all memtables together; past twice this, writes wait for flushes', '32MiB'),
   size('wal-file-size', 'walFileBytes', 'commit-log file size at which a new file starts', '64MiB'),
+  size(
+    'min-free-disk',
+    'minFreeDiskBytes',
+    "free space kept on the data directory's disk: below it writes get RESOURCE_EXHAUSTED (reads go on) until space is freed (0: none)",
+    '128MiB',
+  ),
   {
     name: 'commit-delay',
     arg: 'ms',
@@ -460,7 +466,7 @@ function duration(v: RawValue): number {
 
 function size(
   name: string,
-  key: 'memtableBytes' | 'blockCacheBytes' | 'totalMemtableBytes' | 'walFileBytes' | 'tabletSplitBytes',
+  key: 'memtableBytes' | 'blockCacheBytes' | 'totalMemtableBytes' | 'walFileBytes' | 'tabletSplitBytes' | 'minFreeDiskBytes',
   help: string,
   defaultText: string,
   group: ServeSetting['group'] = 'Storage',
@@ -472,6 +478,11 @@ function size(
     defaultText,
     group,
     apply: (d, v) => {
+      // A reserve may be none at all; every other size must hold something.
+      if (key === 'minFreeDiskBytes' && (v === 0 || v === '0')) {
+        d.config[key] = 0;
+        return;
+      }
       const bytes = sizeValue(v);
       if (bytes <= 0) throw new Error(`must be above 0 (got ${JSON.stringify(v)})`);
       d.config[key] = bytes;

@@ -54,6 +54,19 @@ export function logEngineEvent(
         { event: 'compacted', tablet: event.store, ...figures(event) },
       );
       return;
+    case 'disk-full':
+      logger.warn(
+        `the disk of ${where.dataDir} is full: ${formatBytes(event.freeBytes)} free, less than the ${formatBytes(event.reserveBytes)} kept in reserve (--min-free-disk); writes are refused (RESOURCE_EXHAUSTED) until space is freed, reads go on`,
+        { event: 'disk-full', freeBytes: event.freeBytes, reserveBytes: event.reserveBytes },
+      );
+      return;
+    case 'disk-space-back':
+      logger.info(`the disk of ${where.dataDir} has ${formatBytes(event.freeBytes)} free again: writes are taken again`, {
+        event: 'disk-space-back',
+        freeBytes: event.freeBytes,
+        reserveBytes: event.reserveBytes,
+      });
+      return;
     case 'background-retry': {
       const what =
         event.job === 'commit-log rotation'
@@ -95,7 +108,9 @@ function logCommitLogDamage(logger: Logger, d: CommitLogDamage): void {
 }
 
 /** The event's figures as log fields (durations rounded to whole milliseconds). */
-function figures(event: Exclude<EngineEvent, { kind: 'worker-lost' | 'background-retry' }>): Record<string, unknown> {
+function figures(
+  event: Exclude<EngineEvent, { kind: 'worker-lost' | 'background-retry' | 'disk-full' | 'disk-space-back' }>,
+): Record<string, unknown> {
   const { kind: _kind, ...rest } = event;
   const out: Record<string, unknown> = { ...rest };
   if ('logDamage' in out) out.logDamage = (out.logDamage as readonly CommitLogDamage[]).length;

@@ -39,8 +39,13 @@ export function failNth(n: number, ops?: readonly FsOp[]): FaultPolicy & { count
   return Object.assign(policy, { count: () => seen });
 }
 
-/** Wraps a filesystem and injects faults as the policy says. */
-export function createFaultFileSystem(inner: FileSystem, policy: FaultPolicy): FileSystem {
+/** Wraps a filesystem and injects faults as the policy says; `freeBytes` stands for the disk's free space (statfs). */
+export function createFaultFileSystem(
+  inner: FileSystem,
+  policy: FaultPolicy,
+  disk: { readonly freeBytes?: () => number } = {},
+): FileSystem {
+  const free = disk.freeBytes ?? (inner.freeBytes === undefined ? undefined : (dir: string) => inner.freeBytes!(dir));
   const check = (op: FsOp, path: string): void => {
     const fate = policy(op, path);
     if (fate !== undefined) throw fault(op, path, fate);
@@ -77,6 +82,7 @@ export function createFaultFileSystem(inner: FileSystem, policy: FaultPolicy): F
     },
     exists: (path) => inner.exists(path),
     size: (path) => inner.size(path),
+    ...(free === undefined ? {} : { freeBytes: free }),
     async syncDir(dir) {
       check('syncDir', dir);
       await inner.syncDir(dir);

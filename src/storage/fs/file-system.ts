@@ -46,6 +46,8 @@ export interface FileSystem {
   exists(path: string): boolean;
   /** Size in bytes of a file. */
   size(path: string): number;
+  /** Bytes free for this process on the disk holding `dir` (statfs); absent where the file system cannot tell. */
+  freeBytes?(dir: string): number;
   /** Makes the directory's entries (creates, renames, removes) durable. */
   syncDir(dir: string): Promise<void>;
 }

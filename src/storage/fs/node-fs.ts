@@ -57,6 +57,10 @@ export function createNodeFileSystem(root: string): FileSystem {
     size(path) {
       return fs.statSync(abs(path)).size;
     },
+    freeBytes(dir) {
+      const s = fs.statfsSync(abs(dir));
+      return s.bavail * s.bsize;
+    },
     async syncDir(dir) {
       const h = await fs.promises.open(abs(dir), 'r');
       try {

@@ -873,6 +873,55 @@ describe('disk engine background work the system fails', () => {
   });
 });
 
+describe('disk engine on a full disk', () => {
+  it('refuses writes with ResourceExhausted while less than the reserve is free, serves reads, and takes writes again once space is back', async () => {
+    const mem = new MemoryFileSystem();
+    let free = 500 * 2 ** 20;
+    const fs = createFaultFileSystem(mem, () => undefined, { freeBytes: () => free });
+    const events: EngineEvent[] = [];
+    const engine = await openDiskEngine({ fs, dir: 'db', config: { minFreeDiskBytes: 100 * 2 ** 20 }, onEvent: (e) => events.push(e) });
+    const store = await engine.openStore('t');
+    await store.write([{ key: 'a', ops: [put('q', 1, 'before')] }]);
+    // Another process fills the disk.
+    free = 50 * 2 ** 20;
+    await until(() => events.some((e) => e.kind === 'disk-full'));
+    let refused: unknown;
+    try {
+      await store.write([{ key: 'b', ops: [put('q', 1, 'while full')] }]);
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toMatchObject({
+      code: 'ResourceExhausted',
+      message: expect.stringMatching(
+        /disk of the data directory db is full: 50\.0 MiB free, less than the 100\.0 MiB kept in reserve.*resume by themselves, reads go on/,
+      ) as unknown,
+    });
+    expect(await rows(store)).toEqual(['a:q@1=before']);
+    expect(events.find((e) => e.kind === 'disk-full')).toEqual({ kind: 'disk-full', freeBytes: 50 * 2 ** 20, reserveBytes: 100 * 2 ** 20 });
+    // Space is freed: writes resume without a restart.
+    free = 400 * 2 ** 20;
+    await until(() => events.some((e) => e.kind === 'disk-space-back'));
+    await store.write([{ key: 'c', ops: [put('q', 1, 'after')] }]);
+    expect(await rows(store)).toEqual(['a:q@1=before', 'c:q@1=after']);
+    await engine.close();
+  });
+
+  it('refuses a write that would eat into the reserve, and only that write', async () => {
+    const mem = new MemoryFileSystem();
+    const fs = createFaultFileSystem(mem, () => undefined, { freeBytes: () => 3 * 2 ** 20 });
+    const engine = await openDiskEngine({ fs, dir: 'db', config: { minFreeDiskBytes: 2 ** 20 } });
+    const store = await engine.openStore('t');
+    await expect((async () => store.write([{ key: 'big', ops: [put('q', 1, 'x'.repeat(3 * 2 ** 20))] }]))()).rejects.toMatchObject({
+      code: 'ResourceExhausted',
+      message: expect.stringMatching(/a write of 3\.0 MiB does not fit on the disk/) as unknown,
+    });
+    await store.write([{ key: 'small', ops: [put('q', 1, 'fits')] }]);
+    expect(await rows(store)).toEqual(['small:q@1=fits']);
+    await engine.close();
+  });
+});
+
 describe('disk engine manifest failures', () => {
   it('a store whose creation failed to reach the manifest takes no writes', async () => {
     const mem = new MemoryFileSystem();

@@ -84,6 +84,12 @@ export interface DiskEngineOptions {
 
 /** The backoff of background work that the system failed (backgroundFailed): the first retry, and the longest wait. */
 const FIRST_RETRY_MILLIS = 100;
+/** How often the free space of the data directory's disk is measured (checkDisk). */
+const DISK_CHECK_MILLIS = 1000;
+
+function formatMiB(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
 const MAX_RETRY_MILLIS = 30_000;
 
 interface PendingPublish {
@@ -141,6 +147,14 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   private failedInARow = 0;
   /** Retries waiting for their time (cleared at close). */
   private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>();
+  /**
+   * Free bytes on the data directory's disk: as statfs said at the last check, less what the commit log took since;
+   * undefined without a reserve (config.minFreeDiskBytes 0) or a file system that cannot tell. `diskFull` is set while
+   * the last check found less than the reserve.
+   */
+  private diskFree: number | undefined;
+  private diskFull: TabletopError | undefined;
+  private diskTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly options: DiskEngineOptions) {
     this.config = resolveConfig(options.config);
@@ -174,6 +188,11 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       for (const [id, s] of state.stores) this.stores.get(id)?.drops.update(s.familyDrops, s.rangeDrops);
     }
 
+    this.checkDisk();
+    if (this.diskFree !== undefined) {
+      this.diskTimer = setInterval(() => this.checkDisk(), DISK_CHECK_MILLIS);
+      this.diskTimer.unref();
+    }
     // A fresh log; what was replayed is flushed so the old logs can go.
     await this.log.start();
     let storesFlushed = 0;
@@ -291,8 +310,10 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
    */
   write(store: DiskStore, batch: readonly RowWrite[]): Promise<void> | undefined {
     this.checkWritable();
+    if (this.diskFull !== undefined) throw this.diskFull;
     if (batch.length === 0) return undefined;
     const encoded = encodeBatch(store.id, batch, this.seq + 1, store.mem.arena);
+    if (this.diskFree !== undefined) this.takeDisk(encoded.record.byteLength);
     this.seq = encoded.lastSeq;
     const durable = this.log.append(encoded.record);
     const published = this.publishWhen(encoded.lastSeq, durable);
@@ -739,6 +760,50 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     return this.manifest.state.stores.get(id);
   }
 
+  // ---------------------------------------------------------------- disk space
+
+  /**
+   * Measures the free space (statfs) and sets or clears the full state: below the reserve (config.minFreeDiskBytes)
+   * writes are refused with ResourceExhausted, reads and background work go on (the reserve is theirs: flushes free
+   * commit-log space), and writes resume at the first check that finds the reserve again (every DISK_CHECK_MILLIS).
+   */
+  private checkDisk(): void {
+    const reserve = this.config.minFreeDiskBytes;
+    if (reserve <= 0 || this.fs.freeBytes === undefined || this.closed) return;
+    let free: number;
+    try {
+      free = this.fs.freeBytes(this.options.dir);
+    } catch {
+      return; // not measurable now: keep the last word
+    }
+    this.diskFree = free;
+    if (free < reserve && this.diskFull === undefined) {
+      this.diskFull = new TabletopError(
+        'ResourceExhausted',
+        `the disk of the data directory ${this.options.dir} is full: ${formatMiB(free)} free, less than the ${formatMiB(reserve)} kept in reserve (--min-free-disk); writes are refused until space is freed and resume by themselves, reads go on`,
+      );
+      this.emit({ kind: 'disk-full', freeBytes: free, reserveBytes: reserve });
+    } else if (free >= reserve && this.diskFull !== undefined) {
+      this.diskFull = undefined;
+      this.emit({ kind: 'disk-space-back', freeBytes: free, reserveBytes: reserve });
+    }
+  }
+
+  /** Counts `bytes` the commit log is about to take; refuses the write (ResourceExhausted) if it would eat into the reserve. */
+  private takeDisk(bytes: number): void {
+    const reserve = this.config.minFreeDiskBytes;
+    if (this.diskFree! - bytes < reserve) {
+      this.checkDisk(); // near the edge: measure rather than estimate
+      if (this.diskFull !== undefined) throw this.diskFull;
+      if (this.diskFree! - bytes < reserve)
+        throw new TabletopError(
+          'ResourceExhausted',
+          `a write of ${formatMiB(bytes)} does not fit on the disk of the data directory ${this.options.dir}: ${formatMiB(this.diskFree!)} free, ${formatMiB(reserve)} of it kept in reserve (--min-free-disk)`,
+        );
+    }
+    this.diskFree! -= bytes;
+  }
+
   // ---------------------------------------------------------------- failure, close
 
   private checkOpen(): void {
@@ -840,6 +905,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.diskTimer);
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
     await this.background.stop();

@@ -57,6 +57,18 @@ export type EngineEvent =
       readonly reason: string;
     }
   | {
+      /** Less than the reserve (config.minFreeDiskBytes) is free on the data directory's disk: writes are refused. */
+      readonly kind: 'disk-full';
+      readonly freeBytes: number;
+      readonly reserveBytes: number;
+    }
+  | {
+      /** The reserve is free again after 'disk-full': writes are taken again. */
+      readonly kind: 'disk-space-back';
+      readonly freeBytes: number;
+      readonly reserveBytes: number;
+    }
+  | {
       /**
        * The system failed background work (errno: ENOSPC, EMFILE, EIO, ...): a flush or compaction is retried after
        * `delayMillis` (its half-written file removed), a commit-log rotation at the next write. Writes go on meanwhile.
