@@ -14,7 +14,10 @@ import type { TlsOptions } from './tls-options.js';
  *    are reset at once;
  *  - with TLS (GuardOptions.tls), the same after the handshake, and a
  *    connection that does not open with one (plain text) is reset at once;
- *  - at most `maxConnections` connections per listening address.
+ *  - at most `maxConnections` connections in all (vetted or not): at the cap
+ *    a new connection asks `makeRoom` to close the connection idle the
+ *    longest (no call in flight), and is refused only when none is idle, so
+ *    that peers which connect and then say nothing never hold every slot.
  * Accepted connections are handed to `accept` paused, with the bytes already
  * read put back first.
  *
@@ -25,6 +28,8 @@ import type { TlsOptions } from './tls-options.js';
 export interface GuardOptions {
   readonly prefaceTimeoutMillis: number;
   readonly maxConnections: number;
+  /** At the cap: closes an idle connection that was handed over (true) to make room, or finds none (false: refuse). */
+  readonly makeRoom?: (() => boolean) | undefined;
   /**
    * TLS: a connection must open with a TLS handshake (ALPN h2; with
    * `clientCa`, a client certificate that chains to it), which must finish
@@ -194,12 +199,21 @@ export async function listenGuarded(
     secure.destroy();
   });
 
-  const onConnection = tlsServer === undefined ? onPlainConnection : onTlsConnection;
+  let open = 0;
+  const vetted = tlsServer === undefined ? onPlainConnection : onTlsConnection;
+  const onConnection = (socket: net.Socket): void => {
+    if (open >= opts.maxConnections && opts.makeRoom?.() !== true) {
+      drop(socket);
+      return;
+    }
+    open++;
+    socket.once('close', () => open--);
+    vetted(socket);
+  };
   let bound = port;
   let firstError: Error | undefined;
   for (const address of addresses) {
     const listener = net.createServer(onConnection);
-    listener.maxConnections = opts.maxConnections;
     try {
       await new Promise<void>((ok, fail) => {
         listener.once('error', fail);

@@ -92,6 +92,8 @@ export function policyAuthorizer(db: DatabaseCore, projects: ProjectPolicySource
 /** A transport's part of the server: where accepted connections go, and how it stops. */
 interface Transport {
   accept(socket: net.Socket): void;
+  /** At the connection cap: closes the connection idle the longest, if one is (the h2 transport; grpc-js cannot tell). */
+  readonly makeRoom?: () => boolean;
   /** Lets calls in flight finish (up to the grace period), then cancels the rest. */
   shutdown(): Promise<void>;
   /** Releases everything at once (the listener could not be opened). */
@@ -123,6 +125,7 @@ function h2Transport(opts: GrpcServerOptions, methods: MethodTable): Transport {
   });
   return {
     accept: (socket) => h2.accept(socket),
+    makeRoom: () => h2.evictIdle(),
     shutdown: () => h2.shutdown(tuning.shutdownGraceMillis),
     abort: () => void h2.shutdown(0),
   };
@@ -150,6 +153,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
     listener = await listenGuarded(transport.accept, opts.host, opts.port, {
       prefaceTimeoutMillis: tuning.prefaceTimeoutMillis,
       maxConnections: tuning.maxConnections,
+      makeRoom: transport.makeRoom,
       tls: opts.tls,
       logger: opts.logger,
     });

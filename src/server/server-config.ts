@@ -38,8 +38,12 @@ export interface ServerTuning {
   readonly maxMessageBytes: number;
   /** A connection that sends nothing for this long is reset (slowloris). */
   readonly prefaceTimeoutMillis: number;
-  /** Open gRPC connections per listening address. */
+  /** Open gRPC connections in all; at the cap a new one closes the connection idle the longest, or is refused when none is. */
   readonly maxConnections: number;
+  /** Open connections of the HTTP port (web UI, JSON API, /metrics); more are closed as they arrive. */
+  readonly httpMaxConnections: number;
+  /** A socket of the HTTP port with no bytes either way for this long is closed (a request's own timeouts start only once it begins). */
+  readonly httpIdleSocketMillis: number;
   /** HTTP/2 concurrent streams per connection. */
   readonly maxConcurrentStreams: number;
   /** Largest request header list (metadata) of the h2 transport, as SETTINGS_MAX_HEADER_LIST_SIZE counts it. */
@@ -93,6 +97,8 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   maxMessageBytes: 256 * 1024 * 1024,
   prefaceTimeoutMillis: 10_000,
   maxConnections: 4096,
+  httpMaxConnections: 512,
+  httpIdleSocketMillis: 30_000,
   maxConcurrentStreams: 1000,
   maxHeaderListBytes: 64 * 1024,
   keepaliveTimeMillis: 2 * 60 * 60 * 1000,

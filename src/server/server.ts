@@ -9,6 +9,7 @@ import { policyAuthorizer, startGrpcServer } from './grpc-server.js';
 import type { startHttpServer } from './http/http-server.js';
 import type { ServedDatabase } from './http/served-database.js';
 import type { Logger } from './logger.js';
+import { openFilesLimit, openFilesWarning } from './fd-limit.js';
 import { isLoopbackOnly, openToNetworkWarning } from './open-warning.js';
 import { Metrics } from './metrics.js';
 import type { SchemaAdviceLog } from './schema-advice-log.js';
@@ -109,6 +110,8 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
         authenticator: opts.authenticator,
         authorizer,
         tls: opts.tls,
+        maxConnections: tuning.httpMaxConnections,
+        idleSocketMillis: tuning.httpIdleSocketMillis,
       });
     } catch (e) {
       await grpc.stop();
@@ -128,6 +131,8 @@ export async function startTabletopServer(opts: TabletopServerOptions): Promise<
     });
     adviceLog.start(tuning.schemaAdviceMillis);
   }
+  const files = openFilesWarning(openFilesLimit(), tuning.maxConnections, http === undefined ? 0 : tuning.httpMaxConnections);
+  if (files !== undefined) opts.logger.warn(files, { event: 'open-files-limit' });
   if (opts.authenticator?.required !== true && !(await isLoopbackOnly(opts.host))) {
     opts.logger.warn(openToNetworkWarning(opts.host, http === undefined ? [grpc.port] : [grpc.port, http.port]), {
       event: 'open-to-network',

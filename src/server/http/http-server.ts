@@ -61,6 +61,10 @@ export interface HttpServerOptions {
   readonly authorizer?: Authorizer | undefined;
   /** Serve HTTPS; undefined: plain HTTP. */
   readonly tls?: TlsOptions | undefined;
+  /** Open connections at most (default 512: the web UI and the JSON API hold a few per browser tab); more are closed as they arrive. */
+  readonly maxConnections?: number | undefined;
+  /** A socket with no bytes either way for this long is closed (default 30 s). */
+  readonly idleSocketMillis?: number | undefined;
 }
 
 export interface HttpServerHandle {
@@ -116,6 +120,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
+  // Sockets that never send a request (or stop halfway) hold a descriptor each: at most this many at once, and any
+  // socket silent for idleSocketMillis is closed (the timeouts above start only once a request has begun).
+  server.maxConnections = opts.maxConnections ?? 512;
+  server.setTimeout(opts.idleSocketMillis ?? 30_000, (socket) => socket.destroy());
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();

@@ -52,6 +52,11 @@ export interface H2Transport {
   /** Open connections. */
   readonly connections: number;
   /**
+   * Closes the connection that has had no call for the longest (GOAWAY, then the socket), to make room for a new one
+   * at the connection cap; false when every connection has calls in flight.
+   */
+  evictIdle(): boolean;
+  /**
    * Sends GOAWAY on every connection and refuses new ones; resolves once all
    * connections closed, cancelling the calls still running after `graceMillis`.
    */
@@ -137,6 +142,22 @@ export function createH2Transport(opts: H2TransportOptions): H2Transport {
     },
     get connections() {
       return monitors.size;
+    },
+    evictIdle(): boolean {
+      let oldest: [H2Connection, SessionMonitor] | undefined;
+      let since = Infinity;
+      for (const entry of monitors) {
+        const s = entry[1].idleSince;
+        if (s !== undefined && s < since && !entry[0].closed) {
+          since = s;
+          oldest = entry;
+        }
+      }
+      if (oldest === undefined) return false;
+      // GOAWAY (NO_ERROR: the client reconnects when it next calls) and the socket closed now: no call is waiting for
+      // it, and a peer that would never read the GOAWAY must not keep the slot.
+      oldest[0].destroy(0);
+      return true;
     },
     async shutdown(graceMillis: number): Promise<void> {
       closing = true;

@@ -37,7 +37,7 @@ const MAX_DELAY = 2 ** 31 - 1;
 
 export class SessionMonitor {
   private active = 0;
-  private idleSince = performance.now();
+  private idleFrom = performance.now();
   private startedSinceTick = false;
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
@@ -54,13 +54,18 @@ export class SessionMonitor {
       this.idleTimer = unref(setTimeout(this.idleTick, opts.maxConnectionIdleMillis));
   }
 
+  /** When (performance.now()) the connection last had no call left, or undefined while it has calls. */
+  get idleSince(): number | undefined {
+    return this.active === 0 ? this.idleFrom : undefined;
+  }
+
   streamOpened(): void {
     this.active++;
     this.startedSinceTick = true;
   }
 
   readonly streamClosed = (): void => {
-    if (--this.active === 0) this.idleSince = performance.now();
+    if (--this.active === 0) this.idleFrom = performance.now();
   };
 
   private readonly keepaliveTick = (): void => {
@@ -92,7 +97,7 @@ export class SessionMonitor {
     this.idleTimer = undefined;
     if (this.disposed) return;
     const limit = this.opts.maxConnectionIdleMillis;
-    const idleFor = performance.now() - this.idleSince;
+    const idleFor = performance.now() - this.idleFrom;
     if (this.active === 0 && idleFor >= limit) {
       this.goAway();
       return;
