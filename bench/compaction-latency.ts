@@ -13,6 +13,8 @@
  *
  *   npx tsx bench/compaction-latency.ts [--rows 200000] [--value 1024] [--files 4] [--readers 8]
  *     [--seconds 5] [--threads 0,1] [--rounds 2] [--slice-ms M]   (the engine's backgroundSliceMillis; default 4)
+ *     [--trace]   (prints, for the compaction, every file-system call that held the thread 0.5 ms or more and every
+ *                  read slower than 2 ms, on one time line: what the slow reads waited for)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '../src/testing/random.js';
+import type { FileSystem } from '../src/storage/fs/file-system.js';
 import { createNodeFileSystem } from '../src/storage/fs/node-fs.js';
 import { type DiskEngine, openDiskEngine } from '../src/storage/lsm/disk-engine.js';
 import type { RowStore, RowWrite } from '../src/storage/store.js';
@@ -36,6 +39,7 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '0,1' },
     rounds: { type: 'string', default: '2' },
     'slice-ms': { type: 'string' },
+    trace: { type: 'boolean', default: false },
   },
 });
 const rows = Number(values.rows);
@@ -51,6 +55,43 @@ interface Phase {
   readonly reads: Histogram;
   readonly loop: { p50: number; p99: number; max: number };
   readonly millis: number;
+}
+
+/** The time line of --trace: [start ms, duration ms, what], for file-system calls and slow reads. */
+const timeline: [number, number, string][] = [];
+let tracing = false;
+
+/** The real disk, with every synchronous call that takes 0.5 ms or more put on the time line while tracing. */
+function tracedFileSystem(dir: string): FileSystem {
+  const inner = createNodeFileSystem(dir);
+  if (!values.trace) return inner;
+  const timed =
+    <A extends unknown[], R>(name: string, f: (...a: A) => R) =>
+    (...a: A): R => {
+      const t0 = performance.now();
+      try {
+        return f(...a);
+      } finally {
+        const ms = performance.now() - t0;
+        if (tracing && ms >= 0.5) timeline.push([t0, ms, `fs.${name}(${String(a[0]).split('/').slice(-2).join('/')})`]);
+      }
+    };
+  const file = <T extends object>(kind: string, f: T): T =>
+    new Proxy(f, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? timed(`${kind}.${String(prop)}`, (v as (...a: unknown[]) => unknown).bind(target)) : v;
+      },
+    });
+  return {
+    ...inner,
+    create: timed('create', (p: string) => file('writable', inner.create(p))),
+    reuse: timed('reuse', (p: string) => file('writable', inner.reuse(p))),
+    openRead: timed('openRead', (p: string) => file('readable', inner.openRead(p))),
+    readFile: timed('readFile', inner.readFile.bind(inner)),
+    rename: timed('rename', inner.rename.bind(inner)),
+    remove: timed('remove', inner.remove.bind(inner)),
+  };
 }
 
 /** Random point reads by `readers` concurrent readers until `until` resolves; each value checked. */
@@ -72,7 +113,9 @@ async function readWhile(store: RowStore, pool: ValuePool, until: Promise<unknow
         await new Promise((resolve) => setImmediate(resolve));
         const i = Math.floor(random() * rows);
         const row = await store.get(rowKey(i));
-        reads.record((performance.now() - start) * 1000);
+        const took = performance.now() - start;
+        reads.record(took * 1000);
+        if (tracing && took >= 2) timeline.push([start, took, 'slow read']);
         const cell = row?.cells[0];
         if (cell === undefined || !Buffer.from(cell.value).equals(pool.value(i))) throw new Error(`row ${rowKey(i)} came back wrong`);
       }
@@ -120,7 +163,7 @@ for (let round = 1; round <= rounds; round++) {
   for (const threads of settings) {
     const dir = mkdtempSync(path.join(tmpdir(), 'tabletop-compaction-latency-'));
     const engine = await openDiskEngine({
-      fs: createNodeFileSystem(dir),
+      fs: tracedFileSystem(dir),
       dir: 'db',
       manualCompaction: true,
       config: { backgroundThreads: threads },
@@ -130,8 +173,16 @@ for (let round = 1; round <= rounds; round++) {
       await load(engine, store, pool);
       const idle = await readWhile(store, pool, new Promise((r) => setTimeout(r, seconds * 1000)), round);
       const began = performance.now();
+      timeline.length = 0;
+      tracing = true;
       const during = await readWhile(store, pool, engine.compactNow(engine['stores'].get('t')!, true), round + 1);
+      tracing = false;
       const compactSeconds = (performance.now() - began) / 1000;
+      if (values.trace) {
+        console.log(`  trace (ms from the compaction's start):`);
+        for (const [at, ms, what] of timeline.sort((a, b) => a[0] - b[0]))
+          console.log(`    ${(at - began).toFixed(1).padStart(8)}  ${ms.toFixed(2).padStart(7)} ms  ${what}`);
+      }
       const ratio = during.reads.quantile(0.99) / idle.reads.quantile(0.99);
       ratios.set(threads, [...(ratios.get(threads) ?? []), ratio]);
       console.log(`round ${round}, --background-threads ${threads}:`);

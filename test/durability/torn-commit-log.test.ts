@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bigtable, Table } from '@google-cloud/bigtable';
 import { nodeClient } from '../harness/node-client.js';
+import { TABLETOP_MAIN } from '../harness/targets.js';
 import { appendZeros, cutTail, flipBytes, zeroBytes } from './damage.js';
 import { readDataDir, walFiles, walRecords } from './data-dir.js';
 import { type DurableServer, startDurable } from './durable-server.js';
@@ -119,6 +121,12 @@ describe('torn commit-log and manifest tails after kill -9', () => {
     // The file ends 3 bytes before the end of the last record.
     cutTail(log, statSync(log).size - (validBytes - 3));
     await start();
+    // Said in the log, with the file, the offset and the bytes dropped.
+    expect(server?.output()).toMatch(
+      new RegExp(
+        `WARN +dropped a damaged last record: .* of commit log \\S*${path.basename(log)} from offset [\\d,]+, with nothing intact after it`,
+      ),
+    );
     const rows = await expectAllAcknowledged();
     // The cut record is gone as a whole; it was the only place the tail row lived.
     expect(rows.has(tailKey)).toBe(false);
@@ -182,6 +190,27 @@ describe('torn commit-log and manifest tails after kill -9', () => {
     flipBytes(log, 40, 1);
     await start();
     const rows = await expectAllAcknowledged();
+    expect(rows.get(tailKey)?.equals(tailValue)).toBe(true);
+    expected.set(tailKey, tailValue);
+  });
+
+  it('tabletop repair starts past damage in the middle of the log, losing only the damaged record', async () => {
+    const { log, tailKey, tailValue } = await roundThenKill();
+    flipBytes(log, 40, 1); // inside the round's first record, as above
+    const repair = spawnSync(process.execPath, [TABLETOP_MAIN, 'repair', '--data-dir', dataDir], { encoding: 'utf8' });
+    expect(repair.status, repair.stderr).toBe(0);
+    expect(repair.stdout).toMatch(
+      new RegExp(`skipped damage in the middle of the commit log: .* of commit log \\S*${path.basename(log)} from offset [\\d,]+`),
+    );
+    expect(repair.stdout).toMatch(/repaired .*: skipped 1 damaged stretch of commit log/);
+    const backup = /kept in (\S+) /.exec(repair.stdout)?.[1];
+    expect(backup !== undefined && readdirSync(path.join(backup, 'wal')).includes(path.basename(log))).toBe(true);
+    await start();
+    const rows = await readAll();
+    const lost = [...expected.keys()].filter((k) => !rows.get(k)?.equals(expected.get(k)!));
+    // The round's first write was the damaged record; everything else acknowledged is there.
+    expect(lost).toEqual([`r${round}-000`]);
+    expected.delete(`r${round}-000`);
     expect(rows.get(tailKey)?.equals(tailValue)).toBe(true);
     expected.set(tailKey, tailValue);
   });
