@@ -39,6 +39,12 @@ export interface FileSystem {
   rename(from: string, to: string): void;
   /** Removes a file; no error when it is already gone. */
   remove(path: string): void;
+  /**
+   * Removes a file off the calling thread (libuv's pool): for files nothing refers to any more, whose removal need
+   * not be done before the caller goes on. Unlinking a large file takes the file system milliseconds (~10 ms for
+   * 25 MiB here), which on the serving thread every request would wait for. Absent: remove() is used.
+   */
+  removeInBackground?(path: string): Promise<void>;
   /** File names (not paths) in a directory, sorted; [] when it does not exist. */
   list(dir: string): string[];
   /** Creates a directory and its parents. */

@@ -40,6 +40,9 @@ export function createNodeFileSystem(root: string): FileSystem {
     remove(path) {
       fs.rmSync(abs(path), { force: true });
     },
+    removeInBackground(path) {
+      return fs.promises.rm(abs(path), { force: true });
+    },
     list(dir) {
       try {
         return fs.readdirSync(abs(dir)).sort();

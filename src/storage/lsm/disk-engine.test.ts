@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FULL_RANGE } from '../../model/key-range.js';
 import { createFaultFileSystem, type FsOp } from '../fs/fault-fs.js';
 import type { FileSystem } from '../fs/file-system.js';
 import { MemoryFileSystem } from '../fs/memory-fs.js';
+import { createNodeFileSystem } from '../fs/node-fs.js';
 import type { RowStore, RowWrite, StorageEngine, StoreOp } from '../store.js';
 import { rowBytes } from '../row-ops.js';
 import { runRowStoreConformance } from '../testing/row-store-conformance.js';
@@ -870,6 +874,37 @@ describe('disk engine background work the system fails', () => {
     const after = await openDiskEngine({ fs: t.mem.crash(), dir: 'db', config });
     expect(await rows(await after.openStore('t'))).toHaveLength(400);
     await after.close();
+  });
+});
+
+describe('disk engine on the real disk', () => {
+  it('deletes the inputs of a compaction off the serving thread, and close() waits for the deletions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tabletop-remove-'));
+    try {
+      const fs = createNodeFileSystem(dir);
+      let removedInBackground = 0;
+      const counting: FileSystem = {
+        ...fs,
+        removeInBackground: (p) => {
+          removedInBackground++;
+          return fs.removeInBackground!(p);
+        },
+      };
+      const engine = await openDiskEngine({ fs: counting, dir: 'db', manualCompaction: true });
+      const store = await engine.openStore('t');
+      for (let i = 0; i < 3; i++) {
+        await store.write([{ key: `k${i}`, ops: [put('q', 1, `v${i}`)] }]);
+        await engine.flushAll();
+      }
+      expect(fs.list('db/sst')).toHaveLength(3);
+      await engine.compactNow(engine['stores'].get('t')!, true);
+      expect(await rows(store)).toEqual(['k0:q@1=v0', 'k1:q@1=v1', 'k2:q@1=v2']);
+      await engine.close();
+      expect(removedInBackground).toBe(3);
+      expect(fs.list('db/sst')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

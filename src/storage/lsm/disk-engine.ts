@@ -145,6 +145,8 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   private readonly work = { flushes: 0, flushedBytes: 0, compactions: 0, compactionInputBytes: 0, compactionOutputBytes: 0 };
   /** Background jobs failed by the system in a row (no flush or compaction succeeded since): the next retry's backoff. */
   private failedInARow = 0;
+  /** Removals of obsolete files running on libuv's pool (removeObsolete); close() waits for them. */
+  private readonly removals = new Set<Promise<void>>();
   /** Retries waiting for their time (cleared at close). */
   private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>();
   /**
@@ -246,8 +248,21 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     return new TableFile(meta, reader, (f) => {
       f.reader.close();
       this.cache.evictFile(meta.number);
-      if (f.obsolete) this.fs.remove(this.path(sstName(meta.number)));
+      if (f.obsolete) this.removeObsolete(this.path(sstName(meta.number)));
     });
+  }
+
+  /**
+   * Deletes a file nothing refers to (the manifest no longer lists it, no reader holds it) off the serving thread: a
+   * compaction retiring eight 25 MiB inputs spent ~90 ms unlinking them, every read waiting (bench/compaction-latency.ts
+   * --trace). A file a failed removal leaves is deleted at the next start (recovery removes unlisted SSTables).
+   */
+  private removeObsolete(path: string): void {
+    const fs = this.fs;
+    if (fs.removeInBackground === undefined) return fs.remove(path);
+    const removal = fs.removeInBackground(path).catch(() => undefined);
+    this.removals.add(removal);
+    void removal.finally(() => this.removals.delete(removal));
   }
 
   // ---------------------------------------------------------------- stores
@@ -919,5 +934,6 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       for (const f of s.files) f.unref();
       s.files = [];
     }
+    await Promise.all(this.removals);
   }
 }
