@@ -218,7 +218,12 @@ class NodeRandomAccessFile implements RandomAccessFile {
     const buf = Buffer.allocUnsafe(n);
     let got = 0;
     while (got < n) {
-      const r = fs.readSync(this.fd, buf, got, n - got, offset + got);
+      let r: number;
+      try {
+        r = fs.readSync(this.fd, buf, got, n - got, offset + got);
+      } catch (e) {
+        throw ioError('read', this.path, e);
+      }
       if (r === 0) break;
       got += r;
     }

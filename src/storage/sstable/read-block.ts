@@ -1,18 +1,33 @@
 import { uncompressSync } from './lz4.js';
-import { dataLoss, type TabletopError } from '../../model/errors.js';
+import { TabletopError, dataLoss } from '../../model/errors.js';
+import { errnoOf, errnoText } from '../fs/errno.js';
 import type { RandomAccessFile } from '../fs/file-system.js';
 import { checkBlockBody } from './block-cursor.js';
 import { BlockType, MAX_BLOCK_BYTES, TRAILER_BYTES, trailerMatches, type BlockHandle } from './format.js';
 
 /**
  * Reads the block at `handle`, verifies its trailer and returns its body,
- * decompressed. Every failure is DataLoss naming the file and offset.
+ * decompressed. Every failure of its bytes is DataLoss naming the file and offset; a read the disk fails is
+ * Unavailable.
  */
 export function readBlock(file: RandomAccessFile, handle: BlockHandle, what: string): Buffer {
   const { offset, size } = handle;
   const bad = (reason: string): TabletopError => dataLoss(`sstable ${file.path}: ${what} at offset ${offset} (size ${size}) ${reason}`);
   if (size > MAX_BLOCK_BYTES) throw bad('is implausibly large');
-  const raw = file.read(offset, size + TRAILER_BYTES);
+  let raw: Buffer;
+  try {
+    raw = file.read(offset, size + TRAILER_BYTES);
+  } catch (e) {
+    // The disk failed the read (EIO, a bad sector or a lost device): this read fails with UNAVAILABLE naming the
+    // block, the server goes on, and a later read of the block may succeed (nothing marks the store failed).
+    const errno = errnoOf(e);
+    if (errno === undefined) throw e;
+    throw new TabletopError(
+      'Unavailable',
+      `sstable ${file.path}: ${what} at offset ${offset} (size ${size}) could not be read (${errnoText(errno)}): ${(e as Error).message}`,
+      { cause: e },
+    );
+  }
   if (raw.length !== size + TRAILER_BYTES) throw bad(`is truncated: read ${raw.length} of ${size + TRAILER_BYTES} bytes`);
   if (!trailerMatches(raw)) throw bad('fails its checksum');
   const type = raw[size];

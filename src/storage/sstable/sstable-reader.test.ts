@@ -50,7 +50,19 @@ describe('SSTable reader', () => {
     const fs = createFaultFileSystem(mem, failNth(5, ['read'])); // the first data block read
     const r = openSSTable(fs, 't.sst', { id: 1 });
     const it = r.newIterator();
-    expect(() => it.first()).toThrow(/injected I\/O error: read/);
+    let failure: unknown;
+    try {
+      it.first();
+    } catch (e) {
+      failure = e;
+    }
+    // UNAVAILABLE (retryable), naming the block and the disk's error; not DataLoss: the bytes are not known bad.
+    expect(failure).toMatchObject({
+      code: 'Unavailable',
+      message: expect.stringMatching(
+        /^sstable t\.sst: data block at offset 0 \(size \d+\) could not be read \(an I\/O error from the disk\): injected I\/O error: read/,
+      ) as unknown,
+    });
     expect(it.valid).toBe(false);
     it.first();
     expect(it.key).toBe('row00000');
