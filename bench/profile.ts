@@ -18,13 +18,19 @@
  *                                                    the server's steady state, its JIT and heap grown)
  *   npx tsx bench/profile.ts load --build .tmp/dist-old   (another build of tabletop, to compare; keep it under
  *                                                    the repository so that it finds node_modules)
+ *   npx tsx bench/profile.ts load --rows 20000 --warm-rows 60000 --callgrind
+ *                          (the server runs under valgrind's callgrind, instrumented only in the measured window:
+ *                          instructions per operation over all threads, and the window's dump kept with KEEP_DATA=1
+ *                          for callgrind_annotate. Repeatable to a few % with SERVER_NODE_FLAGS="--predictable
+ *                          --initial-old-space-size=128" where CPU times here spread ±30%; but ~40× slower, so work
+ *                          done per second of wall time (timers, the recorder's roll) weighs ~40× more per operation)
  *
  * Scans wait after their load until the server is idle (its flushes and
  * compactions done), so that they measure reads alone.
  *
  * Builds nothing: run `npm run build` first.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,6 +59,7 @@ const { values, positionals } = parseArgs({
     'prof-dir': { type: 'string', default: '.tmp/prof' },
     port: { type: 'string', default: '8099' },
     build: { type: 'string', default: 'dist' },
+    callgrind: { type: 'boolean', default: false },
   },
 });
 const workload = positionals[0] ?? 'load';
@@ -106,7 +113,19 @@ const server = values.emulator
         ],
         { stdio: ['ignore', 'ignore', 'inherit'] },
       )
-    : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
+    : values.callgrind
+      ? spawn(
+          'valgrind',
+          [
+            '--tool=callgrind',
+            '--instr-atstart=no',
+            `--callgrind-out-file=${path.join(dataDir, 'callgrind.out')}`,
+            process.execPath,
+            ...args,
+          ],
+          { stdio: ['ignore', 'ignore', 'ignore'] },
+        )
+      : spawn(process.execPath, args, { stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
 const pid = server.pid;
 if (pid === undefined) throw new Error('the server did not start');
 const client = nodeClient(`localhost:${values.port}`);
@@ -136,7 +155,7 @@ function machineCpu(): { busy: number; iowait: number; irq: number } {
 }
 
 async function waitForServer(): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < (values.callgrind ? 1200 : 100); i++) {
     try {
       await client.instance(INSTANCE).getTables();
       return;
@@ -238,7 +257,9 @@ async function main(): Promise<void> {
   const machine0 = machineCpu();
   const t0 = performance.now();
   const from = process.hrtime.bigint() / 1000n;
+  if (values.callgrind) callgrindControl('-i', 'on');
   const { ops, unit } = await measured();
+  if (values.callgrind) callgrindControl('-d');
   const to = process.hrtime.bigint() / 1000n;
   const wall = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(pid!) - cpu0;
@@ -276,13 +297,28 @@ async function main(): Promise<void> {
   console.log(`server RSS: ${(kib('VmRSS') / 1024).toFixed(0)} MiB now, ${(kib('VmHWM') / 1024).toFixed(0)} MiB peak`);
   console.log(`per thread, µs per ${unit}: ${busy.map(([t, s]) => `${t} ${((s * 1e6) / ops).toFixed(1)}`).join(', ')}`);
   if (values.prof) console.log(`measured window in the profile's clock (µs): [${from}, ${to}]`);
+  if (values.callgrind) instructionsPerOp = (instructions: number) => (instructions / ops).toFixed(0) + ` instructions per ${unit}`;
 }
+
+/** Turns callgrind's collection on or off in the server (valgrind's own control channel). */
+function callgrindControl(...flags: string[]): void {
+  execFileSync('callgrind_control', [...flags, String(pid)], { stdio: 'ignore' });
+}
+
+let instructionsPerOp: ((instructions: number) => string) | undefined;
 
 try {
   await main();
 } finally {
   server.kill('SIGINT');
   await new Promise((r) => server.once('exit', r));
-  rmSync(dataDir, { recursive: true, force: true });
+  if (instructionsPerOp !== undefined) {
+    // The dump taken at the end of the measured window (callgrind.out.1) counts that window only.
+    const out = readFileSync(path.join(dataDir, 'callgrind.out.1'), 'utf8');
+    const total = Number(/^summary:\s+(\d+)/m.exec(out)?.[1] ?? /^totals:\s+(\d+)/m.exec(out)?.[1]);
+    console.log(`callgrind: ${instructionsPerOp(total)} (server, all threads, measured window)`);
+  }
+  if (process.env.KEEP_DATA === undefined) rmSync(dataDir, { recursive: true, force: true });
+  else console.log('kept', dataDir);
 }
 process.exit(0);
