@@ -10,7 +10,9 @@
 #   - Chromium (Debian's chromium) at /usr/bin/chromium or CHROMIUM, driven
 #     headless by playwright-core for test/ui (the web UI's browser test);
 #   - openssl (Debian's openssl), which the TLS tests make their CA and
-#     certificates with, as an operator would.
+#     certificates with, as an operator would;
+#   - strace (Debian's strace), whose --inject makes a running server's own
+#     system calls fail or stall (test/durability/system-faults.test.ts).
 # Missing Debian packages are installed here when this runs as root, with
 # apt-get. Google's two packages come from Google's own apt repository, which
 # is not Debian's: a missing one stops the run at once, as does anything this
@@ -39,6 +41,7 @@ debian=()
 has_grpc || debian+=(python3-grpcio)
 [ -x "$chromium" ] || debian+=(chromium)
 command -v openssl >/dev/null || debian+=(openssl)
+command -v strace >/dev/null || debian+=(strace)
 [ ${#google[@]} -eq 0 ] && [ ${#debian[@]} -eq 0 ] && exit 0
 
 root=false

@@ -128,4 +128,25 @@ describe('the engine log', () => {
     ]);
     expect(lines[0]!.fields).toEqual({ event: 'background-retry', job: 'flush', tablet: '1.5', errno: 'ENOSPC', delayMillis: 800 });
   });
+
+  it('says at error level that storage failed, why, and what still works', () => {
+    const { logger, lines } = capture();
+    logEngineEvent(
+      logger,
+      {
+        kind: 'storage-failed',
+        errno: 'EIO',
+        reason: 'commit log wal/000003.log failed; writes are refused until restart: fdatasync: i/o error',
+      },
+      where,
+    );
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        message:
+          'storage failed (an I/O error from the disk): commit log wal/000003.log failed; writes are refused until restart: fdatasync: i/o error. Writes are refused (UNAVAILABLE) until restart; reads go on; a restart recovers every acknowledged write',
+        fields: { event: 'storage-failed', errno: 'EIO' },
+      },
+    ]);
+  });
 });

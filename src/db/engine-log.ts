@@ -87,6 +87,24 @@ export function logEngineEvent(
       });
       return;
     }
+    case 'start-writes':
+      if (event.state === 'deferred')
+        logger.warn(
+          `the disk of ${where.dataDir} is full (${errnoText(event.errno)}: ${event.reason}): serving reads only; writes are refused (RESOURCE_EXHAUSTED) until the start-up writes succeed, tried again by themselves as space returns`,
+          { event: 'start-writes', state: event.state, errno: event.errno },
+        );
+      else
+        logger.info(`the disk of ${where.dataDir} has room again: the start-up writes are done, writes are taken`, {
+          event: 'start-writes',
+          state: event.state,
+        });
+      return;
+    case 'storage-failed':
+      logger.error(
+        `storage failed${event.errno === undefined ? '' : ` (${errnoText(event.errno)})`}: ${event.reason}. Writes are refused (UNAVAILABLE) until restart; reads go on; a restart recovers every acknowledged write`,
+        { event: 'storage-failed', ...(event.errno === undefined ? {} : { errno: event.errno }) },
+      );
+      return;
     case 'worker-lost':
       logger.warn(
         `${event.reason} while it built an SSTable for the ${event.job} of ${where.tabletOf(event.store)}; the ${event.job} was redone on the serving thread, nothing was lost`,
@@ -109,7 +127,10 @@ function logCommitLogDamage(logger: Logger, d: CommitLogDamage): void {
 
 /** The event's figures as log fields (durations rounded to whole milliseconds). */
 function figures(
-  event: Exclude<EngineEvent, { kind: 'worker-lost' | 'background-retry' | 'disk-full' | 'disk-space-back' }>,
+  event: Exclude<
+    EngineEvent,
+    { kind: 'worker-lost' | 'background-retry' | 'disk-full' | 'disk-space-back' | 'storage-failed' | 'start-writes' }
+  >,
 ): Record<string, unknown> {
   const { kind: _kind, ...rest } = event;
   const out: Record<string, unknown> = { ...rest };

@@ -113,9 +113,20 @@ export class CommitLog {
       fs.rename(this.host.path(walName(spare)), path);
       file = fs.reuse(path);
     }
-    await fs.syncDir(this.host.path(WAL_DIR));
-    // The counter must be durable before any record lands in the new file.
-    await this.host.record([]);
+    try {
+      await fs.syncDir(this.host.path(WAL_DIR));
+      // The counter must be durable before any record lands in the new file.
+      await this.host.record([]);
+    } catch (e) {
+      // Nothing will ever write to it: a full disk must not keep it.
+      file.close();
+      try {
+        fs.remove(path);
+      } catch {
+        // Gone already.
+      }
+      throw e;
+    }
     let previous: Promise<void> | undefined;
     if (this.writer !== undefined) {
       this.old.push({ number: this.current, maxSeq: this.host.seq, bytes: this.writer.size });

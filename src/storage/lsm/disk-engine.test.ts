@@ -982,6 +982,70 @@ describe('disk engine manifest failures', () => {
   });
 });
 
+describe('opening on a full disk', () => {
+  it('serves reads, refuses writes with ResourceExhausted, and takes them once its start-up writes succeed', async () => {
+    const mem = new MemoryFileSystem();
+    const first = await openDiskEngine({ fs: mem, dir: 'db' });
+    const before = await first.openStore('t');
+    for (const k of ['a', 'b', 'c']) await before.write([{ key: k, ops: [put('q', 1, `v${k}`)] }]);
+    await first.close();
+
+    let full = true;
+    const fs = createFaultFileSystem(mem, (op) => (full && (op === 'create' || op === 'append' || op === 'reuse') ? 'ENOSPC' : undefined));
+    const events: EngineEvent[] = [];
+    const engine = await openDiskEngine({ fs, dir: 'db', onEvent: (e) => events.push(e) });
+    const store = await engine.openStore('t');
+    // Replayed from the commit log, which stays where it is.
+    expect(await rows(store)).toEqual(['a:q@1=va', 'b:q@1=vb', 'c:q@1=vc']);
+    await expect((async () => store.write([{ key: 'd', ops: [put('q', 1, 'vd')] }]))()).rejects.toMatchObject({
+      code: 'ResourceExhausted',
+      message: expect.stringMatching(/was full when the server started \(ENOSPC\): reads are served/) as unknown,
+    });
+    expect(events.filter((e) => e.kind === 'start-writes')).toEqual([
+      { kind: 'start-writes', state: 'deferred', errno: 'ENOSPC', reason: expect.stringMatching(/ENOSPC/) as unknown },
+    ]);
+    full = false;
+    const deadline = Date.now() + 5000;
+    while (!events.some((e) => e.kind === 'start-writes' && e.state === 'done')) {
+      if (Date.now() > deadline) throw new Error('the start-up writes were not retried within 5 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await store.write([{ key: 'd', ops: [put('q', 1, 'vd')] }]);
+    await engine.close();
+
+    const again = await openDiskEngine({ fs: mem, dir: 'db' });
+    expect(await rows(await again.openStore('t'))).toEqual(['a:q@1=va', 'b:q@1=vb', 'c:q@1=vc', 'd:q@1=vd']);
+    // Only the files in use: the failed tries left no manifest or commit log behind.
+    expect(mem.list('db').filter((f) => f.startsWith('MANIFEST'))).toHaveLength(1);
+    expect(mem.list('db/wal')).toHaveLength(1);
+    await again.close();
+  });
+});
+
+describe('a commit-log sync the disk fails', () => {
+  it('fails the writes that waited for it, refuses later ones, says so once, and keeps serving reads', async () => {
+    const mem = new MemoryFileSystem();
+    let failSync = false;
+    const fs = createFaultFileSystem(mem, (op, path) => (failSync && op === 'sync' && path.includes('wal') ? 'EIO' : undefined));
+    const events: EngineEvent[] = [];
+    const engine = await openDiskEngine({ fs, dir: 'db', manualCompaction: true, onEvent: (e) => events.push(e) });
+    const store = await engine.openStore('t');
+    await store.write([{ key: 'a', ops: [put('q', 1, 'durable')] }]);
+    failSync = true;
+    await expect((async () => store.write([{ key: 'b', ops: [put('q', 1, 'lost')] }]))()).rejects.toMatchObject({
+      code: 'Unavailable',
+      message: expect.stringMatching(/refused until restart/) as unknown,
+    });
+    failSync = false;
+    // Never retried: the next write is refused although the disk would take it now.
+    await expect((async () => store.write([{ key: 'c', ops: [put('q', 1, 'refused')] }]))()).rejects.toMatchObject({ code: 'Unavailable' });
+    expect(await rows(store)).toEqual(['a:q@1=durable']);
+    const failed = events.filter((e) => e.kind === 'storage-failed');
+    expect(failed).toEqual([{ kind: 'storage-failed', errno: 'EIO', reason: expect.stringMatching(/refused until restart/) as unknown }]);
+    await engine.close();
+  });
+});
+
 describe('disk engine memtable accounting', () => {
   it('keeps its running totals of memtable bytes equal to the sum over the stores', async () => {
     const engine = await openDiskEngine({

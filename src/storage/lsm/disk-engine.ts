@@ -86,6 +86,18 @@ export interface DiskEngineOptions {
 const FIRST_RETRY_MILLIS = 100;
 /** How often the free space of the data directory's disk is measured (checkDisk). */
 const DISK_CHECK_MILLIS = 1000;
+/** The longest wait between two tries of open()'s writes on a full disk. */
+const MAX_START_RETRY_MILLIS = 30_000;
+/** The errnos of a disk without room: open() serves reads and defers its writes on them. */
+const DISK_SPACE_ERRNOS = new Set(['ENOSPC', 'EDQUOT']);
+
+/** What open()'s writes have done so far (startWrites), kept across their tries on a full disk. */
+interface DeferredStart {
+  readonly replayed: ReturnType<typeof replayCommitLogs>;
+  storesFlushed: number;
+  dropsRecorded: boolean;
+  logStarted: boolean;
+}
 
 function formatMiB(bytes: number): string {
   return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -157,6 +169,10 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   private diskFree: number | undefined;
   private diskFull: TabletopError | undefined;
   private diskTimer: ReturnType<typeof setInterval> | undefined;
+  /** Set while open()'s writes wait for space on a full disk (writesDeferred): writes get it. */
+  private startPending: TabletopError | undefined;
+  /** open()'s writes are running (startWrites): their manifest failures are theirs to handle, not fatal. */
+  private startingWrites = false;
 
   constructor(private readonly options: DiskEngineOptions) {
     this.config = resolveConfig(options.config);
@@ -177,39 +193,27 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     const { fs } = this;
     fs.mkdirp(this.path(WAL_DIR));
     fs.mkdirp(this.path(SST_DIR));
-    this.manifest = await Manifest.open(fs, this.options.dir);
+    // Reading first, writing after: a disk too full to write on is still served (startWrites).
+    this.manifest = Manifest.load(fs, this.options.dir);
     const state = this.manifest.state;
     advanceFileCounter(this, state);
     const files = openStores(this, state);
     const replayed = replayCommitLogs(this, state, this.options.salvageCommitLog === true);
     this.seq = replayed.maxSeq;
     this.visibleSeq = replayed.maxSeq;
-    // Drops the commit log holds and the manifest lacks: recorded before anything records a later lastSeq.
-    if (replayed.drops.length > 0) {
-      await this.record([...replayed.drops, { op: 'lastSeq', seq: replayed.maxSeq }]);
-      for (const [id, s] of state.stores) this.stores.get(id)?.drops.update(s.familyDrops, s.rangeDrops);
-    }
 
     this.checkDisk();
     if (this.diskFree !== undefined) {
       this.diskTimer = setInterval(() => this.checkDisk(), DISK_CHECK_MILLIS);
       this.diskTimer.unref();
     }
-    // A fresh log; what was replayed is flushed so the old logs can go.
-    await this.log.start();
-    let storesFlushed = 0;
-    for (const store of this.stores.values()) {
-      if (store.failure === undefined && !store.mem.empty) {
-        this.rotate(store, 'recovery');
-        while (store.imms.length > 0) await runFlush(this, store);
-        storesFlushed++;
-      }
+    const start = { replayed, storesFlushed: 0, dropsRecorded: false, logStarted: false };
+    try {
+      await this.startWrites(start);
+    } catch (e) {
+      if (!DISK_SPACE_ERRNOS.has(errnoOf(e) ?? '')) throw e;
+      this.writesDeferred(start, e, 0);
     }
-    await this.record([
-      { op: 'logNumber', number: this.log.number },
-      { op: 'lastSeq', seq: this.seq },
-    ]);
-    for (const w of replayed.logs) if (w.number !== this.log.number) fs.remove(this.path(join(WAL_DIR, w.name)));
     this.emit({
       kind: 'recovered',
       millis: performance.now() - began,
@@ -220,9 +224,88 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
       records: replayed.records,
       rowsReplayed: replayed.rowsReplayed,
       dropsReplayed: replayed.drops.length,
-      storesFlushed,
+      storesFlushed: start.storesFlushed,
       logDamage: replayed.logDamage,
     });
+  }
+
+  /**
+   * The writes that open() makes once the data directory is read: a new manifest file, the drops the commit log held
+   * and the manifest lacked, a fresh commit log, the replayed rows flushed so that the old logs can go. Each step
+   * is done once, whether this runs at open() or again after the disk was full (writesDeferred).
+   */
+  private async startWrites(start: DeferredStart): Promise<void> {
+    const { replayed } = start;
+    this.startingWrites = true;
+    try {
+      if (!this.manifest.writable) await this.manifest.startWriting();
+      // Drops the commit log holds and the manifest lacks: recorded before anything records a later lastSeq.
+      if (replayed.drops.length > 0 && !start.dropsRecorded) {
+        await this.record([...replayed.drops, { op: 'lastSeq', seq: replayed.maxSeq }]);
+        for (const [id, s] of this.manifest.state.stores) this.stores.get(id)?.drops.update(s.familyDrops, s.rangeDrops);
+        start.dropsRecorded = true;
+      }
+      // A fresh log; what was replayed is flushed so the old logs can go.
+      if (!start.logStarted) {
+        await this.log.start();
+        start.logStarted = true;
+      }
+      for (const store of this.stores.values()) {
+        if (store.failure === undefined && (!store.mem.empty || store.imms.length > 0)) {
+          if (!store.mem.empty) this.rotate(store, 'recovery');
+          while (store.imms.length > 0) await runFlush(this, store);
+          start.storesFlushed++;
+        }
+      }
+      await this.record([
+        { op: 'logNumber', number: this.log.number },
+        { op: 'lastSeq', seq: this.seq },
+      ]);
+    } finally {
+      this.startingWrites = false;
+    }
+    for (const w of replayed.logs) if (w.number !== this.log.number) this.fs.remove(this.path(join(WAL_DIR, w.name)));
+  }
+
+  /**
+   * open()'s writes failed because the disk is full: the engine serves reads (everything replayed is in memtables,
+   * the old logs stay where they are) and refuses writes with ResourceExhausted, and tries the writes again after a
+   * backoff (1 s doubling to 30 s) until they succeed; another failure than a full disk fails the engine.
+   */
+  private writesDeferred(start: DeferredStart, e: unknown, tries: number): void {
+    const errno = errnoOf(e) ?? 'ENOSPC';
+    const delayMillis = Math.min(MAX_START_RETRY_MILLIS, 1000 * 2 ** tries);
+    if (this.startPending === undefined) {
+      this.startPending = new TabletopError(
+        'ResourceExhausted',
+        `the disk of the data directory ${this.options.dir} was full when the server started (${errno}): reads are served, writes are refused until the start-up writes succeed (retried by themselves as space returns)`,
+        { cause: e },
+      );
+      // The system's own words (the manifest's writer wraps them in its refusal, which does not apply here).
+      let root: unknown = e;
+      while (root instanceof Error && root.cause !== undefined) root = root.cause;
+      this.emit({ kind: 'start-writes', state: 'deferred', errno, reason: root instanceof Error ? root.message : String(root) });
+    }
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      if (this.closed) return;
+      this.startWrites(start).then(
+        () => {
+          this.startPending = undefined;
+          this.emit({ kind: 'start-writes', state: 'done', errno, reason: '' });
+        },
+        (again: unknown) => {
+          if (this.closed) return;
+          if (DISK_SPACE_ERRNOS.has(errnoOf(again) ?? '')) this.writesDeferred(start, again, tries + 1);
+          else {
+            this.startPending = undefined;
+            this.fail(again);
+          }
+        },
+      );
+    }, delayMillis);
+    timer.unref();
+    this.retryTimers.add(timer);
   }
 
   /** Reports an event to the owner; a failing sink never fails the engine. */
@@ -760,9 +843,12 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
    * writes: the manifest can no longer be trusted to name what the commit log relies on.
    */
   async record(edits: readonly ManifestEdit[]): Promise<void> {
+    if (this.startPending !== undefined && !this.startingWrites) throw this.startPending;
     try {
       await this.manifest.apply(edits);
     } catch (e) {
+      // open()'s own writes fail open() (or are retried, writesDeferred) instead.
+      if (this.startingWrites) throw e;
       throw this.fail(e);
     }
   }
@@ -828,6 +914,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   private checkWritable(): void {
     this.checkOpen();
     if (this.failure !== undefined) throw this.failure;
+    if (this.startPending !== undefined) throw this.startPending;
   }
 
   private fail(e: unknown): TabletopError {
@@ -840,6 +927,8 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
               `storage failed; writes are refused until restart: ${e instanceof Error ? e.message : String(e)}`,
               { cause: e },
             );
+      const errno = errnoOf(e);
+      this.emit({ kind: 'storage-failed', ...(errno === undefined ? {} : { errno }), reason: this.failure.message });
       this.releaseStalls();
       const waiters = this.durableWaiters;
       this.durableWaiters = [];

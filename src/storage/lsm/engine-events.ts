@@ -79,6 +79,27 @@ export type EngineEvent =
       readonly errno: string;
       readonly reason: string;
       readonly delayMillis: number;
+    }
+  | {
+      /**
+       * deferred: the disk was full when the engine opened: it serves reads and refuses writes (ResourceExhausted)
+       * while it retries its start-up writes (a new manifest, a fresh commit log, the replayed rows flushed); done:
+       * they succeeded, writes are taken.
+       */
+      readonly kind: 'start-writes';
+      readonly state: 'deferred' | 'done';
+      readonly errno: string;
+      readonly reason: string;
+    }
+  | {
+      /**
+       * The engine stopped accepting writes until restart: a commit-log write or sync failed (whether its bytes reached
+       * the disk is unknown, so it is never retried), or the manifest could not be written. Reads go on.
+       */
+      readonly kind: 'storage-failed';
+      /** The system's error code when there is one (EIO, ENOSPC, ...). */
+      readonly errno?: string;
+      readonly reason: string;
     };
 
 /** Damage in a commit log that replay dropped (wal/log-reader.ts LogDamage, with its file). */

@@ -39,6 +39,16 @@ export class Manifest {
 
   /** Loads the manifest named by CURRENT (an empty state when there is none), then starts a fresh manifest file. */
   static async open(fs: FileSystem, dir: string): Promise<Manifest> {
+    const m = Manifest.load(fs, dir);
+    await m.rewrite();
+    return m;
+  }
+
+  /**
+   * Reads the manifest as open() does, but writes nothing: `state` is the data directory's, and the manifest takes
+   * edits only once startWriting() has written its new file (a disk too full to write to can still be read).
+   */
+  static load(fs: FileSystem, dir: string): Manifest {
     const state = emptyManifestState();
     const currentPath = join(dir, CURRENT_FILE);
     if (fs.exists(currentPath)) {
@@ -59,9 +69,17 @@ export class Manifest {
         for (const e of edits) applyEdit(state, e);
       });
     }
-    const m = new Manifest(fs, dir, state);
-    await m.rewrite();
-    return m;
+    return new Manifest(fs, dir, state);
+  }
+
+  /** Whether the manifest takes edits (open(), or load() then startWriting()). */
+  get writable(): boolean {
+    return this.writer !== undefined;
+  }
+
+  /** After load(): writes the new manifest file and points CURRENT at it; if that fails, what it wrote is removed. */
+  startWriting(): Promise<void> {
+    return this.rewrite();
   }
 
   /** Allocates a file number (made durable by the next edit). */
@@ -100,11 +118,28 @@ export class Manifest {
     const name = manifestFileName(this.fileNumber);
     const file = this.fs.create(join(this.dir, name));
     const writer = new LogWriter(file);
-    await writer.append(Buffer.from(JSON.stringify(snapshotEdits(this.state)), 'utf8'));
-    const tmp = this.fs.create(join(this.dir, CURRENT_TMP_FILE));
-    tmp.append(Buffer.from(currentContent(name), 'latin1'));
-    await tmp.sync();
-    tmp.close();
+    try {
+      await writer.append(Buffer.from(JSON.stringify(snapshotEdits(this.state)), 'utf8'));
+      const tmp = this.fs.create(join(this.dir, CURRENT_TMP_FILE));
+      try {
+        tmp.append(Buffer.from(currentContent(name), 'latin1'));
+        await tmp.sync();
+      } finally {
+        tmp.close();
+      }
+    } catch (e) {
+      // CURRENT still names the old file: the new one is nobody's (a full disk must not fill up with them).
+      writer.close();
+      this.fileNumber = old;
+      for (const f of [name, CURRENT_TMP_FILE]) {
+        try {
+          this.fs.remove(join(this.dir, f));
+        } catch {
+          // Already gone, or never made.
+        }
+      }
+      throw e;
+    }
     this.fs.rename(join(this.dir, CURRENT_TMP_FILE), join(this.dir, CURRENT_FILE));
     await this.fs.syncDir(this.dir);
     this.writer?.close();

@@ -238,11 +238,17 @@ export class LogWriter {
       // Written as they are (writev): a group of bulk writes is megabytes, and joining it first would copy it all once more.
       if (records.length === 1) this.file.append(records[0]!);
       else this.file.appendv(records);
-      if (this.extendBy > 0 && groupBytes < this.extendBy / 2 && this.file.size >= this.file.length)
-        this.file.extend(this.file.size + this.extendBy);
     } catch (e) {
       batch.reject(this.poison(e));
       return;
+    }
+    if (this.extendBy > 0 && groupBytes < this.extendBy / 2 && this.file.size >= this.file.length) {
+      try {
+        this.file.extend(this.file.size + this.extendBy);
+      } catch {
+        // The zeros ahead only make later syncs cheaper (LogWriterOptions.extendBy): a disk too full for them still
+        // has the records, and replay ends at zeros or at the end of the file alike.
+      }
     }
     this.syncing = this.file.sync().then(
       () => {
