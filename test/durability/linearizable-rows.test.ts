@@ -32,7 +32,7 @@ describe('single-row linearizability under kill -9', () => {
         seconds: SECONDS,
         workers: 8,
         rows: 3,
-        rowSeconds: 30,
+        rowSeconds: 10,
         killEveryMillis: 2500,
         progress: SECONDS > 60 ? (line) => console.log(line) : undefined,
       });

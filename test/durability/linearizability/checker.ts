@@ -103,13 +103,36 @@ export function checkLinearizable<S, I, O>(
     if (call.next !== undefined) call.next.prev = call;
   };
 
-  const linearized = new Uint32Array(Math.ceil(n / 32));
+  // The memo's key for the set of linearized operations: a 64-bit Zobrist hash (two random 32-bit words per
+  // operation, XORed in and out), so that a key costs O(1) however long the history. A collision could only prune a
+  // configuration wrongly, that is report a linearizable history as not (never the reverse), with odds ~2^-64.
+  const zobristLo = new Uint32Array(n);
+  const zobristHi = new Uint32Array(n);
+  let seed = 0x9e3779b9;
+  const next32 = (): number => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  for (let i = 0; i < n; i++) {
+    zobristLo[i] = next32();
+    zobristHi[i] = next32();
+  }
+  let setLo = 0;
+  let setHi = 0;
+  const toggle = (op: number): void => {
+    setLo = (setLo ^ zobristLo[op]!) >>> 0;
+    setHi = (setHi ^ zobristHi[op]!) >>> 0;
+  };
   const memo = new Set<string>();
   const stack: { call: Entry<I, O>; state: S }[] = [];
   let state = model.init;
   let entry = head.next;
   let explored = 0;
   let longest: { ops: Operation<I, O>[]; state: S } = { ops: [], state };
+  let longestLength = 0;
   while (head.next !== undefined) {
     if (entry === undefined) throw new Error('internal: ran off the end of the history');
     if (entry.kind === 'call') {
@@ -117,8 +140,8 @@ export function checkLinearizable<S, I, O>(
       const next = model.step(state, op.input, op.output);
       let tried = false;
       if (next.ok) {
-        linearized[entry.op >>> 5]! |= 1 << (entry.op & 31);
-        const key = `${linearized.join(',')}|${model.key(next.state)}`;
+        toggle(entry.op);
+        const key = `${setLo.toString(36)}:${setHi.toString(36)}|${model.key(next.state)}`;
         if (!memo.has(key)) {
           memo.add(key);
           tried = true;
@@ -126,9 +149,14 @@ export function checkLinearizable<S, I, O>(
           stack.push({ call: entry, state });
           state = next.state;
           lift(entry);
-          if (stack.length > longest.ops.length) longest = { ops: stack.map((s) => history[s.call.op]!), state };
+          if (stack.length > longestLength) {
+            longestLength = stack.length;
+            // Copied only now and then: each copy is the whole stack.
+            if (longestLength <= 64 || longestLength > 1.1 * longest.ops.length)
+              longest = { ops: stack.map((s) => history[s.call.op]!), state };
+          }
           entry = head.next;
-        } else linearized[entry.op >>> 5]! &= ~(1 << (entry.op & 31));
+        } else toggle(entry.op);
       }
       if (!tried) entry = entry.next;
     } else {
@@ -136,7 +164,7 @@ export function checkLinearizable<S, I, O>(
       const top = stack.pop();
       if (top === undefined) return { linearizable: false, explored, longest };
       state = top.state;
-      linearized[top.call.op >>> 5]! &= ~(1 << (top.call.op & 31));
+      toggle(top.call.op);
       unlift(top.call);
       entry = top.call.next;
     }
