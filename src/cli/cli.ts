@@ -416,7 +416,7 @@ async function runServe(cli: Layer, configFlag: string | undefined, io: CliIo): 
       config: settings.config,
       insight: settings.insight,
       logger,
-      tuning: { slowCallMillis: settings.slowCallMillis },
+      tuning: { ...settings.limits, slowCallMillis: settings.slowCallMillis },
       authenticator: security.authenticator,
       ...(security.projectPolicies === undefined ? {} : { projectPolicies: security.projectPolicies }),
       ...(security.tls === undefined ? {} : { tls: security.tls }),

@@ -67,3 +67,35 @@ describe('serve settings: security', () => {
     expect(resolveServeSettings([layer('cli', { auth: 'on', 'in-memory': true, 'auth-file': 'a.json' })]).authFile).toBe('a.json');
   });
 });
+
+describe('serve settings: limits', () => {
+  it("keeps the server's defaults unless told; takes each limit from any source", () => {
+    expect(resolveServeSettings([]).limits).toEqual({});
+    const s = resolveServeSettings([
+      layer('file', { 'max-connections': 100, 'response-buffer': '64MiB', 'idle-timeout': '6h' }),
+      layer('env', { 'max-streams': '50', 'stream-buffer': '256KiB', 'http-max-connections': '8' }),
+      layer('cli', { 'max-connections': '200' }),
+    ]);
+    expect(s.limits).toEqual({
+      maxConnections: 200,
+      maxConcurrentStreams: 50,
+      writeHighWaterBytes: 256 * 1024,
+      maxBufferedResponseBytes: 64 * 1024 * 1024,
+      maxConnectionIdleMillis: 6 * 60 * 60 * 1000,
+      httpMaxConnections: 8,
+    });
+  });
+
+  it('refuses zero, negative and malformed limits, naming the source', () => {
+    for (const [name, bad] of [
+      ['max-connections', '0'],
+      ['max-streams', '-3'],
+      ['stream-buffer', '0'],
+      ['response-buffer', 'lots'],
+      ['idle-timeout', '0'],
+      ['http-max-connections', '1.5'],
+    ] as const) {
+      expect(() => resolveServeSettings([layer('cli', { [name]: bad })])).toThrow(new RegExp(`^cli ${name}: `));
+    }
+  });
+});

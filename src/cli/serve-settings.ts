@@ -4,6 +4,7 @@ import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { LOG_FORMATS, type LogFormat } from './log-output.js';
 import { parseDuration } from './parse-duration.js';
 import { parseSize } from './parse-size.js';
+import { DEFAULT_SERVER_TUNING, type ServerTuning } from '../server/server-config.js';
 
 /**
  * Everything `tabletop serve` can be told, in one table: each setting is a
@@ -39,9 +40,25 @@ export interface ServeSettings {
   readonly oidcAudience: string | undefined;
   /** Serve beyond loopback without authentication. */
   readonly insecure: boolean;
+  /** The server's limits on connections, streams and buffered bytes that differ from the defaults. */
+  readonly limits: Partial<ServerLimits>;
 }
 
-type Draft = { -readonly [K in keyof ServeSettings]: ServeSettings[K] } & { config: { -readonly [K in keyof Config]?: Config[K] } };
+/** The server tunables `tabletop serve` exposes as limits. */
+export type ServerLimits = Pick<
+  ServerTuning,
+  | 'maxConnections'
+  | 'maxConcurrentStreams'
+  | 'writeHighWaterBytes'
+  | 'maxBufferedResponseBytes'
+  | 'maxConnectionIdleMillis'
+  | 'httpMaxConnections'
+>;
+
+type Draft = { -readonly [K in keyof ServeSettings]: ServeSettings[K] } & {
+  config: { -readonly [K in keyof Config]?: Config[K] };
+  limits: { -readonly [K in keyof ServerLimits]?: ServerLimits[K] };
+};
 
 /** A value as it comes: a string from the command line or the environment, any TOML/JSON value from a file. */
 export type RawValue = unknown;
@@ -54,7 +71,7 @@ export interface ServeSetting {
   readonly help: string;
   /** The default as help shows it. */
   readonly defaultText?: string;
-  readonly group: 'Server' | 'Security' | 'Storage' | 'Tablets and nodes' | 'Logging';
+  readonly group: 'Server' | 'Limits' | 'Security' | 'Storage' | 'Tablets and nodes' | 'Logging';
   /** Parses a value (throws Error with a message that names no source: the caller adds it). */
   apply(draft: Draft, value: RawValue): void;
 }
@@ -104,6 +121,55 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
     defaultText: 'on',
     group: 'Server',
     apply: (d, v) => (d.insight = onOff(v)),
+  },
+  // ---- limits ----
+  {
+    name: 'max-connections',
+    arg: 'n',
+    help: 'gRPC connections in all; at the cap a new client closes the connection idle the longest, and is refused when every one has calls in flight',
+    defaultText: String(DEFAULT_SERVER_TUNING.maxConnections),
+    group: 'Limits',
+    apply: (d, v) => (d.limits.maxConnections = wholeNumber(v, 1, 1_000_000, 'a whole number')),
+  },
+  {
+    name: 'max-streams',
+    arg: 'n',
+    help: 'concurrent calls (HTTP/2 streams) per gRPC connection; more are refused (REFUSED_STREAM, which clients retry)',
+    defaultText: String(DEFAULT_SERVER_TUNING.maxConcurrentStreams),
+    group: 'Limits',
+    apply: (d, v) => (d.limits.maxConcurrentStreams = wholeNumber(v, 1, 1_000_000, 'a whole number')),
+  },
+  {
+    name: 'stream-buffer',
+    arg: 'size',
+    help: 'response bytes queued for one streaming call (a client reading slowly) before the server stops producing more for it',
+    defaultText: '1MiB',
+    group: 'Limits',
+    apply: (d, v) => (d.limits.writeHighWaterBytes = positiveSize(v)),
+  },
+  {
+    name: 'response-buffer',
+    arg: 'size',
+    help: 'response bytes held for all clients together (queued in calls, waiting in socket buffers); past it, every call whose client is not reading waits',
+    defaultText: '128MiB',
+    group: 'Limits',
+    apply: (d, v) => (d.limits.maxBufferedResponseBytes = positiveSize(v)),
+  },
+  {
+    name: 'idle-timeout',
+    arg: 'duration',
+    help: 'a gRPC connection with no call for this long is closed (clients reconnect by themselves)',
+    defaultText: '6h',
+    group: 'Limits',
+    apply: (d, v) => (d.limits.maxConnectionIdleMillis = positiveDuration(v)),
+  },
+  {
+    name: 'http-max-connections',
+    arg: 'n',
+    help: 'connections of the HTTP port (web UI, JSON API, /metrics); more are closed as they arrive',
+    defaultText: String(DEFAULT_SERVER_TUNING.httpMaxConnections),
+    group: 'Limits',
+    apply: (d, v) => (d.limits.httpMaxConnections = wholeNumber(v, 1, 1_000_000, 'a whole number')),
   },
   // ---- security ----
   file('tls-cert', 'tlsCert', 'serve gRPC and HTTP over TLS with this certificate chain (PEM); needs --tls-key'),
@@ -345,6 +411,7 @@ export function resolveServeSettings(layers: readonly Layer[]): ServeSettings {
     oidcAudience: undefined,
     insecure: false,
     config: { backgroundThreads: defaultBackgroundThreads() },
+    limits: {},
   };
   for (const layer of layers) {
     const inMemory = layer.values.get('in-memory');
@@ -448,6 +515,18 @@ function oneOf<T extends string>(v: RawValue, values: readonly T[]): T {
   const s = text(v);
   if (!(values as readonly string[]).includes(s)) throw new Error(`must be one of ${values.join(', ')} (got ${JSON.stringify(v)})`);
   return s as T;
+}
+
+function positiveSize(v: RawValue): number {
+  const n = sizeValue(v);
+  if (n <= 0) throw new Error(`must be above 0 (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+function positiveDuration(v: RawValue): number {
+  const n = duration(v);
+  if (n <= 0) throw new Error(`must be above 0 (got ${JSON.stringify(v)})`);
+  return n;
 }
 
 function sizeValue(v: RawValue): number {

@@ -122,6 +122,7 @@ function h2Transport(opts: GrpcServerOptions, methods: MethodTable): Transport {
     streamWindowBytes: tuning.streamWindowBytes,
     connectionWindowBytes: tuning.connectionWindowBytes,
     highWaterBytes: tuning.writeHighWaterBytes,
+    maxBufferedResponseBytes: tuning.maxBufferedResponseBytes,
   });
   return {
     accept: (socket) => h2.accept(socket),

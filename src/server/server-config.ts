@@ -63,6 +63,11 @@ export interface ServerTuning {
   readonly connectionWindowBytes: number;
   /** The h2 transport reports backpressure to a streaming handler once this many bytes are queued on its stream. */
   readonly writeHighWaterBytes: number;
+  /**
+   * Response bytes the h2 transport holds for all connections together (queued in streams, waiting in socket
+   * buffers); past it, a stream that cannot send at once reports backpressure whatever its own queue holds.
+   */
+  readonly maxBufferedResponseBytes: number;
   /** How long shutdown waits for calls in flight before cancelling them. */
   readonly shutdownGraceMillis: number;
   /** Finished long-running operations kept for GetOperation. */
@@ -109,6 +114,7 @@ export const DEFAULT_SERVER_TUNING: ServerTuning = Object.freeze({
   streamWindowBytes: 4 * 1024 * 1024,
   connectionWindowBytes: 16 * 1024 * 1024,
   writeHighWaterBytes: 1024 * 1024,
+  maxBufferedResponseBytes: 128 * 1024 * 1024,
   shutdownGraceMillis: 5_000,
   operationsKept: 1000,
   // A second is slow for any single call of a local server (a ReadRows streaming a large table

@@ -8,7 +8,12 @@ import { H2Connection, type H2Stream } from './h2/connection.js';
 import { type HeaderMap, encodeHeaderBlock } from './h2/hpack.js';
 import { HeaderMetadata } from './header-metadata.js';
 import { parseGrpcTimeout } from './grpc-timeout.js';
+import { ResponseBudget } from './h2/response-budget.js';
+import { memoryReturner } from './memory-return.js';
 import { SessionMonitor } from './session-monitor.js';
+
+/** Response buffers that held this much at their peak and were then released are collected (memory-return.ts). */
+const RETURN_MEMORY_AFTER_BYTES = 32 * 1024 * 1024;
 
 /**
  * tabletop's gRPC transport: gRPC over HTTP/2 (PROTOCOL-HTTP2.md) on
@@ -44,6 +49,11 @@ export interface H2TransportOptions {
   readonly connectionWindowBytes: number;
   /** A stream's write() reports backpressure once this many bytes are queued. */
   readonly highWaterBytes: number;
+  /**
+   * Response bytes held in memory for all connections together (queued in streams, waiting in socket buffers):
+   * past it, every stream that cannot send at once reports backpressure (h2/response-budget.ts).
+   */
+  readonly maxBufferedResponseBytes: number;
 }
 
 export interface H2Transport {
@@ -51,6 +61,8 @@ export interface H2Transport {
   accept(socket: net.Socket): void;
   /** Open connections. */
   readonly connections: number;
+  /** Response bytes held for all connections now (queued in streams, waiting in socket buffers). */
+  readonly bufferedResponseBytes: number;
   /**
    * Closes the connection that has had no call for the longest (GOAWAY, then the socket), to make room for a new one
    * at the connection cap; false when every connection has calls in flight.
@@ -77,7 +89,13 @@ function isGrpcContentType(ct: string | undefined): boolean {
 
 export function createH2Transport(opts: H2TransportOptions): H2Transport {
   const callOptions = { maxMessageBytes: opts.maxMessageBytes, highWaterBytes: opts.highWaterBytes, logger: opts.logger };
+  const budget = new ResponseBudget(
+    opts.maxBufferedResponseBytes,
+    Math.min(RETURN_MEMORY_AFTER_BYTES, opts.maxBufferedResponseBytes),
+    memoryReturner(),
+  );
   const connectionOptions = {
+    responseBudget: budget,
     maxConcurrentStreams: opts.maxConcurrentStreams,
     streamWindowBytes: opts.streamWindowBytes,
     connectionWindowBytes: opts.connectionWindowBytes,
@@ -142,6 +160,9 @@ export function createH2Transport(opts: H2TransportOptions): H2Transport {
     },
     get connections() {
       return monitors.size;
+    },
+    get bufferedResponseBytes() {
+      return budget.bytes;
     },
     evictIdle(): boolean {
       let oldest: [H2Connection, SessionMonitor] | undefined;

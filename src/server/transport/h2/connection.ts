@@ -41,6 +41,7 @@ import {
 } from './error-codes.js';
 import { type HeaderMap, HpackDecoder, HpackError } from './hpack.js';
 import { H2Output, type OutputHost } from './output.js';
+import { type ResponseBudget, unlimitedBudget } from './response-budget.js';
 import { H2Stream, type StreamHost } from './stream.js';
 
 export * from './error-codes.js';
@@ -102,6 +103,8 @@ export interface ConnectionOptions {
   readonly connectionWindowBytes: number;
   /** SETTINGS_MAX_HEADER_LIST_SIZE: larger request header lists are refused. */
   readonly maxHeaderListBytes: number;
+  /** The server's response budget, shared by its connections (response-budget.ts); none: unlimited. */
+  readonly responseBudget?: ResponseBudget;
 }
 
 export interface ConnectionHooks {
@@ -151,7 +154,7 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
     private readonly opts: ConnectionOptions,
     private readonly hooks: ConnectionHooks,
   ) {
-    this.out = new H2Output(socket, this);
+    this.out = new H2Output(socket, this, opts.responseBudget ?? unlimitedBudget());
     this.streamWindow = Math.min(MAX_WINDOW, opts.streamWindowBytes);
     this.connectionWindow = Math.max(DEFAULT_WINDOW, Math.min(MAX_WINDOW, opts.connectionWindowBytes));
     socket.setNoDelay(true);
@@ -372,7 +375,7 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
       this.out.rstStream(id, H2_REFUSED_STREAM);
       return;
     }
-    const stream = new H2Stream(id, this, this.peerInitialWindow, this.streamWindow);
+    const stream = new H2Stream(id, this, this.out.budget, this.peerInitialWindow, this.streamWindow);
     this.streams.set(id, stream);
     // A request that ends with its headers is known to have ended before it is answered
     // (an answer then needs no RST_STREAM to stop the client sending).
@@ -496,6 +499,7 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
     if (stream.closed) return;
     stream.closed = true;
     stream.queue = [];
+    this.out.budget.adjust(-stream.queuedBytes);
     stream.queuedBytes = 0;
     stream.trailers = undefined;
     this.streams.delete(stream.id);

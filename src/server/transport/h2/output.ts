@@ -18,6 +18,7 @@ import {
   encodeWindowUpdate,
   writeFrameHeader,
 } from './frame-codec.js';
+import type { ResponseBudget } from './response-budget.js';
 import type { H2Stream } from './stream.js';
 
 /**
@@ -30,10 +31,13 @@ import type { H2Stream } from './stream.js';
  * socket's 'drain'.
  *
  * A peer that stops reading cannot make the server buffer without bound:
- * DATA waits in its stream while the socket's buffer is full, and while that
- * buffer holds more than OUTPUT_PAUSE bytes (answers to PINGs, SETTINGS or
- * refused streams the peer keeps sending) the socket is paused (reading
- * nothing more from the peer) until it drains.
+ * DATA waits in its stream while the socket's buffer is full or MAX_UNFLUSHED
+ * bytes are already on their way to it (however large the peer's windows),
+ * and while that buffer holds more than OUTPUT_PAUSE bytes (answers to PINGs,
+ * SETTINGS or refused streams the peer keeps sending) the socket is paused
+ * (reading nothing more from the peer) until it drains. What waits in the
+ * streams and in the socket's buffer counts against the server's
+ * ResponseBudget (response-budget.ts).
  */
 
 /** DATA payloads up to this size are copied into one buffer with their frame header; larger ones are sent as they are. */
@@ -42,6 +46,8 @@ const COPY_BELOW = 1024;
 const JOIN_BELOW = 16 * 1024;
 /** While the socket holds more than this many unsent bytes, the connection reads nothing more from its peer. */
 const OUTPUT_PAUSE = 1024 * 1024;
+/** DATA stops moving from the streams to the socket once this many bytes wait for the next flush (or for 'drain'). */
+const MAX_UNFLUSHED = 256 * 1024;
 const EMPTY = Buffer.alloc(0);
 const TABLE_SIZE_ZERO = Buffer.from([0x20]);
 
@@ -66,20 +72,29 @@ export class H2Output {
   private socketFull = false;
   private readPaused = false;
   private socketClosed = false;
+  /** Bytes of this connection's socket buffer counted in the budget when it was last measured. */
+  private socketCounted = 0;
+  private pumpScheduled = false;
 
   constructor(
     private readonly socket: net.Socket,
     private readonly host: OutputHost,
+    readonly budget: ResponseBudget,
   ) {}
 
   /** The socket closed: nothing more is queued. */
   socketGone(): void {
     this.socketClosed = true;
+    this.out = [];
+    this.outBytes = 0;
+    this.budget.adjust(-this.socketCounted);
+    this.socketCounted = 0;
   }
 
   /** The socket's 'drain': writes may go on. Returns whether reading was paused for the socket's buffer (the caller resumes it). */
   drained(): boolean {
     this.socketFull = false;
+    this.countSocket();
     const paused = this.readPaused;
     this.readPaused = false;
     return paused;
@@ -108,7 +123,7 @@ export class H2Output {
         return;
       }
       const allowed = Math.min(this.sendWindow, stream.sendWindow, this.peerMaxFrame);
-      if (allowed <= 0 || this.socketFull) {
+      if (allowed <= 0 || this.socketFull || this.outBytes >= MAX_UNFLUSHED) {
         this.blocked.add(stream);
         return;
       }
@@ -136,6 +151,8 @@ export class H2Output {
       this.sendWindow -= length;
       stream.sendWindow -= length;
       stream.queuedBytes -= length;
+      // From the stream's queue to the socket's: counted again at the flush.
+      this.budget.adjust(-length);
     }
     this.blocked.delete(stream);
     if (stream.trailers !== undefined) {
@@ -154,7 +171,7 @@ export class H2Output {
   /** Pumps the streams waiting for the connection window or the socket, while both allow. */
   pumpAll(): void {
     for (const s of this.blocked) {
-      if (this.socketFull || this.sendWindow <= 0) return;
+      if (this.socketFull || this.sendWindow <= 0 || this.outBytes >= MAX_UNFLUSHED) return;
       this.pump(s);
     }
   }
@@ -295,13 +312,39 @@ export class H2Output {
       ok = this.socket.writableLength === 0 || !this.socket.writableNeedDrain;
     }
     if (!ok) this.socketFull = true;
+    this.countSocket();
     if (this.socket.writableLength > OUTPUT_PAUSE && !this.readPaused) {
       this.readPaused = true;
       this.socket.pause();
+    }
+    // Streams held back by MAX_UNFLUSHED go on once this write is out of the way ('drain' does it when one comes).
+    if (!this.socketFull && !this.socket.writableNeedDrain && this.blocked.size > 0 && !this.pumpScheduled) {
+      this.pumpScheduled = true;
+      setImmediate(pumpOutput, this);
+    }
+  }
+
+  /** @internal */
+  scheduledPump(): void {
+    this.pumpScheduled = false;
+    if (!this.socketClosed) this.pumpAll();
+  }
+
+  /** Counts what the socket's buffer holds now in the budget. */
+  private countSocket(): void {
+    if (this.socketClosed) return;
+    const now = this.socket.writableLength;
+    if (now !== this.socketCounted) {
+      this.budget.adjust(now - this.socketCounted);
+      this.socketCounted = now;
     }
   }
 }
 
 function flushOutput(o: H2Output): void {
   o.flush();
+}
+
+function pumpOutput(o: H2Output): void {
+  o.scheduledPump();
 }

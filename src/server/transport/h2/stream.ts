@@ -1,3 +1,5 @@
+import type { ResponseBudget } from './response-budget.js';
+
 /** What a stream's user (a gRPC call) hears from it. */
 export interface StreamListener {
   /** A DATA payload of the request (may be a view of the socket's buffer: keep it or copy it, never write to it). */
@@ -48,6 +50,8 @@ export class H2Stream {
   constructor(
     readonly id: number,
     private readonly conn: StreamHost,
+    /** @internal The server's response budget (response-budget.ts); the stream's queue counts against it. */
+    readonly budget: ResponseBudget,
     sendWindow: number,
     recvWindow: number,
   ) {
@@ -68,16 +72,19 @@ export class H2Stream {
   /**
    * Queues response data and sends what the windows allow. Returns false when
    * the queue reached `highWater` bytes with this write and could not
-   * all be sent (as a Writable's write() would); drain() follows once
-   * everything queued has gone.
+   * all be sent (as a Writable's write() would), or when the server's
+   * response budget is spent and some of it could not be sent; drain()
+   * follows once everything queued has gone.
    */
   write(data: Buffer, highWater: number): boolean {
     if (this.closed || this.localEnded) return false;
     this.queue.push(data);
     this.queuedBytes += data.length;
+    this.budget.adjust(data.length);
     const over = this.queuedBytes >= highWater;
     this.conn.pump(this);
-    if (this.queuedBytes === 0 || !over) return true;
+    // Past the server's budget, anything left queued is backpressure, whatever the high-water mark.
+    if (this.queuedBytes === 0 || (!over && !this.budget.over)) return true;
     this.wantDrain = true;
     return false;
   }

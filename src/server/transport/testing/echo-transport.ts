@@ -82,6 +82,7 @@ export async function startEchoServer(handlers: EchoHandlers, tuning: Partial<Se
     streamWindowBytes: t.streamWindowBytes,
     connectionWindowBytes: t.connectionWindowBytes,
     highWaterBytes: t.writeHighWaterBytes,
+    maxBufferedResponseBytes: t.maxBufferedResponseBytes,
   });
   const listener = await listenGuarded((s) => transport.accept(s), '127.0.0.1', 0, {
     prefaceTimeoutMillis: t.prefaceTimeoutMillis,
