@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ByteString } from '../model/bytes.js';
@@ -86,6 +87,7 @@ import type { Schema } from './schema.js';
 import {
   type ViewWrite,
   applyEntries,
+  entrySlices,
   checkAndMutate,
   mutateRowInView,
   readModifyWrite,
@@ -572,9 +574,26 @@ export class LocalDatabase implements DatabaseCore {
     if (total > LIMITS.maxMutationsPerRequest) throw invalidArgument(tooManyMutationsMessage(total));
     const schema = table.schema;
     const results = validateEntries(schema, entries);
+    const now = serverTimeMicros(this.clock);
+    const apply = (part: readonly RowMutation[], partResults: (TabletopError | undefined)[]): Promise<void> =>
+      through === undefined
+        ? applyEntries(table, part, partResults, schema, now)
+        : this.applyInView(table, part, partResults, schema, through);
     try {
-      if (through === undefined) await applyEntries(table, entries, results, schema, serverTimeMicros(this.clock));
-      else await this.applyInView(table, entries, results, schema, through);
+      // A large request goes in slices, other clients served in between (each entry is atomic on its own, not the request).
+      for (const [from, to] of entrySlices(entries)) {
+        if (from === 0 && to === entries.length) {
+          await apply(entries, results);
+          break;
+        }
+        if (from > 0) await yieldToLoop();
+        const part = results.slice(from, to);
+        try {
+          await apply(entries.slice(from, to), part);
+        } finally {
+          for (let j = 0; j < part.length; j++) results[from + j] = part[j];
+        }
+      }
     } finally {
       this.watcher(name)?.rowsChanged(
         name,

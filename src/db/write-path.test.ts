@@ -473,3 +473,40 @@ describe.each(['memory', 'durable'] as const)('row size limit (%s engine)', (kin
     expect(rows).toEqual(['r: cf:a@1= cf:b@1=', 's: cf:d@1=']);
   });
 });
+
+describe('a large MutateRows', () => {
+  it('is applied in slices, in order, with other work running between them; every entry gets its own status', async () => {
+    const f = await openDb();
+    const name = await createTable(f, [family('cf')]);
+    const value = 'x'.repeat(1000);
+    // 25,000 entries of 1 KB: more than one slice by entries (10,000) and by bytes (4 MiB).
+    const entries = Array.from({ length: 25_000 }, (_, i) => ({
+      key: `k${String(i).padStart(6, '0')}`,
+      mutations: [set('cf', 'q', 1000, value)],
+    }));
+    // The same row written by an early and a late entry: the later one wins; an invalid entry fails alone.
+    entries[24_999] = { key: 'k000000', mutations: [set('cf', 'q', 1000, 'last')] };
+    entries[3] = { key: 'k000003', mutations: [set('nope', 'q', 1000, 'x')] };
+    let done = false;
+    const seen: number[] = [];
+    const watch = async (): Promise<void> => {
+      while (!done) {
+        // Another client's reads while the request is applied: how many of its rows they see.
+        seen.push((await readAll(f, name)).length);
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    const applying = f.db.mutateRows(name, entries);
+    const watching = watch();
+    const results = await applying;
+    done = true;
+    await watching;
+    expect(results.flatMap((r, i) => (r === undefined ? [] : [i]))).toEqual([3]);
+    expect(results[3]?.message).toMatch(/nope/);
+    // Reads ran between slices and saw some of the rows, neither none nor all.
+    expect(seen.some((n) => n > 0 && n < 24_998)).toBe(true);
+    const rows = await readAll(f, name);
+    expect(rows.length).toBe(24_998);
+    expect(rows[0]).toBe('k000000: cf:q@1=last');
+  }, 60_000);
+});

@@ -63,6 +63,36 @@ export function validateEntries(schema: Schema, entries: readonly RowMutation[])
   return results;
 }
 
+/** A MutateRows with more value bytes or entries than these is applied in slices of about this much (entrySlices). */
+const SLICE_VALUE_BYTES = 4 * 1024 * 1024;
+const SLICE_ENTRIES = 10_000;
+
+/**
+ * The slices `[from, to)` in which a MutateRows's entries are applied, in
+ * order, yielding to other work between them: each of at most about
+ * SLICE_VALUE_BYTES of values and SLICE_ENTRIES entries, so that one 256 MiB
+ * request does not hold every other client for the second or two that
+ * applying it takes. Each entry is atomic on its own, not the request, so a
+ * slice boundary changes nothing a client can see but the interleaving.
+ */
+export function entrySlices(entries: readonly RowMutation[]): [number, number][] {
+  const slices: [number, number][] = [];
+  let from = 0;
+  let bytes = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    bytes += e.key.length;
+    for (const m of e.mutations) if (m.kind === 'setCell') bytes += m.value.byteLength;
+    if (bytes >= SLICE_VALUE_BYTES || i + 1 - from >= SLICE_ENTRIES) {
+      slices.push([from, i + 1]);
+      from = i + 1;
+      bytes = 0;
+    }
+  }
+  if (from < entries.length || slices.length === 0) slices.push([from, entries.length]);
+  return slices;
+}
+
 /**
  * Applies the entries whose slot in `results` is still undefined, each
  * atomically; an entry that fails gets its error in its slot and the others
