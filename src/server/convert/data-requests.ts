@@ -68,7 +68,11 @@ export interface ReadRowsCommand extends DataTarget {
   readonly fullStats: boolean;
 }
 
-export function readRowsRequestFromProto(req: PReadRowsRequest, viewTable?: (name: ChildName) => TableName): ReadRowsCommand {
+export function readRowsRequestFromProto(
+  req: PReadRowsRequest,
+  viewTable?: (name: ChildName) => TableName,
+  rowSet?: RowSet,
+): ReadRowsCommand {
   const target = dataTargetOf('ReadRows', req, viewTable);
   const limit = int64ToNumber(req.rowsLimit, 'rows_limit');
   if (limit < 0) throw invalidArgument(`rows_limit must not be negative (got ${limit})`);
@@ -76,7 +80,7 @@ export function readRowsRequestFromProto(req: PReadRowsRequest, viewTable?: (nam
   const fullStats = view === 'REQUEST_STATS_FULL' || view === 2;
   return {
     ...target,
-    rows: rowSetFromProto(req.rows),
+    rows: rowSet ?? rowSetFromProto(req.rows),
     filter: req.filter == null ? undefined : rowFilterFromProto(req.filter),
     limit: limit === 0 ? undefined : limit,
     reversed: req.reversed === true,

@@ -31,6 +31,7 @@ import type {
   PSampleRowKeysResponse,
 } from '../convert/proto-types.js';
 import { type ReadRowsFrame, encodeReadRowsResponse } from '../convert/read-rows-encoder.js';
+import { type DecodedReadRowsRequest, decodeReadRowsRequest, decodeRowSet } from '../convert/read-rows-decoder.js';
 import { decodeReadModifyWriteRowRequest } from '../convert/rmw-decoder.js';
 import { encodeReadModifyWriteRowResponse } from '../convert/row-encoder.js';
 import type { Logger } from '../logger.js';
@@ -57,11 +58,12 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
   const viewTable = (name: ChildName): TableName => viewTables(db.getMaterializedView(name)).data;
   const methods = {
     ...(sql === undefined ? {} : sqlMethods(sql, tuning)),
-    ReadRows: serverStream<PReadRowsRequest, ReadRowsFrame>(
-      { encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget },
+    ReadRows: serverStream<DecodedReadRowsRequest, ReadRowsFrame>(
+      { decode: decodeReadRowsRequest, encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget },
       async (req, out, ctx) => {
         const started = performance.now();
-        const cmd = readRowsRequestFromProto(req, viewTable);
+        const rowSet = req.rowSetBytes === undefined ? undefined : await decodeRowSet(req.rowSetBytes);
+        const cmd = readRowsRequestFromProto(req, viewTable, rowSet);
         if (cmd.reversed && !ctx.features.reverseScans) {
           throw unimplemented(
             "Client doesn't support reverse scans yet: a reversed ReadRows needs the client to send the bigtable-features header with reverse_scans set",
