@@ -84,7 +84,7 @@ let root: Protobuf.Root | undefined;
  * resolved when its codec is first made, and a method's types when its
  * definition is.
  */
-function bigtableRoot(): Protobuf.Root {
+export function bigtableRoot(): Protobuf.Root {
   if (root === undefined) {
     const json = JSON.parse(BIGTABLE_DESCRIPTOR) as Protobuf.INamespace;
     root = new (loaderProtobuf().Root)();

@@ -1,6 +1,7 @@
 import { Status } from './status-codes.js';
 import { type ErrorCode, TabletopError } from '../model/errors.js';
 import type { Logger } from './logger.js';
+import { boundedStatusMessage } from './transport/status-message.js';
 
 /**
  * The one place where failures become gRPC statuses. A TabletopError maps by
@@ -51,11 +52,11 @@ export function grpcCode(code: ErrorCode): Status {
 
 /** The status a failure is reported with; `rpc` names the call for the log. */
 export function toGrpcStatus(e: unknown, rpc: string, logger: Logger): GrpcStatus {
-  if (e instanceof DetailedError) return { code: CODES[e.code], details: e.message, detailsBin: e.statusDetails };
-  if (e instanceof TabletopError) return { code: CODES[e.code], details: e.message };
+  if (e instanceof DetailedError) return { code: CODES[e.code], details: boundedStatusMessage(e.message), detailsBin: e.statusDetails };
+  if (e instanceof TabletopError) return { code: CODES[e.code], details: boundedStatusMessage(e.message) };
   const message = e instanceof Error ? e.message : String(e);
   logger.error(`internal error in ${rpc}: ${e instanceof Error && e.stack ? e.stack : message}`);
-  return { code: Status.INTERNAL, details: `Internal error in ${rpc}: ${message}` };
+  return { code: Status.INTERNAL, details: boundedStatusMessage(`Internal error in ${rpc}: ${message}`) };
 }
 
 /** Name of a status code for metrics and logs (e.g. "NOT_FOUND"). */

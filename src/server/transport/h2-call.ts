@@ -6,7 +6,7 @@ import { ACCEPTED_ENCODINGS, type MessageEncoding, decompress } from './decompre
 import { H2_CANCEL, type H2Stream, type StreamListener } from './h2/connection.js';
 import { encodeHeaderBlock } from './h2/hpack.js';
 import { FramingError, MessageDecoder, type RawMessage, framedMessage, joinMessage, messageHeader } from './message-framing.js';
-import { percentEncodeStatusMessage } from './status-message.js';
+import { boundedStatusMessage, percentEncodeStatusMessage } from './status-message.js';
 
 /**
  * One gRPC call on one HTTP/2 stream: reads the request message, decodes it
@@ -56,7 +56,7 @@ const OK_TRAILERS_ONLY = encodeHeaderBlock([...RESPONSE_FIELDS, ['grpc-status', 
 function statusFields(code: number, details: string, detailsBin?: Buffer): [string, string][] {
   const fields: [string, string][] = [
     ['grpc-status', String(code)],
-    ['grpc-message', percentEncodeStatusMessage(details)],
+    ['grpc-message', percentEncodeStatusMessage(boundedStatusMessage(details))],
   ];
   // Binary metadata: base64 (the gRPC spec lets senders omit the padding; receivers accept both).
   if (detailsBin !== undefined) fields.push(['grpc-status-details-bin', detailsBin.toString('base64').replace(/=+$/, '')]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percentEncodeStatusMessage } from './status-message.js';
+import { MAX_STATUS_MESSAGE_CHARS, boundedStatusMessage, percentEncodeStatusMessage } from './status-message.js';
 
 describe('percentEncodeStatusMessage', () => {
   const cases: [string, string][] = [
@@ -17,4 +17,19 @@ describe('percentEncodeStatusMessage', () => {
       expect(decodeURIComponent(encoded)).toBe(message);
     });
   }
+});
+
+describe('boundedStatusMessage', () => {
+  it('keeps messages up to the limit, and cuts longer ones with a note, never inside a surrogate pair', () => {
+    expect(boundedStatusMessage('short')).toBe('short');
+    const exact = 'x'.repeat(MAX_STATUS_MESSAGE_CHARS);
+    expect(boundedStatusMessage(exact)).toBe(exact);
+    const long = `Invalid table name: "${'é😀'.repeat(30_000)}"`;
+    const cut = boundedStatusMessage(long);
+    expect(cut.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS);
+    expect(cut).toMatch(/… \(\d+ more characters\)$/);
+    expect(long.startsWith(cut.slice(0, cut.indexOf('…')))).toBe(true);
+    // Valid UTF-16: encoding and decoding give it back.
+    expect(Buffer.from(cut, 'utf8').toString('utf8')).toBe(cut);
+  });
 });

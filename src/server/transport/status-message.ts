@@ -24,3 +24,20 @@ export function percentEncodeStatusMessage(message: string): string {
   }
   return out;
 }
+
+/**
+ * Status messages longer than this are cut, with a note of what was left out. Messages quote what the
+ * request named (a name, a regex), which may be tens of KiB; in the `grpc-message` trailer, percent-encoded,
+ * that exceeds what clients accept in a header list (Node's HTTP/2 client, at 64 KiB, dropped the
+ * connection, and every call on it hung until its deadline).
+ */
+export const MAX_STATUS_MESSAGE_CHARS = 2000;
+
+/** `message`, cut to MAX_STATUS_MESSAGE_CHARS (never inside a surrogate pair). */
+export function boundedStatusMessage(message: string): string {
+  if (message.length <= MAX_STATUS_MESSAGE_CHARS) return message;
+  let cut = MAX_STATUS_MESSAGE_CHARS - 40;
+  const c = message.charCodeAt(cut - 1);
+  if (c >= 0xd800 && c <= 0xdbff) cut--;
+  return `${message.slice(0, cut)}… (${message.length - cut} more characters)`;
+}
