@@ -120,6 +120,14 @@ export class WriteBatch {
     }
   }
 
+  /**
+   * Resolves once everything `read` can have seen in `key`'s tablet is durable: what a caller that answers from a
+   * read without writing must wait for (RowStore.durableNow).
+   */
+  seenDurable(key: ByteString): MaybePromise<void> {
+    return this.tablets.locate(key).store.durableNow();
+  }
+
   /** Resolves once every write flushed so far is durable (or failed, with its entries' errors set). */
   durable(): MaybePromise<void> {
     const n = this.waits.length;

@@ -510,3 +510,55 @@ describe('a large MutateRows', () => {
     expect(rows[0]).toBe('k000000: cf:q@1=last');
   }, 60_000);
 });
+
+describe('an answer that rests on a write not yet durable', () => {
+  it('waits for it: a CheckAndMutateRow that writes nothing answers only once what it read is durable', async () => {
+    // The commit log's syncs are held at will: a write is then applied (visible to a lock holder) but not durable.
+    let held: Promise<void> | undefined;
+    let release = (): void => {};
+    const mem = new MemoryFileSystem();
+    const gated = <T extends object>(file: T): T =>
+      new Proxy(file, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop, target) as unknown;
+          if (prop === 'sync')
+            return async () => {
+              if (held !== undefined) await held;
+              return (v as () => Promise<void>).call(target);
+            };
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+    const fs = new Proxy(mem, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target) as unknown;
+        if (prop === 'create' || prop === 'reuse') return (path: string) => gated((v as (p: string) => object).call(target, path));
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const engine = await openDiskEngine({ fs, dir: 'db' });
+    const f = await openDb({ engine });
+    const name = await createTable(f, [family('cf')]);
+    await f.db.mutateRow(name, 'r', [set('cf', 'q', 1000, 'old')]);
+    held = new Promise((r) => (release = r));
+    let written = false;
+    const write = f.db.mutateRow(name, 'r', [set('cf', 'q', 2000, 'new')]).then(() => (written = true));
+    // The predicate sees "new" (applied); the branch it picks writes nothing.
+    let answered = false;
+    const cam = f.db
+      .checkAndMutateRow(name, 'r', { kind: 'valueRegex', pattern: 'new' }, [], [set('cf', 'q', 3000, 'was not new')])
+      .then((matched) => {
+        answered = true;
+        return matched;
+      });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(written).toBe(false);
+    // Answering now would reveal "new", which a crash at this moment would take back.
+    expect(answered).toBe(false);
+    release();
+    held = undefined;
+    await write;
+    expect(await cam).toBe(true);
+    await f.db.close();
+  });
+});

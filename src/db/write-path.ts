@@ -470,7 +470,10 @@ async function readDecideWriteNow<T>(
       // Applied (visible to the next lock holder); durability is awaited without the lock.
       table.locks.release(key);
     }
-    const durable = batch.durable();
+    // Nothing written: the answer still rests on the row as read, which may hold writes not yet durable (applied by
+    // another request that has not been acknowledged): a crash could lose them after this answer revealed them.
+    // Found by the linearizability check (a CheckAndMutateRow answered false on a write the next crash took back).
+    const durable = decision.ops.length > 0 ? batch.durable() : batch.seenDurable(key);
     if (durable instanceof Promise) await durable;
     const error = results[0];
     if (error !== undefined) throw error;

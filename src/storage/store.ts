@@ -122,6 +122,14 @@ export interface RowStore {
    * is not assembled whole for each increment.
    */
   getForUpdate(key: ByteString, columns?: readonly ColumnRef[]): MaybePromise<Row | undefined>;
+  /**
+   * Resolves once every write applied so far (all that getForUpdate can
+   * have seen) is durable: a caller that answers from what getForUpdate
+   * read, without writing (a CheckAndMutateRow whose branch is empty), waits
+   * for it, so that no answer reveals a write a crash could still lose.
+   * Nothing (or undefined) when that is so already.
+   */
+  durableNow(): MaybePromise<void>;
   /** Streams rows in `range`, on a snapshot taken now. */
   scan(options: ScanOptions): RowCursor;
   /** Removes every row in the range (DropRowRange): fast, not row by row when the engine can. */

@@ -53,6 +53,10 @@ function asyncStore(s: RowStore): RowStore {
     },
     // The row is read when asked and handed over a turn later: a caller that does not hold the row's
     // lock meanwhile may act on a stale row, which is what the row locks must prevent.
+    durableNow: async () => {
+      await s.durableNow();
+      await tick();
+    },
     getForUpdate: async (key, columns) => {
       const row = await s.getForUpdate(key, columns);
       await tick();

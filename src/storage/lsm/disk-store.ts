@@ -21,6 +21,8 @@ export interface StoreHost {
   readonly seq: number;
   /** Every write up to this sequence number is durable: what readers see. */
   readonly visibleSeq: number;
+  /** Resolves once every write up to `seq` is durable (undefined when so already); rejects if the engine failed. */
+  durableThrough(seq: number): Promise<void> | undefined;
   write(store: DiskStore, batch: readonly RowWrite[]): Promise<void> | undefined;
   dropRange(store: DiskStore, range: KeyRange): Promise<void>;
   dropFamily(store: DiskStore, family: string): Promise<void>;
@@ -99,6 +101,10 @@ export class DiskStore implements RowStore {
 
   get(key: ByteString): Row | undefined {
     return this.read(key, this.engine.visibleSeq);
+  }
+
+  durableNow(): Promise<void> | undefined {
+    return this.engine.durableThrough(this.engine.seq);
   }
 
   getForUpdate(key: ByteString, columns?: readonly ColumnRef[]): Row | undefined {

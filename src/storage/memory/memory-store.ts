@@ -83,6 +83,11 @@ export class MemoryRowStore implements RowStore {
   }
 
   /** Writes are durable (as durable as this engine gets) at once: the same as get. */
+  /** Writes are durable (as much as this store's are) when applied. */
+  durableNow(): undefined {
+    return undefined;
+  }
+
   getForUpdate(key: ByteString, columns?: readonly ColumnRef[]): Row | undefined {
     const row = this.get(key);
     if (row === undefined || columns === undefined) return row;
