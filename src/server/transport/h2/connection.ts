@@ -131,7 +131,7 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
   private lastStreamId = 0;
   private settingsSeen = false;
   /** A header block being continued: its stream, the HEADERS flags, the fragments so far. */
-  private continued: { id: number; flags: number; parts: Buffer[]; bytes: number; frames: number } | undefined;
+  private continued: { id: number; flags: number; parts: Buffer[]; bytes: number; frames: number; selfDependent: boolean } | undefined;
 
   private peerInitialWindow = DEFAULT_WINDOW;
   /** Received on the connection since we last replenished its window. */
@@ -254,6 +254,8 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
         if (end - start !== 5) {
           if (this.streams.has(id)) this.streamError(id, H2_FRAME_SIZE_ERROR);
           else this.connectionError(H2_FRAME_SIZE_ERROR, 'PRIORITY payload must be 5 bytes');
+        } else if ((buf.readUInt32BE(start) & 0x7fffffff) === id) {
+          this.streamError(id, H2_PROTOCOL_ERROR);
         }
         return;
       case PUSH_PROMISE:
@@ -325,13 +327,15 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
     let fragmentStart = (flags & FLAG_PADDED) !== 0 ? start + 1 : start;
     if ((flags & FLAG_PRIORITY) !== 0) fragmentStart += 5;
     if (fragmentStart > dataEnd) return this.connectionError(H2_FRAME_SIZE_ERROR, 'HEADERS too short for its fields');
+    // A stream cannot depend on itself (RFC 9113 §5.3.1): a stream error, once the block is decoded.
+    const selfDependent = (flags & FLAG_PRIORITY) !== 0 && (buf.readUInt32BE(fragmentStart - 5) & 0x7fffffff) === id;
     const fragment = buf.subarray(fragmentStart, dataEnd);
     if ((flags & FLAG_END_HEADERS) === 0) {
       // Copied: the socket's buffer is not kept across reads.
-      this.continued = { id, flags, parts: [Buffer.from(fragment)], bytes: fragment.length, frames: 1 };
+      this.continued = { id, flags, parts: [Buffer.from(fragment)], bytes: fragment.length, frames: 1, selfDependent };
       return;
     }
-    this.headerBlock(id, flags, fragment);
+    this.headerBlock(id, flags, fragment, selfDependent);
   }
 
   private continuationIn(flags: number, id: number, buf: Buffer, start: number, end: number): void {
@@ -346,10 +350,10 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
     }
     if ((flags & FLAG_END_HEADERS) === 0) return;
     this.continued = undefined;
-    this.headerBlock(id, c.flags, Buffer.concat(c.parts));
+    this.headerBlock(id, c.flags, Buffer.concat(c.parts), c.selfDependent);
   }
 
-  private headerBlock(id: number, flags: number, block: Buffer): void {
+  private headerBlock(id: number, flags: number, block: Buffer, dependsOnItself: boolean): void {
     let headers: HeaderMap;
     try {
       headers = this.decoder.decode(block);
@@ -361,9 +365,10 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
     const endStream = (flags & FLAG_END_STREAM) !== 0;
     const existing = this.streams.get(id);
     if (existing !== undefined) {
-      // Trailers from the client: they must end the stream.
+      // Trailers from the client: they must end the stream, and carry no pseudo-header.
       if (existing.remoteEnded) return this.streamError(id, H2_STREAM_CLOSED);
-      if (!endStream) return this.streamError(id, H2_PROTOCOL_ERROR);
+      if (!endStream || this.decoder.pseudoFields > 0 || this.decoder.malformed !== undefined)
+        return this.streamError(id, H2_PROTOCOL_ERROR);
       this.remoteEnd(existing);
       return;
     }
@@ -371,6 +376,19 @@ export class H2Connection implements FrameSink, StreamHost, OutputHost {
     // its block having been decoded to keep the HPACK table in step.
     if (id <= this.lastStreamId) return;
     this.lastStreamId = id;
+    // A malformed request (RFC 9113 §8.1.1): reset, before anything serves it.
+    const path = headers[':path'];
+    if (
+      this.decoder.malformed !== undefined ||
+      headers[':method'] === undefined ||
+      headers[':scheme'] === undefined ||
+      path === undefined ||
+      path === '' ||
+      dependsOnItself
+    ) {
+      this.out.rstStream(id, H2_PROTOCOL_ERROR);
+      return;
+    }
     if (this.goingAway || this.streams.size >= this.opts.maxConcurrentStreams) {
       this.out.rstStream(id, H2_REFUSED_STREAM);
       return;

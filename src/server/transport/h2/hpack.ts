@@ -172,6 +172,17 @@ export class HpackDecoder {
   listBytes = 0;
 
   /**
+   * Why the last decoded list is not a well-formed request or trailer
+   * section (RFC 9113 §8.2, §8.3), or undefined: an upper-case name, a
+   * connection-specific field, TE other than "trailers", an unknown or
+   * repeated pseudo-header, or one after a regular field. The caller resets
+   * the stream (PROTOCOL_ERROR); the block was decoded whole all the same.
+   */
+  malformed: string | undefined = undefined;
+  /** Pseudo-header fields in the last decoded list. */
+  pseudoFields = 0;
+
+  /**
    * Decodes one complete header block. Throws HpackError on any malformed
    * input (a connection error: the table state is then unknown).
    */
@@ -181,6 +192,9 @@ export class HpackDecoder {
     const headers = Object.create(null) as HeaderMap;
     let listBytes = 0;
     let first = true;
+    let pseudo = 0;
+    let regular = false;
+    let malformed: string | undefined;
     while (this.pos < block.length) {
       const b = block[this.pos]!;
       let entry: Entry;
@@ -204,6 +218,17 @@ export class HpackDecoder {
       first = false;
       const [name, value] = entry;
       listBytes += name.length + value.length + 32;
+      if (name.charCodeAt(0) === 0x3a) {
+        pseudo++;
+        if (regular) malformed ??= `pseudo-header ${name} after a regular field`;
+        else if (!REQUEST_PSEUDO.has(name)) malformed ??= `pseudo-header ${name} is not one of a request's`;
+        else if (headers[name] !== undefined) malformed ??= `pseudo-header ${name} repeated`;
+      } else {
+        regular = true;
+        if (/[A-Z]/.test(name)) malformed ??= `upper-case header name ${name}`;
+        else if (CONNECTION_SPECIFIC.has(name)) malformed ??= `connection-specific header ${name}`;
+        else if (name === 'te' && value !== 'trailers') malformed ??= `te: ${value} (only "trailers" is allowed)`;
+      }
       const had = headers[name];
       if (had === undefined) headers[name] = value;
       else if (typeof had === 'string') headers[name] = [had, value];
@@ -211,6 +236,8 @@ export class HpackDecoder {
     }
     this.buf = EMPTY;
     this.listBytes = listBytes;
+    this.pseudoFields = pseudo;
+    this.malformed = malformed;
     return headers;
   }
 
@@ -272,6 +299,10 @@ export class HpackDecoder {
 }
 
 const EMPTY = new Uint8Array(0);
+/** The pseudo-headers a request may carry (RFC 9113 §8.3.1; :protocol is for extended CONNECT, which we do not offer). */
+const REQUEST_PSEUDO = new Set([':method', ':scheme', ':path', ':authority']);
+/** Fields that belong to HTTP/1.1 connections and make an HTTP/2 message malformed (RFC 9113 §8.2.2). */
+const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
 
 /** Appends an integer with an N-bit prefix, the prefix byte's high bits being `flags`. */
 function pushInteger(out: number[], flags: number, prefixBits: number, v: number): void {
