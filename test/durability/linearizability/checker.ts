@@ -150,10 +150,10 @@ export function checkLinearizable<S, I, O>(
           state = next.state;
           lift(entry);
           if (stack.length > longestLength) {
+            // Copied at each new longest prefix (O(n^2) in all, a few million copies for a row's history), so that the
+            // report shows exactly where the search got stuck.
             longestLength = stack.length;
-            // Copied only now and then: each copy is the whole stack.
-            if (longestLength <= 64 || longestLength > 1.1 * longest.ops.length)
-              longest = { ops: stack.map((s) => history[s.call.op]!), state };
+            longest = { ops: stack.map((s) => history[s.call.op]!), state };
           }
           entry = head.next;
         } else toggle(entry.op);
