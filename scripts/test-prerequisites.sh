@@ -12,7 +12,9 @@
 #   - openssl (Debian's openssl), which the TLS tests make their CA and
 #     certificates with, as an operator would;
 #   - strace (Debian's strace), whose --inject makes a running server's own
-#     system calls fail or stall (test/durability/system-faults.test.ts).
+#     system calls fail or stall (test/durability/system-faults.test.ts);
+#   - h2load (Debian's nghttp2-client), nghttp2's HTTP/2 load generator
+#     (test/abuse/h2load.test.ts).
 # Missing Debian packages are installed here when this runs as root, with
 # apt-get. Google's two packages come from Google's own apt repository, which
 # is not Debian's: a missing one stops the run at once, as does anything this
@@ -42,6 +44,7 @@ has_grpc || debian+=(python3-grpcio)
 [ -x "$chromium" ] || debian+=(chromium)
 command -v openssl >/dev/null || debian+=(openssl)
 command -v strace >/dev/null || debian+=(strace)
+command -v h2load >/dev/null || debian+=(nghttp2-client)
 [ ${#google[@]} -eq 0 ] && [ ${#debian[@]} -eq 0 ] && exit 0
 
 root=false
