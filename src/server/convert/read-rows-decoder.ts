@@ -58,7 +58,10 @@ export function decodeReadRowsRequest(buf: Uint8Array): DecodedReadRowsRequest {
     }
   }
   loaderDecode ??= serviceDefinition('data')['ReadRows']!.requestDeserialize;
-  const others = loaderDecode(rest.length === 1 ? Buffer.from(rest[0]!) : Buffer.concat(rest)) as PReadRowsRequest;
+  // One field besides the row set (the usual table_name): decoded where it lies, not copied.
+  const only = rest.length === 1 ? rest[0]! : undefined;
+  const restBytes = only !== undefined ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(rest);
+  const others = loaderDecode(restBytes) as PReadRowsRequest;
   return rowSetBytes === undefined ? others : { ...others, rowSetBytes };
 }
 
