@@ -32,7 +32,8 @@ describe('ReadRowsRequest decoder', () => {
       };
       const bytes = encode(req);
       const expected = ReadRows.requestDeserialize(bytes) as PReadRowsRequest;
-      const { rowSetBytes, ...rest } = decodeReadRowsRequest(bytes);
+      // Small requests are decoded whole (their rows too, unused); large ones without their rows.
+      const { rowSetBytes, rows: _unused, ...rest } = decodeReadRowsRequest(bytes);
       const { rows, ...expectedRest } = expected;
       expect(rest).toEqual(expectedRest);
       if (rows == null) expect(rowSetBytes).toBeUndefined();
@@ -56,13 +57,16 @@ describe('ReadRowsRequest decoder', () => {
     });
   });
 
-  it('rejects malformed row sets with INVALID_ARGUMENT', async () => {
+  it('rejects malformed row sets with INVALID_ARGUMENT, small and large', async () => {
     // rows holding a range whose inner length runs past the range.
     const bad = Buffer.from([0x12, 5, 0x12, 3, 0x0a, 9, 0x61]);
-    const decoded = decodeReadRowsRequest(bad);
-    await expect(decodeRowSet(decoded.rowSetBytes!)).rejects.toMatchObject({ code: 'InvalidArgument' });
+    expect(() => decodeRowSet([bad.subarray(2)])).toThrow(expect.objectContaining({ code: 'InvalidArgument' }));
+    // The same damage at the end of 100,000 good ranges: found by the sliced decoder.
+    const good = encode({ rows: { rowRanges: Array.from({ length: 100_000 }, () => ({ startKeyClosed: Buffer.from('k') })) } });
+    const decoded = decodeReadRowsRequest(Buffer.concat([good, bad]));
+    await expect(Promise.resolve().then(() => decodeRowSet(decoded.rowSetBytes!))).rejects.toMatchObject({ code: 'InvalidArgument' });
     // A length past the end of the message fails at once.
-    expect(() => decodeReadRowsRequest(Buffer.from([0x12, 50, 0x0a]))).toThrow(/past the end/);
+    expect(() => decodeReadRowsRequest(Buffer.from([0x12, 50, 0x0a]))).toThrow();
   });
 
   it('decodes a million ranges in slices that let other work run', async () => {

@@ -62,7 +62,8 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
       { decode: decodeReadRowsRequest, encode: (frame) => encodeReadRowsResponse(frame, tuning.valueChunkBytes), resource: dataTarget },
       async (req, out, ctx) => {
         const started = performance.now();
-        const rowSet = req.rowSetBytes === undefined ? undefined : await decodeRowSet(req.rowSetBytes);
+        let rowSet = req.rowSetBytes === undefined ? undefined : decodeRowSet(req.rowSetBytes);
+        if (rowSet instanceof Promise) rowSet = await rowSet;
         const cmd = readRowsRequestFromProto(req, viewTable, rowSet);
         if (cmd.reversed && !ctx.features.reverseScans) {
           throw unimplemented(
