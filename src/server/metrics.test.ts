@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../testing/memory-logger.js';
 import { type MethodInfo, resource } from './method-table.js';
-import { LATENCY_BUCKETS_SECONDS, MAX_TABLES_PER_METHOD, Metrics, OTHER_TABLES, observeCalls } from './metrics.js';
+import { LATENCY_BUCKETS_SECONDS, MAX_TABLES_PER_METHOD, Metrics, NAMELESS, OTHER_TABLES, observeCalls } from './metrics.js';
 import type { CallStartInfo } from './rpc.js';
 
 /** What a call's start tells the observer besides its request: no metadata, no caller. */
@@ -114,5 +114,20 @@ describe('observeCalls', () => {
     await sleep(20);
     end('OK');
     expect(logger.records).toEqual([]);
+  });
+});
+
+describe('metrics: names from clients', () => {
+  it('counts calls that failed on their name under one series, whatever names they gave', () => {
+    const metrics = new Metrics();
+    const begin = metrics.calls(SERVICE, 'ReadRows');
+    for (let i = 0; i < 5000; i++)
+      begin(`projects/p/instances/i/tables/${'x'.repeat(i % 100)}${i}`)(i % 2 === 0 ? 'NOT_FOUND' : 'INVALID_ARGUMENT');
+    begin('projects/p/instances/i/tables/real')('OK');
+    begin('projects/p/instances/i/tables/real')('FAILED_PRECONDITION');
+    expect(metrics.count(SERVICE, 'ReadRows', 'NOT_FOUND', NAMELESS)).toBe(2500);
+    expect(metrics.count(SERVICE, 'ReadRows', 'INVALID_ARGUMENT', NAMELESS)).toBe(2500);
+    expect(metrics.count(SERVICE, 'ReadRows', 'OK', 'projects/p/instances/i/tables/real')).toBe(1);
+    expect(metrics.count(SERVICE, 'ReadRows', 'FAILED_PRECONDITION', 'projects/p/instances/i/tables/real')).toBe(1);
   });
 });
