@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeHeaderBlock } from '../../src/server/transport/h2/hpack.js';
-import { RawClient, frame, settings } from '../../src/server/transport/testing/raw-h2.js';
+import { RawClient, frame, settings } from '../../src/server/transport/h2/testing/raw-h2.js';
 import { nodeClient } from '../harness/node-client.js';
 import { startDurable } from '../durability/durable-server.js';
 

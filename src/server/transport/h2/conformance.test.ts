@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from '../testing/echo-transport.js';
-import { PREFACE, RawClient, frame, grpcMessage, requestHeaders, settings, u32 } from '../testing/raw-h2.js';
+import { PREFACE, RawClient, frame, grpcMessage, requestHeaders, settings, u32 } from './testing/raw-h2.js';
 import { encodeHeaderBlock } from './hpack.js';
 import { H2_COMPRESSION_ERROR, H2_FLOW_CONTROL_ERROR, H2_FRAME_SIZE_ERROR, H2_PROTOCOL_ERROR, H2_STREAM_CLOSED } from './connection.js';
 

@@ -9,7 +9,7 @@ import {
   H2_PROTOCOL_ERROR,
   H2_REFUSED_STREAM,
 } from './connection.js';
-import { RawClient, frame, grpcMessage, requestHeaders, settings, u32 } from '../testing/raw-h2.js';
+import { RawClient, frame, grpcMessage, requestHeaders, settings, u32 } from './testing/raw-h2.js';
 
 /**
  * tabletop's HTTP/2 layer frame by frame, through a raw socket: what the

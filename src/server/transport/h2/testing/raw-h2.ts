@@ -1,13 +1,15 @@
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HpackDecoder, encodeHeaderBlock } from '../h2/hpack.js';
-import { SERVICE } from './echo-transport.js';
+import { HpackDecoder, encodeHeaderBlock } from '../hpack.js';
 
 /**
  * A raw HTTP/2 client for tests of tabletop's HTTP/2 layer: frames built
  * byte by byte, what the server sends read back as frames. Official
  * clients never send most of what these tests send.
  */
+
+/** The echo test service (../../testing/echo-transport.ts), named here so that this file imports nothing outside h2/. */
+const SERVICE = 'test.Echo';
 
 export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 
