@@ -4,7 +4,7 @@ import type { Row } from '../model/cell.js';
 import type { ColumnFamily } from '../model/family.js';
 import type { RowFilter } from '../model/filter/index.js';
 import type { GcRule } from '../model/gc-rule.js';
-import type { RowSet } from '../model/key-range.js';
+import type { KeyRange, RowSet } from '../model/key-range.js';
 import type { Mutation, ReadModifyWriteRule, RowMutation } from '../model/mutation.js';
 import type { ChildName, InstanceName, TableName } from '../model/names.js';
 import type { TabletopError } from '../model/errors.js';
@@ -375,6 +375,8 @@ export type FamilyModification =
 
 export interface ReadRequest {
   readonly rows: RowSet;
+  /** `rows` already normalised (normalizeRowSet or normalizeRowSetInSteps), for a caller that did it in steps. */
+  readonly ranges?: readonly KeyRange[] | undefined;
   readonly filter: RowFilter | undefined;
   /** Maximum rows to return; 0 or undefined means no limit. */
   readonly limit: number | undefined;

@@ -526,7 +526,7 @@ export class LocalDatabase implements DatabaseCore {
     const limit = request.limit ?? 0;
     if (!Number.isSafeInteger(limit) || limit < 0) throw invalidArgument(`Invalid rows_limit ${limit}: must be a non-negative integer`);
     const view: ViewMatcher | undefined = request.view === undefined ? undefined : this.authorizedViews.matcher(name, request.view);
-    const requested = normalizeRowSet(request.rows);
+    const requested = request.ranges ?? normalizeRowSet(request.rows);
     const ranges = view === undefined ? requested : view.restrictRanges(requested);
     const filter = request.filter === undefined ? undefined : compileRequestFilter(request.filter, this.filterOptions);
     return new TableRowReader({

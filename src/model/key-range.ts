@@ -59,23 +59,58 @@ export function intersectRanges(a: KeyRange, b: KeyRange): KeyRange {
  * start lies after its end is rejected, as Cloud Bigtable does.
  */
 export function normalizeRowSet(set: RowSet): KeyRange[] {
+  return finish(normalizeSteps(set));
+}
+
+/**
+ * normalizeRowSet for very large row sets (a ReadRows may carry a million
+ * ranges): the same result, computed in steps with `pause()` awaited every
+ * few thousand ranges, so that the caller can let other work run. Only the
+ * sort is one block (linear on a set that arrives sorted, as clients send them).
+ */
+export async function normalizeRowSetInSteps(set: RowSet, pause: () => Promise<void> | undefined): Promise<KeyRange[]> {
+  const steps = normalizeSteps(set);
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+    const p = pause();
+    if (p !== undefined) await p;
+  }
+}
+
+/** Ranges between two steps of normalizeSteps and mergeSteps. */
+const STEP = 8192;
+
+function* normalizeSteps(set: RowSet): Generator<undefined, KeyRange[], undefined> {
   if (set.keys.length === 0 && set.ranges.length === 0) return [FULL_RANGE];
   const ranges: KeyRange[] = [];
-  for (const k of set.keys) ranges.push(pointRange(k));
+  let n = 0;
+  for (const k of set.keys) {
+    ranges.push(pointRange(k));
+    if (++n % STEP === 0) yield;
+  }
   for (const r of set.ranges) {
     const kr = rangeOf(r);
     if (kr.end !== undefined && kr.end < kr.start) {
       throw invalidArgument('Invalid row range: start key must not be after the end key');
     }
     if (!isEmptyRange(kr)) ranges.push(kr);
+    if (++n % STEP === 0) yield;
   }
-  return mergeRanges(ranges);
+  return yield* mergeSteps(ranges);
 }
 
 /** Sorts and merges overlapping or touching ranges; drops empty ones. */
 export function mergeRanges(input: readonly KeyRange[]): KeyRange[] {
-  const sorted = input.filter((r) => !isEmptyRange(r)).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return finish(mergeSteps(input.filter((r) => !isEmptyRange(r))));
+}
+
+/** Sorts `ranges` (none empty; the array is sorted in place) and merges overlapping or touching ones. */
+function* mergeSteps(ranges: KeyRange[]): Generator<undefined, KeyRange[], undefined> {
+  const sorted = ranges.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  if (sorted.length > STEP) yield;
   const out: KeyRange[] = [];
+  let n = 0;
   for (const r of sorted) {
     const last = out[out.length - 1];
     if (last !== undefined && (last.end === undefined || r.start <= last.end)) {
@@ -85,6 +120,15 @@ export function mergeRanges(input: readonly KeyRange[]): KeyRange[] {
     } else {
       out.push(r);
     }
+    if (++n % STEP === 0) yield;
   }
   return out;
+}
+
+/** Runs steps to their end at once. */
+function finish<T>(steps: Generator<undefined, T, undefined>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
 }

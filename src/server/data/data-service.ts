@@ -1,4 +1,6 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DatabaseCore } from '../../db/api.js';
+import { normalizeRowSetInSteps } from '../../model/key-range.js';
 import { viewTables } from '../../db/materialized-views.js';
 import type { ChildName, TableName } from '../../model/names.js';
 import { TabletopError, invalidArgument, unimplemented } from '../../model/errors.js';
@@ -65,6 +67,9 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
         let rowSet = req.rowSetBytes === undefined ? undefined : decodeRowSet(req.rowSetBytes);
         if (rowSet instanceof Promise) rowSet = await rowSet;
         const cmd = readRowsRequestFromProto(req, viewTable, rowSet);
+        // A very large row set is normalised (sorted, merged) in steps too, other clients served in between.
+        const ranges =
+          cmd.rows.keys.length + cmd.rows.ranges.length > 8192 ? await normalizeRowSetInSteps(cmd.rows, pauseEvery(5)) : undefined;
         if (cmd.reversed && !ctx.features.reverseScans) {
           throw unimplemented(
             "Client doesn't support reverse scans yet: a reversed ReadRows needs the client to send the bigtable-features header with reverse_scans set",
@@ -72,6 +77,7 @@ export function dataService(db: DatabaseCore, tuning: ServerTuning, metrics: Met
         }
         const reader = db.readRows(cmd.table, {
           rows: cmd.rows,
+          ranges,
           filter: cmd.filter,
           limit: cmd.limit,
           reversed: cmd.reversed,
@@ -242,4 +248,15 @@ function entryStatus(index: number, error: unknown, logger: Logger): EntryStatus
   if (error instanceof TabletopError) return { index, code: grpcCode(error.code), message: error.message };
   const s = toGrpcStatus(error, 'MutateRows', logger);
   return { index, code: s.code, message: s.details };
+}
+
+/** A pause for work done in steps: a turn of the event loop once `millis` have passed since the last one, else none. */
+function pauseEvery(millis: number): () => Promise<void> | undefined {
+  let last = performance.now();
+  return () => {
+    if (performance.now() - last < millis) return undefined;
+    return yieldToLoop().then(() => {
+      last = performance.now();
+    });
+  };
 }
