@@ -69,6 +69,16 @@ describe('the access recorder hook', () => {
     expect(recorder.dropped).toEqual([uid]);
   });
 
+  it('is dropped for every table of an instance deleted with them', async () => {
+    const { f, name, recorder } = await setUp();
+    const other = await createTable(f, [family('cf')], { name: { ...name, table: `${name.table}-b` } });
+    const uids = [...recorder.tables].filter(([, e]) => e.name.instance === name.instance).map(([uid]) => uid);
+    expect(uids.length).toBe(2);
+    expect(other.instance).toBe(name.instance);
+    await f.db.deleteInstance({ project: name.project, instance: name.instance });
+    expect([...recorder.dropped].sort()).toEqual([...uids].sort());
+  });
+
   it('sees each store write: its keys and per-row bytes, one batch per tablet, and one request', async () => {
     const { f, name, rec } = await setUp(['m']);
     await f.db.mutateRows(name, [

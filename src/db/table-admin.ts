@@ -230,11 +230,13 @@ export class TableAdmin {
     });
   }
 
-  /** Drops the stores of tables removed with their instance. */
+  /** Drops the stores of tables removed with their instance, and what the access recorder keeps of them. */
   dropTables(tables: readonly TableRecord[]): MaybePromise<void> {
     return forEachInOrder(tables, (record) => {
       const runtime = this.runtimes.get(record.uid);
       this.runtimes.delete(record.uid);
+      // Found by protocol fuzzing: instances deleted with their tables left each table's recorder behind.
+      this.access?.dropTable(record.uid);
       if (runtime === undefined) return this.dropStores(record);
       runtime.deleted = true;
       return runtime.gate.exclusive(() => this.dropStores(record));
