@@ -5,7 +5,7 @@ import type { Progress } from './progress.js';
 import { summaryLine } from './report/figures.js';
 import { num } from './report/format.js';
 import type { ProbeResult } from './startup/protocol.js';
-import { cpuSeconds, rssBytes, untilIdle } from './servers/proc-stats.js';
+import { cpuSecondsBetween, readCpu, rssBytes, untilIdle } from './servers/proc-stats.js';
 import { startTarget } from './servers/targets.js';
 import type { Target, TargetKind } from './servers/targets.js';
 import { createTable, loadRows, nodeClient } from './workloads/node-client.js';
@@ -291,7 +291,7 @@ export class Runner {
       runId: id,
       tick: (n) => task.update(n),
       measure: async (body: () => Promise<Counts>): Promise<Measured> => {
-        const server0 = cpuSeconds(pid);
+        const server0 = readCpu(pid);
         const client0 = process.cpuUsage();
         const t0 = performance.now();
         const counts = await body();
@@ -300,12 +300,12 @@ export class Runner {
         const rss = rssBytes(pid);
         // Writes leave flushes and compactions behind: their CPU is the run's too.
         if (w.writes) await untilIdle(pid, 120);
-        const server1 = cpuSeconds(pid);
+        const server1 = readCpu(pid);
         const disk = live.target.diskBytes();
         return {
           ...counts,
           seconds: wall,
-          serverCpuSeconds: server1 - server0,
+          serverCpuSeconds: cpuSecondsBetween(server0, server1),
           clientCpuSeconds: counts.clientCpuSeconds ?? (client.user + client.system) / 1e6,
           clientProcesses: counts.clientProcesses ?? 1,
           serverRssBytes: rss,
