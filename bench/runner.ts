@@ -5,7 +5,7 @@ import type { Progress } from './progress.js';
 import { summaryLine } from './report/figures.js';
 import { num } from './report/format.js';
 import type { ProbeResult } from './startup/protocol.js';
-import { cpuSecondsBetween, readCpu, rssBytes, untilIdle } from './servers/proc-stats.js';
+import { cpuSecondsBetween, mainThreadSecondsBetween, readCpu, rssBytes, untilIdle } from './servers/proc-stats.js';
 import { startTarget } from './servers/targets.js';
 import type { Target, TargetKind } from './servers/targets.js';
 import { createTable, loadRows, nodeClient } from './workloads/node-client.js';
@@ -302,10 +302,12 @@ export class Runner {
         if (w.writes) await untilIdle(pid, 120);
         const server1 = readCpu(pid);
         const disk = live.target.diskBytes();
+        const main = mainThreadSecondsBetween(pid, server0, server1);
         return {
           ...counts,
           seconds: wall,
           serverCpuSeconds: cpuSecondsBetween(server0, server1),
+          ...(main === undefined ? {} : { serverMainCpuSeconds: main }),
           clientCpuSeconds: counts.clientCpuSeconds ?? (client.user + client.system) / 1e6,
           clientProcesses: counts.clientProcesses ?? 1,
           serverRssBytes: rss,

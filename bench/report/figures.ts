@@ -17,6 +17,7 @@ export type FigureKey =
   | 'p99'
   | 'serverCpu'
   | 'serverCores'
+  | 'serverOtherCores'
   | 'clientCpu'
   | 'rssPerGiB'
   | 'rssGrowthPerGiB'
@@ -71,6 +72,12 @@ export function figures(w: ReportedWorkload): Figure[] {
     value: (r) => (units(w, r) > 0 ? (r.serverCpuSeconds / units(w, r)) * 1e6 : undefined),
   });
   out.push({ key: 'serverCores', label: 'server CPU cores busy', better: 'none', value: (r) => r.serverCpuSeconds / r.seconds });
+  out.push({
+    key: 'serverOtherCores',
+    label: 'of which threads other than the main one',
+    better: 'none',
+    value: (r) => (r.serverMainCpuSeconds === undefined ? undefined : (r.serverCpuSeconds - r.serverMainCpuSeconds) / r.seconds),
+  });
   out.push({
     key: 'clientCpu',
     label: `client CPU µs/${one}`,
@@ -167,6 +174,9 @@ export function summaryLine(w: ReportedWorkload, r: RunResult): string {
         break;
       case 'serverCores':
         parts.push(`(${num(v)} cores)`);
+        break;
+      case 'serverOtherCores':
+        parts.push(`(${num(v)} of them off the main thread)`);
         break;
       case 'rssPerGiB':
         parts.push(`RSS ${num(v)} GiB/GiB`);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpuSecondsBetween, readCpu } from './proc-stats.js';
+import { cpuSecondsBetween, mainThreadSecondsBetween, readCpu } from './proc-stats.js';
 
 // A child that, on each line of input, burns the given ms of CPU on its main thread ("main 300"), or runs a worker
 // thread busy for that many ms of wall time that then ends ("worker 300"), and answers "done".
@@ -68,5 +68,26 @@ describe('server CPU between two readings', () => {
     // The worker's last ~200 ms (less on a busy machine) are counted although its thread is gone.
     expect(seconds).toBeGreaterThan(0.05);
     expect(seconds).toBe(after.tickSeconds - between.tickSeconds);
+  });
+
+  it('tells the main thread’s share from the other threads’', async () => {
+    const c = await start();
+    await ask(c, 'worker 10');
+    const a = readCpu(c.pid!);
+    await ask(c, 'main 200');
+    const b = readCpu(c.pid!);
+    const main = mainThreadSecondsBetween(c.pid!, a, b)!;
+    expect(main).toBeGreaterThan(0.19);
+    expect(main).toBeLessThanOrEqual(cpuSecondsBetween(a, b));
+    // A worker busy for 300 ms of wall time: its CPU is not the main thread's.
+    const started = once(c.stdout!, 'data');
+    c.stdin!.write('worker 300\n');
+    await new Promise((r) => setTimeout(r, 100));
+    const during = readCpu(c.pid!);
+    await new Promise((r) => setTimeout(r, 150));
+    const later = readCpu(c.pid!);
+    await started;
+    expect(mainThreadSecondsBetween(c.pid!, during, later)!).toBeLessThan(0.05);
+    expect(cpuSecondsBetween(during, later)).toBeGreaterThan(0.1);
   });
 });

@@ -94,6 +94,18 @@ export function cpuSecondsBetween(a: CpuReading, b: CpuReading): number {
 }
 
 /**
+ * CPU seconds the process's main thread (thread id = process id: in a Node
+ * server, the thread that serves requests) used between two readings;
+ * what is left of cpuSecondsBetween ran on other threads (GC helpers, libuv's
+ * pool, workers). Undefined when a reading lacks the thread.
+ */
+export function mainThreadSecondsBetween(pid: number, a: CpuReading, b: CpuReading): number | undefined {
+  const before = a.threadNanos.get(String(pid));
+  const after = b.threadNanos.get(String(pid));
+  return before === undefined || after === undefined ? undefined : (after - before) / 1e9;
+}
+
+/**
  * Minor page faults of the process so far (field 10 of /proc/<pid>/stat):
  * each is a first touch of a page of memory. On a virtual machine that
  * hands freed memory back to its host, each costs microseconds.

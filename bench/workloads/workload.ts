@@ -59,6 +59,8 @@ export interface RssSample {
 export interface Measured extends Counts {
   readonly seconds: number;
   readonly serverCpuSeconds: number;
+  /** Of serverCpuSeconds, what the server's main thread (the one serving requests) used, where it was measured. */
+  readonly serverMainCpuSeconds?: number;
   readonly clientCpuSeconds: number;
   readonly clientProcesses: number;
   /** The server's resident set size right after the measured part. */
