@@ -178,7 +178,7 @@ for (let round = 1; round <= rounds; round++) {
       fs: tracedFileSystem(dir),
       dir: 'db',
       manualCompaction: true,
-      config: { backgroundThreads: threads },
+      config: { backgroundThreads: threads, ...slice },
     });
     try {
       const store = await engine.openStore('t');
