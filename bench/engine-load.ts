@@ -7,7 +7,7 @@
  * of two builds: the machine is noisy); bench/profile.ts measures the whole
  * server.
  *
- *   npx tsx bench/engine-load.ts --rows 500000 --value 100
+ *   npx tsx bench/engine-load.ts --rows 500000 --value 100 [--slice-ms M]   (backgroundSliceMillis; default 4)
  *   node --cpu-prof --import tsx bench/engine-load.ts     (a V8 CPU profile)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     value: { type: 'string', default: '100' },
     batch: { type: 'string', default: '1000' },
     'in-flight': { type: 'string', default: '4' },
+    'slice-ms': { type: 'string' },
   },
 });
 const rows = Number(values.rows);
@@ -45,7 +46,8 @@ for (let b = 0; b < rows; b += batchRows) {
   }
   batches.push(batch);
 }
-const engine = await openDiskEngine({ fs: createNodeFileSystem(dir), dir: 'db' });
+const config = values['slice-ms'] === undefined ? {} : { backgroundSliceMillis: Number(values['slice-ms']) };
+const engine = await openDiskEngine({ fs: createNodeFileSystem(dir), dir: 'db', config });
 try {
   const store = await engine.openStore('t');
   const cpu = process.cpuUsage();
