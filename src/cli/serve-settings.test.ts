@@ -41,6 +41,17 @@ describe('serve settings: --background-threads', () => {
   });
 });
 
+describe('serve settings: --background-slice', () => {
+  it('is 4 ms by default; any number of milliseconds from 0.05 to 1000 from any source', () => {
+    expect(resolveServeSettings([]).config.backgroundSliceMillis ?? 4).toBe(4);
+    expect(resolveServeSettings([layer('cli', { 'background-slice': '0.25' })]).config.backgroundSliceMillis).toBe(0.25);
+    expect(resolveServeSettings([layer('file', { 'background-slice': 2 })]).config.backgroundSliceMillis).toBe(2);
+    for (const bad of ['0', '-1', 'soon', '0.01', '5000']) {
+      expect(() => resolveServeSettings([layer('cli', { 'background-slice': bad })])).toThrow(/^cli background-slice: /);
+    }
+  });
+});
+
 describe('serve settings: security', () => {
   it('is off, in plain text, by default; takes TLS files, --auth and OIDC from any source', () => {
     const d = resolveServeSettings([]);

@@ -254,6 +254,14 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
     group: 'Storage',
     apply: (d, v) => (d.config.backgroundThreads = wholeNumber(v, 0, 64, 'a whole number of threads')),
   },
+  {
+    name: 'background-slice',
+    arg: 'ms',
+    help: 'flush and compaction work on the serving thread runs in slices of about this many milliseconds; a request that arrives meanwhile waits up to one slice',
+    defaultText: '4',
+    group: 'Storage',
+    apply: (d, v) => (d.config.backgroundSliceMillis = sliceMillis(v)),
+  },
   // ---- tablets and nodes ----
   size(
     'split-size',
@@ -478,6 +486,13 @@ function number(v: RawValue): number {
 function positive(v: RawValue): number {
   const n = number(v);
   if (n <= 0) throw new Error(`must be above 0 (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+/** A slice of background work: 0.05 to 1000 ms (shorter would yield more often than it works). */
+function sliceMillis(v: RawValue): number {
+  const n = positive(v);
+  if (n < 0.05 || n > 1000) throw new Error(`must be 0.05 to 1000 milliseconds (got ${JSON.stringify(v)})`);
   return n;
 }
 
