@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { USAGE, parseOptions } from './options.js';
 import type { Options } from './options.js';
@@ -12,6 +15,18 @@ describe('bench options', () => {
   it('takes tabletop-bg0 as a target, in the order runs alternate', () => {
     expect(options(['--targets', 'emulator,tabletop-bg0,tabletop']).targets).toEqual(['tabletop', 'tabletop-bg0', 'emulator']);
     expect(() => options(['--targets', 'tabletop-bg1'])).toThrow(/tabletop-bg0/);
+  });
+
+  it('runs tabletop-base from the build --base-dist names, and only with it', () => {
+    const dist = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-base-')), 'dist');
+    expect(() => options(['--targets', 'tabletop,tabletop-base'])).toThrow(/tabletop-base needs --base-dist/);
+    expect(() => options(['--targets', 'tabletop,tabletop-base', '--base-dist', dist])).toThrow(/does not exist \(build that checkout/);
+    mkdirSync(path.join(dist, 'cli'), { recursive: true });
+    writeFileSync(path.join(dist, 'cli', 'main.js'), '');
+    const o = options(['--targets', 'tabletop-base,tabletop', '--base-dist', dist]);
+    expect(o.targets).toEqual(['tabletop', 'tabletop-base']);
+    expect(o.baseDist).toBe(path.resolve(dist));
+    expect(() => options(['--base-dist', dist])).toThrow(/--base-dist is for --targets/);
   });
 
   it('runs mixed after the isolated workloads and before the start-ups, or alone with --only', () => {

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WORKLOADS, selectWorkloads } from './catalog.js';
 import { TRANSPORT_KINDS } from './loadgen/transport.js';
@@ -34,8 +36,11 @@ Options:
   --targets A,B           tabletop, tabletop-off (the same build, serve --insight off: what
                           recording costs), tabletop-again (tabletop once more: an A/A control
                           that shows this run's noise), tabletop-bg0 (the same build, serve
-                          --background-threads 0: the serving thread builds SSTables itself)
-                          and/or emulator (default tabletop, tabletop-off, emulator)
+                          --background-threads 0: the serving thread builds SSTables itself),
+                          tabletop-base (another build: --base-dist) and/or emulator (default
+                          tabletop, tabletop-off, emulator)
+  --base-dist DIR         the build tabletop-base runs: the dist directory of another checkout,
+                          built with npm run build (what a change costs or saves, in one run)
   --tabletop-mode M       durable (default: fsynced writes in a temporary --data-dir) or memory
   --label NAME            names the result files (default "quick" or "full")
   --loadgen-procs N       load-generator processes (default: cores - 1, at least 1)
@@ -52,6 +57,8 @@ export interface Options {
   readonly settings: Settings;
   readonly workloads: readonly Workload[];
   readonly targets: readonly TargetKind[];
+  /** The build tabletop-base runs (--base-dist), resolved. */
+  readonly baseDist?: string;
   readonly tabletopMode: TabletopMode;
   readonly label: string;
   readonly quick: boolean;
@@ -81,6 +88,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
       only: { type: 'string' },
       targets: { type: 'string' },
       'tabletop-mode': { type: 'string' },
+      'base-dist': { type: 'string' },
       label: { type: 'string' },
       'loadgen-procs': { type: 'string' },
       'loadgen-inflight': { type: 'string' },
@@ -115,6 +123,14 @@ export function parseOptions(argv: readonly string[]): ParseResult {
   const label = values.label ?? (quick ? 'quick' : 'full');
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(label)) throw new Error(`--label must be letters, digits, ".", "_" or "-", not "${label}"`);
   const workloads = selectWorkloads(list(values.only));
+  const chosenTargets = targets(values.targets);
+  const baseDist = values['base-dist'];
+  if (chosenTargets.includes('tabletop-base') !== (baseDist !== undefined))
+    throw new Error(
+      baseDist === undefined ? '--targets tabletop-base needs --base-dist DIR' : '--base-dist is for --targets ...,tabletop-base',
+    );
+  if (baseDist !== undefined && !existsSync(path.join(baseDist, 'cli', 'main.js')))
+    throw new Error(`--base-dist: ${path.join(baseDist, 'cli', 'main.js')} does not exist (build that checkout with npm run build)`);
   const complete = values.only === undefined && values.targets === undefined && !quick;
   const startups = WORKLOADS.filter((w) => w.group === 'startup');
   const startupOnly =
@@ -124,7 +140,8 @@ export function parseOptions(argv: readonly string[]): ParseResult {
     options: {
       settings,
       workloads,
-      targets: targets(values.targets),
+      targets: chosenTargets,
+      ...(baseDist === undefined ? {} : { baseDist: path.resolve(baseDist) }),
       tabletopMode: mode,
       label,
       quick,
@@ -160,7 +177,7 @@ function targets(v: string | undefined): TargetKind[] {
     if (kind === undefined) throw new Error(`--targets: unknown target "${n}" (use ${TARGET_KINDS.join(', ')}, comma-separated)`);
     if (!out.includes(kind)) out.push(kind);
   }
-  // Always tabletop first, then tabletop-off, tabletop-again, tabletop-bg0, then the emulator: runs alternate in this order.
+  // Always tabletop first, then tabletop-off, tabletop-again, tabletop-bg0, tabletop-base, then the emulator: runs alternate in this order.
   return TARGET_KINDS.filter((k) => out.includes(k));
 }
 

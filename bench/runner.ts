@@ -367,7 +367,12 @@ export class Runner {
   }
 
   private async start(kind: TargetKind): Promise<Live> {
-    const target = await startTarget(kind, { repoRoot: this.repoRoot, tabletopMode: this.options.tabletopMode, warn: (m) => this.warn(m) });
+    const target = await startTarget(kind, {
+      repoRoot: this.repoRoot,
+      tabletopMode: this.options.tabletopMode,
+      warn: (m) => this.warn(m),
+      ...(this.options.baseDist === undefined ? {} : { baseDist: this.options.baseDist }),
+    });
     this.targetInfo.set(kind, { kind, storage: target.storage, durable: target.durable });
     return { target, client: nodeClient(target.address) };
   }

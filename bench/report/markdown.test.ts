@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../runner.js';
 import type { TargetKind } from '../servers/targets.js';
 import { singleRowWrites } from '../workloads/writes.js';
-import { backgroundThreadsSection, recordingCostSection } from './markdown.js';
+import { backgroundThreadsSection, baseBuildSection, recordingCostSection } from './markdown.js';
 
 const writes = singleRowWrites('write-c32', 32, 1024);
 
@@ -31,6 +31,13 @@ describe('the report against another tabletop target', () => {
     expect(lines[0]).toBe('## Background threads');
     expect(lines).toContain('| write-c32 | 1.50× | 1.25× |');
     expect(lines.some((l) => l.includes('default ÷ bg0'))).toBe(true);
+  });
+
+  it('divides tabletop by tabletop-base (another build) per workload', () => {
+    const lines = baseBuildSection([writes], [run('tabletop', 2000, 30e-6), run('tabletop-base', 2500, 40e-6)]);
+    expect(lines[0]).toBe('## Against the base build');
+    expect(lines).toContain('| write-c32 | 0.80× | 0.75× |');
+    expect(lines.some((l) => l.includes('this ÷ base'))).toBe(true);
   });
 
   it('marks the recording cost past its limits, and shows the A/A control beside it', () => {

@@ -35,7 +35,7 @@ export function markdownReport(input: ReportInput): string {
   out.push(`Command: \`${input.command}\``, '');
   const startups = workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
   out.push(
-    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets in an order that rotates from run to run; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}.`,
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets in an order that rotates from run to run; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}${options.baseDist !== undefined ? `; tabletop-base is another build, \`${options.baseDist}\`` : ''}.`,
     '',
   );
   if (results.warnings.length > 0) {
@@ -51,6 +51,8 @@ export function markdownReport(input: ReportInput): string {
     out.push(...recordingCostSection(workloads, results.records), '');
   if (options.targets.includes('tabletop') && options.targets.includes('tabletop-bg0'))
     out.push(...backgroundThreadsSection(workloads, results.records), '');
+  if (options.targets.includes('tabletop') && options.targets.includes('tabletop-base'))
+    out.push(...baseBuildSection(workloads, results.records), '');
   const lg = workloads.filter((w) => w.reference !== undefined);
   if (lg.length > 0) out.push(...loadgenSection(lg, options.targets, results.records), '');
   out.push('## Details', '');
@@ -148,6 +150,17 @@ export function backgroundThreadsSection(workloads: readonly ReportedWorkload[],
       "tabletop (`serve`'s default background threads, cores − 2 from 0 to 4, build the SSTables of flushes and compactions; on 2 cores that is 0 as well) ÷ tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds them itself): the median of the runs' ratios, each run against the other target's run of the same round. Server CPU counts every thread of the server.",
     baseline: 'tabletop-bg0',
     head: 'default ÷ bg0',
+  });
+}
+
+/** What a change costs or saves, per workload: tabletop (this checkout) ÷ tabletop-base (another build, --base-dist). */
+export function baseBuildSection(workloads: readonly ReportedWorkload[], records: readonly RunRecord[]): string[] {
+  return baselineSection(workloads, records, {
+    heading: 'Against the base build',
+    intro:
+      "tabletop (this checkout's build) ÷ tabletop-base (the build given with `--base-dist`, started the same way): the median of the runs' ratios, each run against the other target's run of the same round.",
+    baseline: 'tabletop-base',
+    head: 'this ÷ base',
   });
 }
 

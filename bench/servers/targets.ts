@@ -14,10 +14,19 @@ import type { ServerProcess } from './server-process.js';
  * the machine's noise alone makes of two identical servers in the same run, the yardstick for tabletop ÷ tabletop-off.
  * `tabletop-bg0` is the same build with `serve --background-threads 0`: the serving thread builds the SSTables of
  * flushes and compactions itself (tabletop uses serve's default, one thread fewer than the cores, 1 to 4).
+ * `tabletop-base` is another build of tabletop (`--base-dist`), started the same way: what a change costs or saves,
+ * measured in one run.
  */
-export type TargetKind = 'tabletop' | 'tabletop-off' | 'tabletop-again' | 'tabletop-bg0' | 'emulator';
+export type TargetKind = 'tabletop' | 'tabletop-off' | 'tabletop-again' | 'tabletop-bg0' | 'tabletop-base' | 'emulator';
 /** In the order runs alternate. */
-export const TARGET_KINDS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'tabletop-again', 'tabletop-bg0', 'emulator'];
+export const TARGET_KINDS: readonly TargetKind[] = [
+  'tabletop',
+  'tabletop-off',
+  'tabletop-again',
+  'tabletop-bg0',
+  'tabletop-base',
+  'emulator',
+];
 /** What a run without --targets measures (the control only when asked for). */
 export const DEFAULT_TARGETS: readonly TargetKind[] = ['tabletop', 'tabletop-off', 'emulator'];
 
@@ -52,6 +61,8 @@ export interface StartOptions {
   readonly repoRoot: string;
   /** The build to run (its dist directory); default the repository's. */
   readonly dist?: string;
+  /** The build that `tabletop-base` runs instead. */
+  readonly baseDist?: string;
   readonly tabletopMode: TabletopMode;
   /** Told once when durable mode was asked for but the server only keeps data in memory. */
   readonly warn: (message: string) => void;
@@ -59,7 +70,9 @@ export interface StartOptions {
 
 export function startTarget(kind: TargetKind, options: StartOptions): Promise<Target> {
   if (kind === 'emulator') return startEmulator();
-  return startTabletop(options, kind, SERVE_ARGS[kind]);
+  if (kind === 'tabletop-base' && options.baseDist === undefined) throw new Error('tabletop-base needs --base-dist');
+  const dist = kind === 'tabletop-base' ? options.baseDist : options.dist;
+  return startTabletop(options, dist, kind, SERVE_ARGS[kind]);
 }
 
 /** What each tabletop target adds to `serve`'s arguments. */
@@ -68,12 +81,18 @@ const SERVE_ARGS: Readonly<Record<Exclude<TargetKind, 'emulator'>, readonly stri
   'tabletop-off': ['--insight', 'off'],
   'tabletop-again': [],
   'tabletop-bg0': ['--background-threads', '0'],
+  'tabletop-base': [],
 };
 
 let warnedInMemoryOnly = false;
 
-async function startTabletop(options: StartOptions, kind: TargetKind, serveArgs: readonly string[]): Promise<Target> {
-  const main = path.join(options.dist ?? path.join(options.repoRoot, 'dist'), 'cli', 'main.js');
+async function startTabletop(
+  options: StartOptions,
+  dist: string | undefined,
+  kind: TargetKind,
+  serveArgs: readonly string[],
+): Promise<Target> {
+  const main = path.join(dist ?? path.join(options.repoRoot, 'dist'), 'cli', 'main.js');
   if (!existsSync(main)) throw new Error(`tabletop is not built: ${main} does not exist (run \`npm run build\`)`);
   const data = options.tabletopMode === 'durable' ? tempDir('data') : undefined;
   const storageArgs = data === undefined ? ['--in-memory'] : ['--data-dir', data.dir];
