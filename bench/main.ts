@@ -55,6 +55,8 @@ async function main(argv: readonly string[]): Promise<number> {
       `${s.runs} run(s) of ${s.seconds} s per workload and target after a ${s.warmupSeconds} s warm-up\nworkloads: ${options.workloads.map((w) => w.name).join(', ')}`,
   );
 
+  // Taken now, right after the build: the commit is the one the servers run, whatever changes in the checkout meanwhile.
+  const machine = machineFacts(REPO_ROOT);
   const results = await new Runner(options, REPO_ROOT, progress).runAll();
 
   const date = isoDate(results.startedAt);
@@ -69,7 +71,6 @@ async function main(argv: readonly string[]): Promise<number> {
     writeFileSync(path.join(files.dir, file), rssChart(`Server RSS while loading: ${w.name}, ${date}`, series));
     rssCharts[w.name] = file;
   }
-  const machine = machineFacts(REPO_ROOT);
   const report = markdownReport({ title, command, options, results, machine, chartFile: path.basename(files.svg), rssCharts });
   writeFileSync(files.markdown, report);
   const reported = reportedWorkloads(options.workloads);
