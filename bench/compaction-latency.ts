@@ -12,7 +12,7 @@
  * and the during ÷ idle ratio of p99 (the issue's limit: 1.5×).
  *
  *   npx tsx bench/compaction-latency.ts [--rows 200000] [--value 1024] [--files 4] [--readers 8]
- *     [--seconds 5] [--threads 0,1] [--rounds 2] [--slice-ms M]   (the engine's backgroundSliceMillis; default 4)
+ *     [--seconds 5] [--threads 0,1] [--rounds 2] [--slice-ms M]   (the engine's backgroundSliceMillis, the shortest slice; default 0.25)
  *     [--trace]   (prints, for the compaction, every file-system call and every garbage collection that held the
  *                  thread 0.5 ms or more and every read slower than 2 ms, on one time line: what the slow reads
  *                  waited for)

@@ -7,7 +7,7 @@
  * of two builds: the machine is noisy); bench/profile.ts measures the whole
  * server.
  *
- *   npx tsx bench/engine-load.ts --rows 500000 --value 100 [--slice-ms M]   (backgroundSliceMillis; default 4)
+ *   npx tsx bench/engine-load.ts --rows 500000 --value 100 [--slice-ms M]   (backgroundSliceMillis, the shortest slice; default 0.25)
  *   node --cpu-prof --import tsx bench/engine-load.ts     (a V8 CPU profile)
  */
 import { mkdtempSync, rmSync } from 'node:fs';

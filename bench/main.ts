@@ -56,7 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
   );
 
   // Taken now, right after the build: the commit is the one the servers run, whatever changes in the checkout meanwhile.
-  const machine = machineFacts(REPO_ROOT);
+  const machine = machineFacts(REPO_ROOT, options.baseDist);
   const results = await new Runner(options, REPO_ROOT, progress).runAll();
 
   const date = isoDate(results.startedAt);

@@ -13,13 +13,16 @@ export interface MachineFacts {
   readonly os: string;
   readonly node: string;
   readonly tabletopCommit: string;
+  /** The commit of the checkout whose build tabletop-base runs (--base-dist), when it runs. */
+  readonly baseCommit?: string;
   readonly emulator: string;
   readonly nodeClient: string;
   readonly grpcJs: string;
 }
 
-export function machineFacts(repoRoot: string): MachineFacts {
+export function machineFacts(repoRoot: string, baseDist?: string): MachineFacts {
   return {
+    ...(baseDist === undefined ? {} : { baseCommit: gitCommit(path.dirname(baseDist)) }),
     cpuModel: cpuModel(),
     cores: os.availableParallelism(),
     memory: `${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`,

@@ -393,6 +393,7 @@ function setupSection(input: ReportInput): string[] {
   const la = (xs: readonly number[]): string => xs.map((x) => x.toFixed(2)).join(' / ');
   lines.push(`- Load average (1 / 5 / 15 min) at the start: ${la(results.loadAverage.start)}; at the end: ${la(results.loadAverage.end)}`);
   lines.push(`- tabletop: commit ${m.tabletopCommit}; mode asked: ${o.tabletopMode}`);
+  if (m.baseCommit !== undefined) lines.push(`- tabletop-base: commit ${m.baseCommit} (\`${o.baseDist ?? ''}\`)`);
   for (const t of results.targets.values())
     lines.push(
       `  - ${t.kind} storage: ${t.storage}${isTabletop(t.kind) ? (t.durable ? ' (durable: writes fsynced)' : ' (not durable)') : ''}`,

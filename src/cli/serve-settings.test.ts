@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
 import { defaultBackgroundThreads, type Layer, type RawValue, resolveServeSettings } from './serve-settings.js';
+import { DEFAULT_CONFIG } from '../config.js';
 
 const layer = (name: string, values: Record<string, RawValue>): Layer => ({
   describe: (setting) => `${name} ${setting}`,
@@ -42,8 +43,8 @@ describe('serve settings: --background-threads', () => {
 });
 
 describe('serve settings: --background-slice', () => {
-  it('is 4 ms by default; any number of milliseconds from 0.05 to 1000 from any source', () => {
-    expect(resolveServeSettings([]).config.backgroundSliceMillis ?? 4).toBe(4);
+  it('is 0.25 ms by default; any number of milliseconds from 0.05 to 1000 from any source', () => {
+    expect(resolveServeSettings([]).config.backgroundSliceMillis ?? DEFAULT_CONFIG.backgroundSliceMillis).toBe(0.25);
     expect(resolveServeSettings([layer('cli', { 'background-slice': '0.25' })]).config.backgroundSliceMillis).toBe(0.25);
     expect(resolveServeSettings([layer('file', { 'background-slice': 2 })]).config.backgroundSliceMillis).toBe(2);
     for (const bad of ['0', '-1', 'soon', '0.01', '5000']) {

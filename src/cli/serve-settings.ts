@@ -257,8 +257,8 @@ export const SERVE_SETTINGS: readonly ServeSetting[] = [
   {
     name: 'background-slice',
     arg: 'ms',
-    help: 'flush and compaction work on the serving thread runs in slices of about this many milliseconds; a request that arrives meanwhile waits up to one slice',
-    defaultText: '4',
+    help: 'the shortest slice of flush and compaction work on the serving thread, in milliseconds: a request that arrives meanwhile waits for the rest of the slice; while the thread is busy, slices grow as long as the turns of requests between them (to 8 ms)',
+    defaultText: '0.25',
     group: 'Storage',
     apply: (d, v) => (d.config.backgroundSliceMillis = sliceMillis(v)),
   },

@@ -11,8 +11,8 @@
  * compaction). Only a major compaction may drop tombstones and apply GC
  * rules, since only then is every older version of every row at hand.
  *
- * Work is cut into slices of `backgroundSliceMillis` that yield to the event
- * loop, so foreground requests keep flowing while it runs.
+ * Work on the serving thread is cut into slices that yield to the event
+ * loop (TimeShare), so foreground requests keep flowing while it runs.
  */
 import type { Config } from '../../config.js';
 import type { Cell } from '../../model/cell.js';
@@ -29,6 +29,7 @@ import type { DiskStore } from './disk-store.js';
 import { collectEntries, type Memtable, onlyFragment } from './memtable.js';
 import type { TableFile } from './table-file.js';
 import { ByteWriter } from '../../model/byte-writer.js';
+import type { TimeShare } from './time-share.js';
 
 /**
  * What flushes and compactions need from the engine (implemented by
@@ -58,31 +59,14 @@ export interface CompactionHost {
   memtableFlushed(store: DiskStore): void;
   /** The worker threads that build SSTables (config.backgroundThreads), if any. */
   readonly builders: BuildPool | undefined;
+  /** How long background work may hold the serving thread (shared by the engine's jobs). */
+  readonly timeShare: TimeShare;
   emit(event: EngineEvent): void;
 }
 
 /** Files smaller than this all count as one size class. */
 const MIN_TIER_BYTES = 4 * 1024 * 1024;
 const MAX_FILES_PER_MERGE = 32;
-
-class Slicer {
-  private start = performance.now();
-  constructor(private readonly millis: number) {}
-  /**
-   * A promise to await when the slice is used up, else undefined: callers
-   * await only then (`await` of a value still suspends the loop for a
-   * microtask, allocating ~0.5 KB per row; half the garbage of a flush).
-   */
-  maybeYield(): Promise<void> | undefined {
-    if (performance.now() - this.start < this.millis) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.start = performance.now();
-        resolve();
-      }),
-    );
-  }
-}
 
 /**
  * Writes one new SSTable: `fill` adds its entries (and may throw Abandoned),
@@ -175,9 +159,8 @@ export async function runFlush(engine: CompactionHost, store: DiskStore): Promis
   const edits: ManifestEdit[] = [{ op: 'flushed', id: store.id, seq: imm.maxSeq }];
   let meta: FileMeta | undefined;
   if (!imm.empty) {
-    const slicer = new Slicer(engine.config.backgroundSliceMillis);
     const written = await writeTable(engine, { store: store.id, kind: 'flush' }, imm, (writer) =>
-      fillFromMemtable(writer, store, imm, slicer),
+      fillFromMemtable(writer, store, imm, engine.timeShare),
     );
     if (written === ABANDONED) return;
     meta = written;
@@ -214,7 +197,7 @@ class Abandoned extends Error {}
  * weakly once the closure is gone, and the frequent full GCs of a bulk load
  * dropped it between flushes, so every flush compiled its loop again.
  */
-async function fillFromMemtable(writer: PipelinedWriter, store: DiskStore, imm: Memtable, slicer: Slicer): Promise<void> {
+async function fillFromMemtable(writer: PipelinedWriter, store: DiskStore, imm: Memtable, slicer: TimeShare): Promise<void> {
   const w = new ByteWriter(1024);
   const entries: Entry[] = [];
   const c = imm.view().cursor();
@@ -269,7 +252,7 @@ export async function runCompaction(engine: CompactionHost, store: DiskStore, in
   for (const f of inputs) f.ref();
   try {
     const gc = major ? columnGc(store) : undefined;
-    const slicer = new Slicer(engine.config.backgroundSliceMillis);
+    const slicer = engine.timeShare;
     let minSeq = Infinity;
     let maxSeq = 0;
     for (const f of inputs) {
@@ -327,7 +310,7 @@ interface MergeJob {
   readonly major: boolean;
   readonly dropsSeq: number;
   readonly gc: ((cells: readonly Cell[]) => readonly Cell[]) | undefined;
-  readonly slicer: Slicer;
+  readonly slicer: TimeShare;
 }
 
 /**

@@ -61,6 +61,7 @@ import { advanceFileCounter, openStores, type RecoveryHost, replayCommitLogs } f
 import { TableFile } from './table-file.js';
 import { cloneFlushed, deleteStore, mergeFlushed, retireFiles, splitFlushed, type TopologyHost } from './topology.js';
 import { verifyFile } from './verify-store.js';
+import { TimeShare } from './time-share.js';
 import type { EngineEvent, EngineEventSink, FlushReason } from './engine-events.js';
 import { encodeBatch, encodeDrop, type EncodedRow, type LoggedDrop } from './wal-batch.js';
 
@@ -138,6 +139,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
   private readonly background: BackgroundQueue;
   /** The worker threads that build SSTables (config.backgroundThreads), shared with the process's other engines. */
   readonly builders: BuildPool | undefined;
+  readonly timeShare: TimeShare;
   private failure: TabletopError | undefined;
   private closed = false;
   private stallWaiters: (() => void)[] = [];
@@ -180,6 +182,7 @@ export class DiskEngine implements StorageEngine, StoreHost, CompactionHost, Top
     this.cache = createBlockCache(this.config.blockCacheBytes);
     this.background = new BackgroundQueue((e, job) => this.backgroundFailed(e, job));
     this.builders = this.config.backgroundThreads > 0 ? buildPool(this.config.backgroundThreads) : undefined;
+    this.timeShare = new TimeShare(this.config);
   }
 
   path(name: string): string {

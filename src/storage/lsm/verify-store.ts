@@ -5,19 +5,20 @@
  * first opened. Opening checks the footer, properties, index and filter;
  * then every data block is read and checked (SSTableReader.verifyBlocks),
  * and the file's size, entry count and key bounds must match what the
- * manifest recorded. Work yields to the event loop every
- * `backgroundSliceMillis`, so serving goes on during a long verification.
+ * manifest recorded. Work yields to the event loop as flushes and
+ * compactions do (TimeShare), so serving goes on during a long verification.
  */
 import { dataLoss, TabletopError } from '../../model/errors.js';
 import { sstName } from '../file-names.js';
 import type { FileSystem } from '../fs/file-system.js';
 import type { FileMeta } from '../manifest/manifest-state.js';
 import { openSSTable, type SSTableReader } from '../sstable/index.js';
+import type { TimeShare } from './time-share.js';
 
 export interface VerifyHost {
   readonly fs: FileSystem;
   path(name: string): string;
-  readonly config: { readonly backgroundSliceMillis: number };
+  readonly timeShare: TimeShare;
 }
 
 /** Checks one file the store `storeId` lists; throws DataLoss naming the store and the file. */
@@ -37,13 +38,10 @@ export async function verifyFile(host: VerifyHost, storeId: string, meta: FileMe
     if (info.entries !== meta.entries) throw damaged(`sstable ${path} holds ${info.entries} entries, the manifest says ${meta.entries}`);
     if (info.entries > 0 && (info.smallestKey !== meta.smallest || info.largestKey !== meta.largest))
       throw damaged(`sstable ${path}: its key bounds differ from the manifest's`);
-    let sliceStart = performance.now();
     try {
       for (const _ of reader.verifyBlocks()) {
-        if (performance.now() - sliceStart >= host.config.backgroundSliceMillis) {
-          await new Promise((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
+        const pause = host.timeShare.maybeYield();
+        if (pause !== undefined) await pause;
       }
     } catch (e) {
       throw asDataLoss(e, damaged);
