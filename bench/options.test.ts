@@ -15,6 +15,12 @@ describe('bench options', () => {
   it('takes tabletop-bg0 as a target, in the order runs alternate', () => {
     expect(options(['--targets', 'emulator,tabletop-bg0,tabletop']).targets).toEqual(['tabletop', 'tabletop-bg0', 'emulator']);
     expect(() => options(['--targets', 'tabletop-bg1'])).toThrow(/tabletop-bg0/);
+    expect(options(['--targets', 'tabletop-off-again,tabletop-off,tabletop-again,tabletop']).targets).toEqual([
+      'tabletop',
+      'tabletop-off',
+      'tabletop-again',
+      'tabletop-off-again',
+    ]);
   });
 
   it('runs tabletop-base from the build --base-dist names, and only with it', () => {

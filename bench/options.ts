@@ -35,7 +35,8 @@ Options:
                           one fresh server, background work billed to the phase it lands in
   --targets A,B           tabletop, tabletop-off (the same build, serve --insight off: what
                           recording costs), tabletop-again (tabletop once more: an A/A control
-                          that shows this run's noise), tabletop-bg0 (the same build, serve
+                          that shows this run's noise), tabletop-off-again (tabletop-off once
+                          more: the same control for the off side), tabletop-bg0 (the same build, serve
                           --background-threads 0: the serving thread builds SSTables itself),
                           tabletop-base (another build: --base-dist) and/or emulator (default
                           tabletop, tabletop-off, emulator)
@@ -177,7 +178,7 @@ function targets(v: string | undefined): TargetKind[] {
     if (kind === undefined) throw new Error(`--targets: unknown target "${n}" (use ${TARGET_KINDS.join(', ')}, comma-separated)`);
     if (!out.includes(kind)) out.push(kind);
   }
-  // Always tabletop first, then tabletop-off, tabletop-again, tabletop-bg0, tabletop-base, then the emulator: runs alternate in this order.
+  // In TARGET_KINDS' order (tabletop first, the emulator last): runs alternate in this order.
   return TARGET_KINDS.filter((k) => out.includes(k));
 }
 

@@ -48,6 +48,20 @@ describe('the report against another tabletop target', () => {
     expect(lines).toContain('| write-c32 | **0.90×** | 0.90× | **1.25×** | 1.00× |');
   });
 
+  it("shows the off side's own A/A control beside the on side's, when tabletop-off-again ran", () => {
+    const lines = recordingCostSection(
+      [writes],
+      [
+        run('tabletop', 900, 50e-6),
+        run('tabletop-off', 1000, 40e-6),
+        run('tabletop-again', 1000, 50e-6),
+        run('tabletop-off-again', 800, 50e-6),
+      ],
+    );
+    expect(lines).toContain('| write-c32 | **0.90×** | 0.90× | 1.25× | **1.25×** | 1.00× | 0.80× |');
+    expect(lines.some((l) => l.includes('| throughput off A/A |'))).toBe(true);
+  });
+
   it("takes the median of the rounds' ratios, not the ratio of the medians", () => {
     // The machine drifts from round to round; within a round the two targets see the same machine.
     const on = [90, 200, 310].map((ops, i) => run('tabletop', ops, 50e-6, i + 1));

@@ -35,7 +35,7 @@ export function markdownReport(input: ReportInput): string {
   out.push(`Command: \`${input.command}\``, '');
   const startups = workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
   out.push(
-    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets in an order that rotates from run to run; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}${options.baseDist !== undefined ? `; tabletop-base is another build, \`${options.baseDist}\`` : ''}.`,
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets in an order that rotates from run to run; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-off-again') ? '; tabletop-off-again is tabletop-off once more' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}${options.baseDist !== undefined ? `; tabletop-base is another build, \`${options.baseDist}\`` : ''}.`,
     '',
   );
   if (results.warnings.length > 0) {
@@ -135,6 +135,7 @@ export function recordingCostSection(workloads: readonly ReportedWorkload[], rec
     baseline: 'tabletop-off',
     head: 'on ÷ off',
     limits: RECORDING_COST_LIMITS,
+    offControl: true,
   });
 }
 
@@ -172,6 +173,8 @@ interface BaselineShape {
   readonly head: string;
   /** Ratios past which a figure is marked bold. */
   readonly limits?: { readonly throughput: number; readonly serverCpu: number };
+  /** Show tabletop-off ÷ tabletop-off-again ("off A/A") too, when that control ran. */
+  readonly offControl?: boolean;
 }
 
 /**
@@ -181,13 +184,15 @@ interface BaselineShape {
  */
 function baselineSection(workloads: readonly ReportedWorkload[], records: readonly RunRecord[], shape: BaselineShape): string[] {
   const control = records.some((r) => r.target === 'tabletop-again');
+  const offControl = shape.offControl === true && records.some((r) => r.target === 'tabletop-off-again');
   const out = [
     `## ${shape.heading}`,
     '',
     shape.intro +
       (control
         ? ' "A/A" is tabletop ÷ tabletop-again, two identical servers in the same run: how far apart noise alone puts them; a difference within that distance of 1× is not measurable in this run.'
-        : ''),
+        : '') +
+      (offControl ? ' "off A/A" is tabletop-off ÷ tabletop-off-again, the same for the servers with recording off.' : ''),
     '',
   ];
   const rows: string[][] = [];
@@ -197,24 +202,27 @@ function baselineSection(workloads: readonly ReportedWorkload[], records: readon
     if (r === undefined) continue;
     const mark = (v: number | undefined, bad: boolean): string => (v === undefined ? '–' : bad ? `**${ratioText(v)}**` : ratioText(v));
     const aa = control ? recordingCost(w, records, 'tabletop-again') : undefined;
+    const offAa = offControl ? recordingCost(w, records, 'tabletop-off-again', 'tabletop-off') : undefined;
     const plain = (v: number | undefined): string => (v === undefined ? '–' : ratioText(v));
     rows.push([
       w.name,
       mark(r.throughput, limits !== undefined && r.throughput !== undefined && r.throughput < limits.throughput),
       ...(control ? [plain(aa?.throughput)] : []),
+      ...(offControl ? [plain(offAa?.throughput)] : []),
       mark(r.serverCpu, limits !== undefined && r.serverCpu !== undefined && r.serverCpu > limits.serverCpu),
       ...(control ? [plain(aa?.serverCpu)] : []),
+      ...(offControl ? [plain(offAa?.serverCpu)] : []),
     ]);
   }
-  const head = control
-    ? [
-        'workload',
-        `throughput ${shape.head} (higher is better)`,
-        'throughput A/A',
-        `server CPU/op ${shape.head} (lower is better)`,
-        'server CPU/op A/A',
-      ]
-    : ['workload', `throughput ${shape.head} (higher is better)`, `server CPU/op ${shape.head} (lower is better)`];
+  const head = [
+    'workload',
+    `throughput ${shape.head} (higher is better)`,
+    ...(control ? ['throughput A/A'] : []),
+    ...(offControl ? ['throughput off A/A'] : []),
+    `server CPU/op ${shape.head} (lower is better)`,
+    ...(control ? ['server CPU/op A/A'] : []),
+    ...(offControl ? ['server CPU/op off A/A'] : []),
+  ];
   out.push(...table(head, rows));
   return out;
 }
@@ -229,6 +237,7 @@ export function recordingCost(
   w: ReportedWorkload,
   records: readonly RunRecord[],
   baseline: TargetKind = 'tabletop-off',
+  numerator: TargetKind = 'tabletop',
 ): { readonly throughput: number | undefined; readonly serverCpu: number | undefined } | undefined {
   if (w.kind === 'startup') return undefined;
   const of = (key: FigureKey): number | undefined => {
@@ -245,7 +254,7 @@ export function recordingCost(
     };
     const base = byRun(baseline);
     const ratios: number[] = [];
-    for (const [run, v] of byRun('tabletop')) {
+    for (const [run, v] of byRun(numerator)) {
       const q = ratio(v, base.get(run));
       if (q !== undefined) ratios.push(q);
     }
@@ -418,7 +427,7 @@ function methodSection(cores: number, startup: boolean, mixed: boolean): string[
     '## How these figures are made',
     '',
     '- Both servers are started by the harness on loopback. Bulk loads run on a freshly started, empty server each run; every other workload runs on one long-lived server per target that holds the data set (rows of 10-byte keys and 1 KiB random values, loaded once, not measured) after one unrecorded warm-up run.',
-    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range); tabletop-again, when asked for, is tabletop started once more (an A/A control); tabletop-bg0, when asked for, is the same build started with `--background-threads 0` (the serving thread builds the SSTables of flushes and compactions itself, as before worker threads did).',
+    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range); tabletop-again, when asked for, is tabletop started once more (an A/A control), tabletop-off-again tabletop-off once more; tabletop-bg0, when asked for, is the same build started with `--background-threads 0` (the serving thread builds the SSTables of flushes and compactions itself, as before worker threads did).',
     '- Server CPU is utime + stime of the server process from /proc/<pid>/stat, read before and after the measured part of each run, divided by the operations (or rows) completed. For bulk loads, "after" is once the server is idle again (under 2% of a core for a second), so that the flushes and compactions a load leaves behind count too; throughput and latency stop at the last acknowledgement. "Cores busy" is that CPU time over the wall time of the measured part.',
     '- RSS is VmRSS from /proc/<pid>/status right after the bulk load; "per GiB loaded" divides by the logical bytes loaded (key + qualifier + value of every row). "Growth" subtracts the RSS of the idle server before the load.',
     "- Client CPU is this process's CPU time (Node-client workloads) or the load-generator processes' (load-generator workloads), per operation.",

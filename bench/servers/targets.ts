@@ -12,17 +12,21 @@ import type { ServerProcess } from './server-process.js';
  * `tabletop-off` is the same build with recording off (`serve --insight off`): what recording costs.
  * `tabletop-again` is tabletop once more, started the same way (an A/A control): tabletop ÷ tabletop-again is what
  * the machine's noise alone makes of two identical servers in the same run, the yardstick for tabletop ÷ tabletop-off.
+ * `tabletop-off-again` is tabletop-off once more: the same control for the side with recording off (each target is
+ * one long-lived server, so one server's luck is in every ratio against it).
  * `tabletop-bg0` is the same build with `serve --background-threads 0`: the serving thread builds the SSTables of
  * flushes and compactions itself (tabletop uses serve's default, one thread fewer than the cores, 1 to 4).
  * `tabletop-base` is another build of tabletop (`--base-dist`), started the same way: what a change costs or saves,
  * measured in one run.
  */
-export type TargetKind = 'tabletop' | 'tabletop-off' | 'tabletop-again' | 'tabletop-bg0' | 'tabletop-base' | 'emulator';
+export type TargetKind =
+  'tabletop' | 'tabletop-off' | 'tabletop-again' | 'tabletop-off-again' | 'tabletop-bg0' | 'tabletop-base' | 'emulator';
 /** In the order runs alternate. */
 export const TARGET_KINDS: readonly TargetKind[] = [
   'tabletop',
   'tabletop-off',
   'tabletop-again',
+  'tabletop-off-again',
   'tabletop-bg0',
   'tabletop-base',
   'emulator',
@@ -80,6 +84,7 @@ const SERVE_ARGS: Readonly<Record<Exclude<TargetKind, 'emulator'>, readonly stri
   tabletop: [],
   'tabletop-off': ['--insight', 'off'],
   'tabletop-again': [],
+  'tabletop-off-again': ['--insight', 'off'],
   'tabletop-bg0': ['--background-threads', '0'],
   'tabletop-base': [],
 };
