@@ -86,6 +86,17 @@ describe('TimeShare', () => {
     expect(h.sliceLeft()).toBeCloseTo(1, 1);
   });
 
+  it("yields at every look with a shortest slice of 0, however long the turns (the tests' finest interleaving)", () => {
+    const h = harness(0);
+    h.share.maybeYield();
+    h.advance(5);
+    h.endTurn();
+    expect(h.share.maybeYield()).toBeDefined();
+    h.advance(5);
+    h.endTurn();
+    expect(h.share.maybeYield()).toBeDefined();
+  });
+
   it('resolves a yield only after the turn', async () => {
     const h = harness(1);
     const pause = h.share.maybeYield();
