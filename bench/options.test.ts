@@ -12,9 +12,14 @@ function options(argv: readonly string[]): Options {
 }
 
 describe('bench options', () => {
-  it('takes tabletop-bg0 as a target, in the order runs alternate', () => {
-    expect(options(['--targets', 'emulator,tabletop-bg0,tabletop']).targets).toEqual(['tabletop', 'tabletop-bg0', 'emulator']);
-    expect(() => options(['--targets', 'tabletop-bg1'])).toThrow(/tabletop-bg0/);
+  it('takes tabletop-bg0 and tabletop-bg1 as targets, in the order runs alternate', () => {
+    expect(options(['--targets', 'emulator,tabletop-bg1,tabletop-bg0,tabletop']).targets).toEqual([
+      'tabletop',
+      'tabletop-bg0',
+      'tabletop-bg1',
+      'emulator',
+    ]);
+    expect(() => options(['--targets', 'tabletop-bg2'])).toThrow(/unknown target "tabletop-bg2".*tabletop-bg1/);
     expect(options(['--targets', 'tabletop-off-again,tabletop-off,tabletop-again,tabletop']).targets).toEqual([
       'tabletop',
       'tabletop-off',
@@ -46,9 +51,17 @@ describe('bench options', () => {
     expect(options(['--only', 'load']).workloads.map((w) => w.name)).toEqual(['load-100b', 'load-1k', 'load-large']);
   });
 
+  it('is a full run with every workload on the default targets, more targets or not', () => {
+    expect(options([]).kind).toBe('full');
+    expect(options(['--targets', 'tabletop-bg1,tabletop,tabletop-off,emulator']).kind).toBe('full');
+    expect(options(['--targets', 'tabletop,emulator']).kind).toBe('partial');
+    expect(options(['--quick']).kind).toBe('partial');
+  });
+
   it('names both in --help', () => {
     expect(parseOptions(['--help'])).toEqual({ kind: 'help' });
     expect(USAGE).toMatch(/tabletop-bg0 \(the same build, serve\s+--background-threads 0/);
+    expect(USAGE).toMatch(/tabletop-bg1 \(serve --background-threads 1/);
     expect(USAGE).toMatch(/mixed: a bulk load/);
   });
 });

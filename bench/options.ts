@@ -38,8 +38,9 @@ Options:
                           that shows this run's noise), tabletop-off-again (tabletop-off once
                           more: the same control for the off side), tabletop-bg0 (the same build, serve
                           --background-threads 0: the serving thread builds SSTables itself),
+                          tabletop-bg1 (serve --background-threads 1: one worker builds them),
                           tabletop-base (another build: --base-dist) and/or emulator (default
-                          tabletop, tabletop-off, emulator)
+                          tabletop, tabletop-off, emulator; a full run may add more)
   --base-dist DIR         the build tabletop-base runs: the dist directory of another checkout,
                           built with npm run build (what a change costs or saves, in one run)
   --tabletop-mode M       durable (default: fsynced writes in a temporary --data-dir) or memory
@@ -132,7 +133,8 @@ export function parseOptions(argv: readonly string[]): ParseResult {
     );
   if (baseDist !== undefined && !existsSync(path.join(baseDist, 'cli', 'main.js')))
     throw new Error(`--base-dist: ${path.join(baseDist, 'cli', 'main.js')} does not exist (build that checkout with npm run build)`);
-  const complete = values.only === undefined && values.targets === undefined && !quick;
+  // A full run measures every workload on at least the default targets; more targets (a control, bg1) keep it full.
+  const complete = values.only === undefined && DEFAULT_TARGETS.every((t) => chosenTargets.includes(t)) && !quick;
   const startups = WORKLOADS.filter((w) => w.group === 'startup');
   const startupOnly =
     workloads.length === startups.length && startups.every((w) => workloads.includes(w)) && values.targets === undefined && !quick;

@@ -33,6 +33,17 @@ describe('the report against another tabletop target', () => {
     expect(lines.some((l) => l.includes('default ÷ bg0'))).toBe(true);
   });
 
+  it('divides tabletop-bg1 (one worker) by bg0 when both ran, else by the default, and says nothing with one of them', () => {
+    const bg1 = run('tabletop-bg1', 3300, 45e-6);
+    const both = backgroundThreadsSection([writes], [run('tabletop', 3000, 50e-6), run('tabletop-bg0', 2000, 40e-6), bg1]);
+    expect(both).toContain('| write-c32 | 1.65× | 1.13× |');
+    expect(both.some((l) => l.includes('bg1 ÷ bg0'))).toBe(true);
+    const byDefault = backgroundThreadsSection([writes], [run('tabletop', 3000, 50e-6), bg1]);
+    expect(byDefault).toContain('| write-c32 | 1.10× | 0.90× |');
+    expect(byDefault.some((l) => l.includes('bg1 ÷ default'))).toBe(true);
+    expect(backgroundThreadsSection([writes], [run('tabletop', 3000, 50e-6), run('tabletop-off', 3000, 50e-6)])).toEqual([]);
+  });
+
   it('divides tabletop by tabletop-base (another build) per workload', () => {
     const lines = baseBuildSection([writes], [run('tabletop', 2000, 30e-6), run('tabletop-base', 2500, 40e-6)]);
     expect(lines[0]).toBe('## Against the base build');

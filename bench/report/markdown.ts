@@ -35,7 +35,7 @@ export function markdownReport(input: ReportInput): string {
   out.push(`Command: \`${input.command}\``, '');
   const startups = workloads.some((w) => w.kind === 'startup') ? ` (start-up workloads: ${options.settings.startupRuns})` : '';
   out.push(
-    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets in an order that rotates from run to run; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-off-again') ? '; tabletop-off-again is tabletop-off once more' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}${options.baseDist !== undefined ? `; tabletop-base is another build, \`${options.baseDist}\`` : ''}.`,
+    `Started ${results.startedAt.toISOString()}, took ${minutes.toFixed(1)} min. Figures are medians over ${options.settings.runs} run(s)${startups} per target, runs alternating between targets in an order that rotates from run to run; [min–max] in the details. "÷" is tabletop divided by the emulator${options.targets.includes('tabletop-off') ? '; tabletop-off is the same build with recording off (`serve --insight off`)' : ''}${options.targets.includes('tabletop-again') ? '; tabletop-again is tabletop once more, an A/A control' : ''}${options.targets.includes('tabletop-off-again') ? '; tabletop-off-again is tabletop-off once more' : ''}${options.targets.includes('tabletop-bg0') ? '; tabletop-bg0 is the same build with `serve --background-threads 0` (the serving thread builds SSTables itself), "bg0 ÷" it divided by the emulator' : ''}${options.targets.includes('tabletop-bg1') ? '; tabletop-bg1 is the same build with `serve --background-threads 1` (one worker thread builds SSTables), "bg1 ÷" it divided by the emulator' : ''}${options.baseDist !== undefined ? `; tabletop-base is another build, \`${options.baseDist}\`` : ''}.`,
     '',
   );
   if (results.warnings.length > 0) {
@@ -49,8 +49,8 @@ export function markdownReport(input: ReportInput): string {
   if (workloads.some((w) => w.name === MIXED_TOTAL.name)) out.push(...mixedSection(workloads, options.targets, results.records), '');
   if (options.targets.includes('tabletop') && options.targets.includes('tabletop-off'))
     out.push(...recordingCostSection(workloads, results.records), '');
-  if (options.targets.includes('tabletop') && options.targets.includes('tabletop-bg0'))
-    out.push(...backgroundThreadsSection(workloads, results.records), '');
+  const threads = backgroundThreadsSection(workloads, results.records);
+  if (threads.length > 0) out.push(...threads, '');
   if (options.targets.includes('tabletop') && options.targets.includes('tabletop-base'))
     out.push(...baseBuildSection(workloads, results.records), '');
   const lg = workloads.filter((w) => w.reference !== undefined);
@@ -86,6 +86,7 @@ const SUMMARY_FIGURES: ReadonlySet<FigureKey> = new Set<FigureKey>([
 const EMULATOR_RATIOS: readonly { readonly kind: TargetKind; readonly head: string }[] = [
   { kind: 'tabletop', head: '÷' },
   { kind: 'tabletop-bg0', head: 'bg0 ÷' },
+  { kind: 'tabletop-bg1', head: 'bg1 ÷' },
 ];
 
 /** The "÷" columns of a run's tables: those of its tabletop targets, when the emulator ran too. */
@@ -140,17 +141,30 @@ export function recordingCostSection(workloads: readonly ReportedWorkload[], rec
 }
 
 /**
- * What the background threads change, per workload: tabletop (serve's
- * default background threads, which build the SSTables of flushes and
- * compactions) ÷ tabletop-bg0 (the same build, `--background-threads 0`).
+ * What the background threads change, per workload: a target with worker threads building the SSTables of flushes
+ * and compactions ÷ one with fewer. tabletop-bg1 (one worker) when it ran, else tabletop (serve's default, cores − 2
+ * from 0 to 4), divided by tabletop-bg0 (none: the serving thread builds them) when it ran, else by tabletop (on 2
+ * cores the default is 0 workers, so bg1 ÷ tabletop is what one worker changes). Empty when no two of them ran.
  */
 export function backgroundThreadsSection(workloads: readonly ReportedWorkload[], records: readonly RunRecord[]): string[] {
+  const ran = (kind: TargetKind): boolean => records.some((r) => r.target === kind);
+  const numerator: TargetKind = ran('tabletop-bg1') ? 'tabletop-bg1' : 'tabletop';
+  const baseline: TargetKind = ran('tabletop-bg0') ? 'tabletop-bg0' : 'tabletop';
+  if (numerator === baseline || !ran(numerator) || !ran(baseline)) return [];
+  const name = (kind: TargetKind): string => (kind === 'tabletop' ? 'default' : kind.slice('tabletop-'.length));
+  const what: Partial<Record<TargetKind, string>> = {
+    tabletop: "tabletop (`serve`'s default background threads: cores − 2 from 0 to 4, so 0 on 2 cores)",
+    'tabletop-bg0':
+      'tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds the SSTables of flushes and compactions itself)',
+    'tabletop-bg1':
+      'tabletop-bg1 (the same build, `--background-threads 1`: one worker thread builds the SSTables of flushes and compactions)',
+  };
   return baselineSection(workloads, records, {
     heading: 'Background threads',
-    intro:
-      "tabletop (`serve`'s default background threads, cores − 2 from 0 to 4, build the SSTables of flushes and compactions; on 2 cores that is 0 as well) ÷ tabletop-bg0 (the same build, `--background-threads 0`: the serving thread builds them itself): the median of the runs' ratios, each run against the other target's run of the same round. Server CPU counts every thread of the server.",
-    baseline: 'tabletop-bg0',
-    head: 'default ÷ bg0',
+    intro: `${what[numerator] ?? numerator} ÷ ${what[baseline] ?? baseline}: the median of the runs' ratios, each run against the other target's run of the same round. Server CPU counts every thread of the server.`,
+    baseline,
+    numerator,
+    head: `${name(numerator)} ÷ ${name(baseline)}`,
   });
 }
 
@@ -169,6 +183,8 @@ interface BaselineShape {
   readonly heading: string;
   readonly intro: string;
   readonly baseline: TargetKind;
+  /** What is divided by the baseline (default tabletop). */
+  readonly numerator?: TargetKind;
   /** What the ratio is, in the column heads ("on ÷ off"). */
   readonly head: string;
   /** Ratios past which a figure is marked bold. */
@@ -198,7 +214,7 @@ function baselineSection(workloads: readonly ReportedWorkload[], records: readon
   const rows: string[][] = [];
   const { limits } = shape;
   for (const w of workloads) {
-    const r = recordingCost(w, records, shape.baseline);
+    const r = recordingCost(w, records, shape.baseline, shape.numerator);
     if (r === undefined) continue;
     const mark = (v: number | undefined, bad: boolean): string => (v === undefined ? '–' : bad ? `**${ratioText(v)}**` : ratioText(v));
     const aa = control ? recordingCost(w, records, 'tabletop-again') : undefined;
@@ -427,7 +443,7 @@ function methodSection(cores: number, startup: boolean, mixed: boolean): string[
     '## How these figures are made',
     '',
     '- Both servers are started by the harness on loopback. Bulk loads run on a freshly started, empty server each run; every other workload runs on one long-lived server per target that holds the data set (rows of 10-byte keys and 1 KiB random values, loaded once, not measured) after one unrecorded warm-up run.',
-    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range); tabletop-again, when asked for, is tabletop started once more (an A/A control), tabletop-off-again tabletop-off once more; tabletop-bg0, when asked for, is the same build started with `--background-threads 0` (the serving thread builds the SSTables of flushes and compactions itself, as before worker threads did).',
+    '- Runs alternate between targets (tabletop, tabletop-off, emulator, tabletop, ...) so that drift of the machine hits all; all targets get the same keys and seeds. tabletop-off is the same build as tabletop, started with `--insight off` (no recording of traffic per key range); tabletop-again, when asked for, is tabletop started once more (an A/A control), tabletop-off-again tabletop-off once more; tabletop-bg0, when asked for, is the same build started with `--background-threads 0` (the serving thread builds the SSTables of flushes and compactions itself, as before worker threads did), tabletop-bg1 the same build with `--background-threads 1` (one worker thread builds them).',
     '- Server CPU is utime + stime of the server process from /proc/<pid>/stat, read before and after the measured part of each run, divided by the operations (or rows) completed. For bulk loads, "after" is once the server is idle again (under 2% of a core for a second), so that the flushes and compactions a load leaves behind count too; throughput and latency stop at the last acknowledgement. "Cores busy" is that CPU time over the wall time of the measured part.',
     '- RSS is VmRSS from /proc/<pid>/status right after the bulk load; "per GiB loaded" divides by the logical bytes loaded (key + qualifier + value of every row). "Growth" subtracts the RSS of the idle server before the load.',
     "- Client CPU is this process's CPU time (Node-client workloads) or the load-generator processes' (load-generator workloads), per operation.",

@@ -15,12 +15,14 @@ import type { ServerProcess } from './server-process.js';
  * `tabletop-off-again` is tabletop-off once more: the same control for the side with recording off (each target is
  * one long-lived server, so one server's luck is in every ratio against it).
  * `tabletop-bg0` is the same build with `serve --background-threads 0`: the serving thread builds the SSTables of
- * flushes and compactions itself (tabletop uses serve's default, one thread fewer than the cores, 1 to 4).
+ * flushes and compactions itself (tabletop uses serve's default, cores − 2 from 0 to 4: 0 on 2 cores).
+ * `tabletop-bg1` is the same build with `serve --background-threads 1`: one worker thread builds them, whatever the
+ * default of the machine (on 2 cores, where the default is 0, it shows what a worker changes).
  * `tabletop-base` is another build of tabletop (`--base-dist`), started the same way: what a change costs or saves,
  * measured in one run.
  */
 export type TargetKind =
-  'tabletop' | 'tabletop-off' | 'tabletop-again' | 'tabletop-off-again' | 'tabletop-bg0' | 'tabletop-base' | 'emulator';
+  'tabletop' | 'tabletop-off' | 'tabletop-again' | 'tabletop-off-again' | 'tabletop-bg0' | 'tabletop-bg1' | 'tabletop-base' | 'emulator';
 /** In the order runs alternate. */
 export const TARGET_KINDS: readonly TargetKind[] = [
   'tabletop',
@@ -28,6 +30,7 @@ export const TARGET_KINDS: readonly TargetKind[] = [
   'tabletop-again',
   'tabletop-off-again',
   'tabletop-bg0',
+  'tabletop-bg1',
   'tabletop-base',
   'emulator',
 ];
@@ -86,6 +89,7 @@ const SERVE_ARGS: Readonly<Record<Exclude<TargetKind, 'emulator'>, readonly stri
   'tabletop-again': [],
   'tabletop-off-again': ['--insight', 'off'],
   'tabletop-bg0': ['--background-threads', '0'],
+  'tabletop-bg1': ['--background-threads', '1'],
   'tabletop-base': [],
 };
 
