@@ -64,7 +64,7 @@ export function localWriter(file: WritableFile, options: SSTableWriterOptions): 
       return writer.estimatedSize;
     },
     add: (key, value) => writer.add(key, value),
-    finish: () => writer.finish(),
+    finish: (pause) => writer.finish(pause),
     abandon: () => writer.abandon(),
     ready: () => undefined,
     worker: undefined,

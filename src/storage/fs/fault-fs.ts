@@ -160,10 +160,10 @@ class FaultRandomAccessFile implements RandomAccessFile {
   get size(): number {
     return this.inner.size;
   }
-  read(offset: number, length: number): Buffer {
+  read(offset: number, length: number, into?: Buffer): Buffer {
     const fate = this.policy('read', this.path);
     if (fate !== undefined) throw fault('read', this.path, fate);
-    return this.inner.read(offset, length);
+    return this.inner.read(offset, length, into);
   }
   close(): void {
     this.inner.close();

@@ -85,8 +85,12 @@ export interface WritableFile {
 export interface RandomAccessFile {
   readonly path: string;
   readonly size: number;
-  /** Reads exactly `length` bytes at `offset` (fewer only at end of file). */
-  read(offset: number, length: number): Buffer;
+  /**
+   * Reads exactly `length` bytes at `offset` (fewer only at end of file). With `into` (at least `length` bytes), the
+   * bytes land in it and the result is a view of it, valid until the caller reuses `into`: a scratch buffer for bytes
+   * that are decoded and dropped, so that reading them allocates nothing.
+   */
+  read(offset: number, length: number, into?: Buffer): Buffer;
   close(): void;
 }
 

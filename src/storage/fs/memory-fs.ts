@@ -245,9 +245,12 @@ class MemRandomAccessFile implements RandomAccessFile {
   get size(): number {
     return this.inode.length;
   }
-  read(offset: number, length: number): Buffer {
+  read(offset: number, length: number, into?: Buffer): Buffer {
     const end = Math.min(this.inode.length, offset + length);
-    return Buffer.from(this.inode.data.subarray(Math.min(offset, end), end));
+    const bytes = this.inode.data.subarray(Math.min(offset, end), end);
+    if (into === undefined || into.length < bytes.length) return Buffer.from(bytes);
+    bytes.copy(into);
+    return into.subarray(0, bytes.length);
   }
   close(): void {}
 }

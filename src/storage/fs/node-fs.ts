@@ -213,9 +213,9 @@ class NodeRandomAccessFile implements RandomAccessFile {
     private readonly fd: number,
     readonly size: number,
   ) {}
-  read(offset: number, length: number): Buffer {
+  read(offset: number, length: number, into?: Buffer): Buffer {
     const n = Math.max(0, Math.min(length, this.size - offset));
-    const buf = Buffer.allocUnsafe(n);
+    const buf = into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
     let got = 0;
     while (got < n) {
       let r: number;

@@ -86,8 +86,9 @@ async function writeTable(
   fill: (writer: PipelinedWriter) => Promise<void>,
 ): Promise<FileMeta | undefined | typeof ABANDONED> {
   const pool = engine.builders;
+  // A file built on this thread finishes in slices of the time share too (its filter alone takes milliseconds).
   const here = (file: WritableFile, options: SSTableWriterOptions): Promise<SSTableInfo | undefined> =>
-    fillAndFinish(localWriter(file, options), fill);
+    fillAndFinish(localWriter(file, options), fill, () => engine.timeShare.maybeYield());
   if (pool === undefined) return buildTable(engine, seqs, here);
   try {
     return await buildTable(engine, seqs, (file, options) => fillAndFinish(pool.createWriter(file, options), fill));
@@ -98,14 +99,18 @@ async function writeTable(
   }
 }
 
-async function fillAndFinish(writer: PipelinedWriter, fill: (writer: PipelinedWriter) => Promise<void>): Promise<SSTableInfo | undefined> {
+async function fillAndFinish(
+  writer: PipelinedWriter,
+  fill: (writer: PipelinedWriter) => Promise<void>,
+  pause?: () => Promise<void> | undefined,
+): Promise<SSTableInfo | undefined> {
   try {
     await fill(writer);
     if (writer.entries === 0) {
       writer.abandon();
       return undefined;
     }
-    return await writer.finish();
+    return await writer.finish(pause);
   } catch (e) {
     writer.abandon();
     throw e;

@@ -63,11 +63,29 @@ function probeDelta(h: number): number {
 
 /** Builds the filter block for keys with these hashes. */
 export function buildBloomFilter(hashes: Uint32Array, count: number, bitsPerKey: number): Buffer {
+  const out = emptyBloomFilter(count, bitsPerKey);
+  addBloomHashes(out, hashes, 0, count);
+  return out;
+}
+
+/**
+ * The filter block for `count` keys with no key in it yet: its bits, then its number of probes. addBloomHashes puts
+ * keys in, in as many pieces as the caller likes (a filter of a large file is built in slices between requests).
+ */
+export function emptyBloomFilter(count: number, bitsPerKey: number): Buffer {
   const probes = Math.min(30, Math.max(1, Math.round(bitsPerKey * 0.69)));
   const bytes = Math.ceil(Math.max(64, count * bitsPerKey) / 8);
-  const bits = bytes * 8;
   const out = Buffer.alloc(bytes + 1);
-  for (let i = 0; i < count; i++) {
+  out[bytes] = probes;
+  return out;
+}
+
+/** Sets the bits of the keys with hashes[from..to) in a filter from emptyBloomFilter. */
+export function addBloomHashes(out: Buffer, hashes: Uint32Array, from: number, to: number): void {
+  const bytes = out.length - 1;
+  const bits = bytes * 8;
+  const probes = out[bytes]!;
+  for (let i = from; i < to; i++) {
     let h = hashes[i]!;
     const delta = probeDelta(h);
     for (let j = 0; j < probes; j++) {
@@ -76,8 +94,6 @@ export function buildBloomFilter(hashes: Uint32Array, count: number, bitsPerKey:
       h = (h + delta) >>> 0;
     }
   }
-  out[bytes] = probes;
-  return out;
 }
 
 /** A loaded filter. */

@@ -6,9 +6,18 @@ import { checkBlockBody } from './block-cursor.js';
 import { BlockType, MAX_BLOCK_BYTES, TRAILER_BYTES, trailerMatches, type BlockHandle } from './format.js';
 
 /**
+ * Where the file's bytes of a block land before they are checked and decompressed: one buffer per thread, grown to
+ * the largest block read, so that a block read allocates only its decompressed body (a compaction reads every
+ * block of its inputs; each Buffer it drops counts toward V8's external-memory step that starts a full GC).
+ */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+/** Blocks above this read into a buffer of their own rather than growing the scratch buffer. */
+const SCRATCH_MAX = 4 * 1024 * 1024;
+
+/**
  * Reads the block at `handle`, verifies its trailer and returns its body,
  * decompressed. Every failure of its bytes is DataLoss naming the file and offset; a read the disk fails is
- * Unavailable.
+ * Unavailable. The body is the caller's own (it never shares memory with another read).
  */
 export function readBlock(file: RandomAccessFile, handle: BlockHandle, what: string): Buffer {
   const { offset, size } = handle;
@@ -16,7 +25,9 @@ export function readBlock(file: RandomAccessFile, handle: BlockHandle, what: str
   if (size > MAX_BLOCK_BYTES) throw bad('is implausibly large');
   let raw: Buffer;
   try {
-    raw = file.read(offset, size + TRAILER_BYTES);
+    const length = size + TRAILER_BYTES;
+    if (length > scratch.length && length <= SCRATCH_MAX) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX, 2 * length));
+    raw = file.read(offset, length, length <= scratch.length ? scratch : undefined);
   } catch (e) {
     // The disk failed the read (EIO, a bad sector or a lost device): this read fails with UNAVAILABLE naming the
     // block, the server goes on, and a later read of the block may succeed (nothing marks the store failed).
@@ -32,7 +43,8 @@ export function readBlock(file: RandomAccessFile, handle: BlockHandle, what: str
   if (!trailerMatches(raw)) throw bad('fails its checksum');
   const type = raw[size];
   const contents = raw.subarray(0, size);
-  if (type === BlockType.none) return contents;
+  // Uncompressed: the body is copied out of the scratch buffer (a block read into its own buffer is returned as is).
+  if (type === BlockType.none) return raw.buffer === scratch.buffer ? Buffer.from(contents) : contents;
   if (type !== BlockType.lz4) throw bad(`has unknown block type ${type}`);
   if (size < 4) throw bad('is too short to be compressed');
   const bodySize = contents.readUInt32LE(0);

@@ -27,6 +27,30 @@ describe('SSTable writer', () => {
     expect(() => createSSTableWriter(fs.create('t.sst'), { compression: 'zstd' as 'lz4' })).toThrow(/compression/);
   });
 
+  it('builds a large filter in pieces, awaiting the pause between them, into the same file as without one', async () => {
+    const keys = Array.from({ length: 30_000 }, (_, i) => `row${String(i).padStart(6, '0')}`);
+    const build = async (fs: MemoryFileSystem, pause?: () => Promise<void> | undefined): Promise<void> => {
+      const w = createSSTableWriter(fs.create('t.sst'), { createdAtMillis: 1 });
+      for (const k of keys) w.add(k, v(k));
+      await w.finish(pause);
+    };
+    const plain = new MemoryFileSystem();
+    await build(plain);
+    const sliced = new MemoryFileSystem();
+    let pauses = 0;
+    let awaited = 0;
+    await build(sliced, () => {
+      pauses++;
+      // Every other pause hands the thread back, as the time share does when a slice is over.
+      return pauses % 2 === 0 ? new Promise<void>((resolve) => setImmediate(() => (awaited++, resolve()))) : undefined;
+    });
+    expect(pauses).toBeGreaterThanOrEqual(3);
+    expect(awaited).toBe(Math.floor(pauses / 2));
+    const reader = openSSTable(sliced, 't.sst', { id: 1 });
+    for (const k of keys) expect(reader.mayContain(k)).toBe(true);
+    expect(sliced.readFile('t.sst').equals(plain.readFile('t.sst'))).toBe(true);
+  });
+
   it('refuses use after finish or abandon', async () => {
     const fs = new MemoryFileSystem();
     const w = createSSTableWriter(fs.create('t.sst'));
