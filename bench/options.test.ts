@@ -51,6 +51,12 @@ describe('bench options', () => {
     expect(options(['--only', 'load']).workloads.map((w) => w.name)).toEqual(['load-100b', 'load-1k', 'load-large']);
   });
 
+  it('starts servers afresh for each run only when asked', () => {
+    expect(options([]).freshServers).toBe(false);
+    expect(options(['--fresh-servers']).freshServers).toBe(true);
+    expect(USAGE).toMatch(/--fresh-servers\s+start every target's server afresh/);
+  });
+
   it('is a full run with every workload on the default targets, more targets or not', () => {
     expect(options([]).kind).toBe('full');
     expect(options(['--targets', 'tabletop-bg1,tabletop,tabletop-off,emulator']).kind).toBe('full');

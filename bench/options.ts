@@ -51,6 +51,9 @@ Options:
   --loadgen-channels N    connections per load-generator process (default 4)
   --loadgen-transport T   http2 (default: gRPC framed over node:http2, about half the client
                           CPU per call) or grpc-js (the @grpc/grpc-js generic client)
+  --fresh-servers         start every target's server afresh (data set loaded, warmed up) for each run of a
+                          workload, rather than one long-lived server per target for the whole run: one
+                          server's luck (JIT, heap layout) is then in one round's ratios, not in all of them
   --no-build              do not rebuild tabletop (dist/) first
   -h, --help              show this help
 `;
@@ -65,6 +68,8 @@ export interface Options {
   readonly label: string;
   readonly quick: boolean;
   readonly build: boolean;
+  /** --fresh-servers: a new server per target for each run of a workload that otherwise runs on long-lived ones. */
+  readonly freshServers: boolean;
   /** Every workload on both targets at full size: only such a run becomes bench/results/latest.md. */
   readonly complete: boolean;
   /** Which earlier report this run's replaces in bench/results/ (report/history.ts). */
@@ -98,6 +103,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
       'loadgen-channels': { type: 'string' },
       'loadgen-transport': { type: 'string' },
       'no-build': { type: 'boolean' },
+      'fresh-servers': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -149,6 +155,7 @@ export function parseOptions(argv: readonly string[]): ParseResult {
       label,
       quick,
       build: values['no-build'] !== true,
+      freshServers: values['fresh-servers'] === true,
       complete,
       kind: complete ? 'full' : startupOnly ? 'startup' : 'partial',
     },

@@ -150,8 +150,9 @@ export class Runner {
 
   private async runOnLongLived(w: ServerWorkload, index: number): Promise<void> {
     const { runs, warmupSeconds, seconds } = this.options.settings;
+    const { freshServers } = this.options;
     const failed = new Set<TargetKind>();
-    if (warmupSeconds > 0) {
+    if (warmupSeconds > 0 && !freshServers) {
       for (const kind of this.options.targets) {
         const label = `  ${kind} warm-up`;
         try {
@@ -168,6 +169,15 @@ export class Runner {
         if (failed.has(kind)) continue; // a workload that failed its warm-up would fail again: do not spend the time
         const label = `  ${kind} run ${run}/${runs}`;
         try {
+          if (freshServers) {
+            await this.retire(kind);
+            const live = await this.longLived(kind);
+            await untilIdle(live.target.process.pid, 120);
+            if (warmupSeconds > 0) {
+              const m = await this.runOnce(w, live, runId(index, 0), warmupSeconds, `${label} warm-up`);
+              this.progress.line(`${label} warm-up: ${summaryLine(w, m)} (not recorded)`);
+            }
+          }
           const m = await this.runOnce(w, await this.longLived(kind), runId(index, run), seconds, label);
           this.record(w, kind, run, m, label);
         } catch (e) {
@@ -330,6 +340,14 @@ export class Runner {
     }
     this.records.push({ workload: w.name, target: kind, run, error: message });
     this.progress.line(`${label}: FAILED: ${message}`);
+  }
+
+  /** Stops the long-lived server of a target, if it has one (--fresh-servers: the next use starts a new one). */
+  private async retire(kind: TargetKind): Promise<void> {
+    const existing = this.servers.get(kind);
+    if (existing === undefined) return;
+    this.servers.delete(kind);
+    await this.stop(existing);
   }
 
   /** The long-lived server of a target, started and loaded with the data set on first use (or after it died). */
