@@ -7,7 +7,7 @@ import { decodeFragment, decodePutsOnly, type Entry, NO_DROPS, resolveEntries, t
 import { MergeCursor } from './merge-cursor.js';
 import { RowCache } from './row-cache.js';
 import { newestOfColumns } from '../row-ops.js';
-import { collectEntries, FRAGMENT_OVERHEAD, fragmentBytes, fragmentsOf, Memtable, MemRow, ROW_OVERHEAD } from './memtable.js';
+import { collectEntries, fragmentBytes, fragmentsOf, Memtable, MemRow } from './memtable.js';
 import { DropSet } from './store-drops.js';
 import { lowerBound } from './sorted-entries.js';
 import type { TableFile } from './table-file.js';
@@ -314,28 +314,17 @@ export class DiskStore implements RowStore {
     const step = Math.max(1, Math.floor(bytesPerPiece / 4));
     for (const f of this.files)
       for (const s of f.reader.sampleKeys(step)) if (this.owns(s.key) && s.key !== this.lower) candidates.add(s.key);
-    const memOffsets: { keys: ByteString[]; before: number[]; total: number }[] = [];
-    for (const m of [this.mem, ...this.imms]) {
-      const keys: ByteString[] = [];
-      const before: number[] = [];
-      let n = 0;
-      // Offsets of every row, but only a row per `step` bytes as a candidate: exact enough, and
-      // a memtable of many small rows costs one pass rather than a lookup per row.
+    // Memtables: per sorted run, the bytes before each key, and a key per `step` bytes of each run as a candidate.
+    const memRuns = [this.mem, ...this.imms].flatMap((m) => m.view().sizedRuns());
+    for (const run of memRuns) {
       let lastCandidate = -step;
-      const c = m.view().cursor();
-      for (c.first(); c.valid; c.next()) {
-        const key = c.key;
-        keys.push(key);
-        before.push(n);
+      for (let p = 0; p < run.keys.length; p++) {
+        const n = run.before[p]!;
         if (n - lastCandidate >= step) {
-          candidates.add(key);
+          candidates.add(run.keys[p]!);
           lastCandidate = n;
         }
-        n += ROW_OVERHEAD + key.length;
-        for (const f of fragmentsOf(c.value)) n += FRAGMENT_OVERHEAD + f.byteLength;
       }
-      c.close();
-      memOffsets.push({ keys, before, total: n });
     }
     const sorted = [...candidates].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     // Each file's bytes below the store's lower bound (shared files) are not the store's.
@@ -346,7 +335,7 @@ export class DiskStore implements RowStore {
     for (const key of sorted) {
       let offset = -below;
       for (const f of this.files) offset += f.reader.approximateOffsetOf(key);
-      for (const m of memOffsets) offset += offsetBefore(m.keys, m.before, m.total, key);
+      for (const run of memRuns) offset += run.before[lowerBound(run.keys, key)]!;
       if (offset - last >= bytesPerPiece) {
         out.push({ key, offsetBytes: offset });
         last = offset;
@@ -380,12 +369,6 @@ export class DiskStore implements RowStore {
       throw e;
     }
   }
-}
-
-/** Bytes of the memtable rows before `key` (binary search over its sorted keys). */
-function offsetBefore(keys: readonly ByteString[], before: readonly number[], total: number, key: ByteString): number {
-  const i = lowerBound(keys, key);
-  return i < keys.length ? before[i]! : total;
 }
 
 /** The most one row's entry in the file can hold: its largest entry, or (files older than that property) all its raw bytes. */

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Cell } from '../../model/cell.js';
 import type { StoreOp } from '../store.js';
 import { decodeFragment, type Entry, NO_DROPS, resolveEntries } from './fragment.js';
-import { fragmentsOf, Memtable, MemRow } from './memtable.js';
+import { FRAGMENT_OVERHEAD, fragmentsOf, Memtable, MemRow, ROW_OVERHEAD } from './memtable.js';
+import { lowerBound } from './sorted-entries.js';
 import { encodeBatch, fragmentOf } from './wal-batch.js';
 import { checkIteratorOps, iteratorOpArb } from '../testing/iterator-contract.js';
 
@@ -166,5 +167,47 @@ describe('Memtable lookups and views', () => {
     expect(names(mem.get('k3'))).toEqual(['w3', 'w15003']);
     expect(names(mem.get('k14999'))).toEqual(['w14999']);
     expect(mem['indexed']).toBe(2000);
+  });
+
+  it("sizedRuns: a key's offset, summed over the runs, is the bytes of the rows before it as the memtable counts them", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 4 }), fc.integer({ min: 0, max: 40 })), { maxLength: 300 }),
+        fc.array(fc.integer({ min: 1, max: 120 }), { maxLength: 5 }),
+        fc.array(fc.string({ maxLength: 4 }), { minLength: 1, maxLength: 20 }),
+        (writes, viewsAt, probes) => {
+          const mem = new Memtable();
+          const views = new Set(viewsAt);
+          // Distinct keys: each entry is a row, so the runs' totals are the memtable's bytes and
+          // offsets are exact; a view taken midway seals the tail into a run of its own.
+          const unique = [...new Map(writes).entries()];
+          unique.forEach(([key, len], i) => {
+            mem.add(key, Buffer.alloc(len), i + 1, i + 1);
+            if (views.has(i)) mem.view();
+          });
+          const runs = mem.view().sizedRuns();
+          const offset = (key: string): number => runs.reduce((n, r) => n + r.before[lowerBound(r.keys, key)]!, 0);
+          expect(offset('\uffff\uffff\uffff\uffff\uffff')).toBe(mem.bytes);
+          for (const probe of [...probes, ...unique.map(([k]) => k)]) {
+            const before = unique
+              .filter(([k]) => k < probe)
+              .reduce((n, [k, len]) => n + ROW_OVERHEAD + FRAGMENT_OVERHEAD + k.length + len, 0);
+            expect(offset(probe)).toBe(before);
+          }
+          for (const r of runs) for (let p = 1; p < r.before.length; p++) expect(r.before[p]!).toBeGreaterThan(r.before[p - 1]!);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('sizedRuns counts a row once per run however often it was written there', () => {
+    const mem = new Memtable();
+    for (let i = 0; i < 10; i++) mem.add('a', Buffer.alloc(10), i + 1, i + 1);
+    mem.add('b', Buffer.alloc(10), 11, 11);
+    const [run] = mem.view().sizedRuns();
+    expect(run!.keys).toHaveLength(11);
+    expect(run!.before[lowerBound(run!.keys, 'b')]).toBe(ROW_OVERHEAD + 1 + 10 * (FRAGMENT_OVERHEAD + 10));
+    expect(run!.before[11]).toBe(2 * (ROW_OVERHEAD + 1) + 11 * (FRAGMENT_OVERHEAD + 10));
   });
 });

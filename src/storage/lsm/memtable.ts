@@ -190,6 +190,37 @@ export class MemView {
   cursor(lower: ByteString = '', upper?: ByteString): MemCursor {
     return new MemCursor(this.snap, this.table, lower, upper);
   }
+
+  /**
+   * Each sorted run's keys with the approximate bytes before each position
+   * (`before[p]`; `before[keys.length]` is the run's total), counted as the
+   * memtable counts its size: per entry its fragment and FRAGMENT_OVERHEAD,
+   * per row of the run its key and ROW_OVERHEAD. A key's offset in the
+   * memtable is the sum over runs of `before[lowerBound(keys, key)]`: no
+   * merge of the runs and no row values made (key sampling over a large
+   * memtable costs a pass over typed arrays).
+   */
+  sizedRuns(): SizedRun[] {
+    return this.snap.runs.map((run) => {
+      const keys = run.keys;
+      const before = new Float64Array(keys.length + 1);
+      let n = 0;
+      for (let p = 0; p < keys.length; p++) {
+        before[p] = n;
+        const key = keys[p]!;
+        if (p === 0 || keys[p - 1] !== key) n += ROW_OVERHEAD + key.length;
+        n += FRAGMENT_OVERHEAD + this.table.spanLength(run.entries[p]!);
+      }
+      before[keys.length] = n;
+      return { keys, before };
+    });
+  }
+}
+
+/** A sorted run of a memtable's keys with the bytes before each (MemView.sizedRuns). */
+export interface SizedRun {
+  readonly keys: readonly ByteString[];
+  readonly before: Float64Array;
 }
 
 /**
@@ -277,6 +308,11 @@ export class Memtable {
     this.logicalBytes += key.length + end - start;
     if (this.minSeq === 0 || firstSeq < this.minSeq) this.minSeq = firstSeq;
     if (lastSeq > this.maxSeq) this.maxSeq = lastSeq;
+  }
+
+  /** The byte length of entry `i`'s fragment. */
+  spanLength(i: number): number {
+    return this.spans[3 * i + 2]! - this.spans[3 * i + 1]!;
   }
 
   /** Entry `i`'s fragment. */
