@@ -7,7 +7,10 @@
  * compilation and garbage collection, libuv's pool for fsync). With --prof
  * the server also writes a V8 CPU profile of the whole run to --prof-dir
  * (open it in Chrome DevTools); the measured window is printed in the
- * profile's clock so that samples can be cut to it.
+ * profile's clock, and once the server has stopped, the main thread's busy
+ * time per operation in that window, the share of it in the recorder's code
+ * (dist/insight and what it calls: bench/stats/cpu-profile.ts) and the
+ * functions with the most self time.
  *
  *   npx tsx bench/profile.ts load --value 1024 --rows 200000
  *   npx tsx bench/profile.ts writes --seconds 5 --memory
@@ -39,6 +42,7 @@ import { parseArgs } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.js';
 import { bytesWritten, cpuSeconds, minorFaults, untilIdle } from './servers/proc-stats.js';
 import { EMULATOR_BIN } from './servers/targets.js';
+import { type CpuProfile, windowShares } from './stats/cpu-profile.js';
 import { GROUP_ROWS, ValuePool, groupPrefix, rowKey } from './workloads/dataset.js';
 import { INSTANCE, createTable, loadRows, nodeClient } from './workloads/node-client.js';
 
@@ -297,6 +301,7 @@ async function main(): Promise<void> {
   console.log(`server RSS: ${(kib('VmRSS') / 1024).toFixed(0)} MiB now, ${(kib('VmHWM') / 1024).toFixed(0)} MiB peak`);
   console.log(`per thread, µs per ${unit}: ${busy.map(([t, s]) => `${t} ${((s * 1e6) / ops).toFixed(1)}`).join(', ')}`);
   if (values.prof) console.log(`measured window in the profile's clock (µs): [${from}, ${to}]`);
+  if (values.prof) profWindow = { from: Number(from), to: Number(to), ops, unit };
   if (values.callgrind) instructionsPerOp = (instructions: number) => (instructions / ops).toFixed(0) + ` instructions per ${unit}`;
 }
 
@@ -306,12 +311,29 @@ function callgrindControl(...flags: string[]): void {
 }
 
 let instructionsPerOp: ((instructions: number) => string) | undefined;
+/** The measured window, for reading the server's CPU profile once it has written it (--prof). */
+let profWindow: { from: number; to: number; ops: number; unit: string } | undefined;
+
+/** The share of the server's main-thread time in the recorder's code (dist/insight) and the top functions, from its profile. */
+function printProfileShares(w: { from: number; to: number; ops: number; unit: string }): void {
+  const dir = values['prof-dir'];
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`));
+  if (file === undefined) return console.log(`no CPU profile of pid ${pid} in ${dir}`);
+  const shares = windowShares(JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile, w.from, w.to, '/insight/');
+  const perOp = (micros: number): string => (micros / w.ops).toFixed(2);
+  console.log(
+    `profile ${path.join(dir, file)}, measured window: main thread busy ${perOp(shares.busyMicros)} µs per ${w.unit}, ` +
+      `${((100 * shares.underMicros) / Math.max(1, shares.busyMicros)).toFixed(1)}% of it in the recorder (dist/insight, callees included)`,
+  );
+  console.log(`  most self time, µs per ${w.unit}: ${shares.topSelf.map((f) => `${f.name} ${perOp(f.micros)}`).join('; ')}`);
+}
 
 try {
   await main();
 } finally {
   server.kill('SIGINT');
   await new Promise((r) => server.once('exit', r));
+  if (profWindow !== undefined) printProfileShares(profWindow);
   if (instructionsPerOp !== undefined) {
     // The dump taken at the end of the measured window (callgrind.out.1) counts that window only.
     const out = readFileSync(path.join(dataDir, 'callgrind.out.1'), 'utf8');
