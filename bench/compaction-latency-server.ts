@@ -65,6 +65,10 @@ for (const s of settings)
   if (s !== 'default' && !(Number.isInteger(Number(s)) && Number(s) >= 0))
     throw new Error(`--threads takes "default" or whole numbers, not "${s}"`);
 
+// SERVER_NODE_FLAGS (space-separated) replaces the server's V8 options, as in profile.ts: e.g. the server's
+// own options plus `--cpu-prof --cpu-prof-dir DIR` for a profile of the serving thread.
+const serverNodeFlags =
+  process.env.SERVER_NODE_FLAGS !== undefined ? process.env.SERVER_NODE_FLAGS.split(' ').filter((f) => f !== '') : SERVER_NODE_FLAGS;
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (micros: number): string => (micros / 1000).toFixed(2);
@@ -93,7 +97,7 @@ async function measure(setting: string): Promise<{ idle: Histogram; during: Hist
   const server = spawn(
     process.execPath,
     [
-      ...SERVER_NODE_FLAGS,
+      ...serverNodeFlags,
       path.join(repo, 'dist/cli/main.js'),
       'serve',
       '--port',
