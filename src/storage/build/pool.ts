@@ -1,11 +1,14 @@
 /**
  * Worker threads that build SSTables (protocol.ts, worker.ts), so that the
  * thread serving requests spends a flush or a compaction only on deciding
- * what goes into the file, handing entries over and writing the bytes that
- * come back: the block encoding, LZ4 compression, checksums and the bloom
- * filter run beside it, on another core. A compaction's merge (reading the
- * inputs, resolving versions, applying drops and GC rules) stays on the
- * serving thread, in slices: a version that ran whole compactions on a
+ * what goes into the file and handing entries over: the block encoding, LZ4
+ * compression, checksums, the bloom filter and (for a file of the operating
+ * system's) the file's writes run beside it, on another core. (Writing the
+ * bytes that came back was the serving thread's largest share of a
+ * compaction with one worker: ~60 ms of every 0.5 s, in
+ * bench/compaction-latency-server.ts --threads 1.) A compaction's merge
+ * (reading the inputs, resolving versions, applying drops and GC rules)
+ * stays on the serving thread, in slices: a version that ran whole compactions on a
  * worker (inputs read through the serving thread into shared memory) peaked
  * 25-50 MiB higher in test/durability/bounded-memory.test.ts (262-285 MiB
  * against 237, a budget of ~265), a worker that allocates little collecting
@@ -115,7 +118,9 @@ export class BuildPool {
   createWriter(file: WritableFile, options: SSTableWriterOptions): PipelinedWriter {
     const slot = this.leastBusy();
     const writer = new RemoteWriter(this.nextId++, slot, this.workerOf(slot), file, () => this.completedBuilds++);
-    this.start(slot, writer, { t: 'open', id: writer.id, path: file.path, options });
+    const fd = file.advanced === undefined ? undefined : file.descriptor;
+    const direct = fd === undefined ? undefined : { fd, position: file.size };
+    this.start(slot, writer, { t: 'open', id: writer.id, path: file.path, options, direct });
     return writer;
   }
 
@@ -179,10 +184,15 @@ function startWorker(): Worker {
 
 type State = 'open' | 'finishing' | 'finished' | 'abandoned' | 'failed';
 
+/** The build's worker holds a file's descriptor (a direct build) that is to be closed once the worker stops. */
+type Holding = 'no' | 'writing' | 'close when stopped';
+
 /** One file being built on a worker, seen from this thread: the bytes that come back, the end, a failure. */
 abstract class Build {
   protected state: State = 'open';
   protected failure: Error | undefined;
+  /** Whether the worker writes the file itself, through its descriptor (see protocol.ts). */
+  protected holding: Holding;
   private finishing: { resolve: (info: SSTableInfo) => void; reject: (e: unknown) => void } | undefined;
 
   constructor(
@@ -191,7 +201,9 @@ abstract class Build {
     readonly thread: Worker,
     protected readonly file: WritableFile,
     private readonly onDone: () => void,
-  ) {}
+  ) {
+    this.holding = file.advanced !== undefined && file.descriptor !== undefined ? 'writing' : 'no';
+  }
 
   get worker(): number {
     return this.slot.index;
@@ -212,7 +224,12 @@ abstract class Build {
           this.fail(e as Error);
         }
         return;
+      case 'wrote':
+        this.file.advanced?.(m.length);
+        this.wrote(m.length);
+        return;
       case 'done': {
+        this.stopped();
         this.detach();
         this.onDone();
         const f = this.finishing;
@@ -221,7 +238,13 @@ abstract class Build {
         return;
       }
       case 'error':
-        this.fail(new TabletopError(m.code ?? 'Internal', m.message));
+        // The worker has stopped writing the build's file.
+        this.stopped();
+        this.fail(new TabletopError(m.code ?? 'Internal', m.message, m.errno === undefined ? undefined : { cause: { errno: m.errno } }));
+        return;
+      case 'abandoned':
+        this.stopped();
+        this.detach();
         return;
       default:
         this.other(m);
@@ -230,8 +253,28 @@ abstract class Build {
 
   /** The worker died. */
   lose(e: WorkerLost): void {
-    if (this.state === 'finished' || this.state === 'abandoned') return;
+    this.stopped();
+    if (this.state === 'finished' || this.state === 'abandoned') {
+      this.detach();
+      return;
+    }
     this.fail(e);
+  }
+
+  /** The worker writes no more of the file: a close that waited for it happens now. */
+  private stopped(): void {
+    const close = this.holding === 'close when stopped';
+    this.holding = 'no';
+    if (close) this.file.close();
+  }
+
+  /**
+   * Closes the file now, or once the worker has stopped writing it (its 'abandoned', 'error' or death): until then a
+   * file opened under the same descriptor would take the worker's bytes.
+   */
+  protected closeFile(): void {
+    if (this.holding === 'writing') this.holding = 'close when stopped';
+    else this.file.close();
   }
 
   /** Resolves with the file's info once the worker is done and the file is synced and closed. */
@@ -269,6 +312,8 @@ abstract class Build {
   }
 
   protected detach(): void {
+    // A build whose worker still writes its file stays known to the slot: its 'abandoned' (or the worker's death) closes the file.
+    if (this.holding !== 'no') return;
     this.slot.builds.delete(this.id);
     if (this.slot.builds.size === 0) this.thread.unref();
   }
@@ -322,8 +367,8 @@ class RemoteWriter extends Build implements PipelinedWriter {
     if (this.state === 'finished' || this.state === 'abandoned') return;
     if (this.state !== 'failed') this.post({ t: 'abandon', id: this.id });
     this.state = 'abandoned';
+    this.closeFile();
     this.detach();
-    this.file.close();
   }
 
   protected override wrote(bytes: number): void {

@@ -4,13 +4,21 @@
  * A build is one SSTable. The serving thread decides what goes into it (the
  * rows of a memtable, the merged rows of a compaction) and streams them to
  * the worker as entry batches; the worker runs the SSTable writer (blocks,
- * prefix compression, LZ4, checksums, bloom filter, index) and streams the
- * file's bytes back; the serving thread appends them to the file through the
- * engine's FileSystem and syncs it. Every byte of the file passes through
- * the engine's FileSystem on the serving thread, so the memory and
- * fault-injecting file systems of the tests see the same writes a
- * single-threaded build makes. Batches and output chunks are transferred
- * (their ArrayBuffers move between threads), never copied by postMessage.
+ * prefix compression, LZ4, checksums, bloom filter, index), and the file's
+ * bytes reach the file one of two ways:
+ *  - a file of the operating system's (the FileSystem gives its `descriptor`,
+ *    which every thread of the process shares): the worker writes the bytes
+ *    itself and reports how many ('wrote'); the serving thread only syncs and
+ *    closes the file. It must not close the descriptor while the worker may
+ *    still write: an abandoned build waits for the worker's 'abandoned' (or
+ *    its death) before it closes, or a file opened meanwhile under the same
+ *    number would take the worker's bytes;
+ *  - any other file (the memory and fault-injecting file systems of the
+ *    tests): the worker streams the bytes back ('out') and the serving thread
+ *    appends them through the engine's FileSystem, so those file systems see
+ *    the same writes a single-threaded build makes.
+ * Batches and output chunks are transferred (their ArrayBuffers move between
+ * threads), never copied by postMessage.
  *
  * Entry batch layout: repeated [u32 key length][key bytes][u32 value length][value bytes], little-endian.
  */
@@ -20,9 +28,17 @@ import type { SSTableInfo } from '../sstable/properties.js';
 import type { SSTableWriterOptions } from '../sstable/sstable-writer.js';
 
 export type ToWorker =
-  | { readonly t: 'open'; readonly id: number; readonly path: string; readonly options: SSTableWriterOptions }
+  | {
+      readonly t: 'open';
+      readonly id: number;
+      readonly path: string;
+      readonly options: SSTableWriterOptions;
+      /** The file's descriptor and the offset of its next byte, when the worker writes the file itself. */
+      readonly direct?: { readonly fd: number; readonly position: number };
+    }
   | { readonly t: 'rows'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
   | { readonly t: 'finish'; readonly id: number }
+  /** Answered by 'abandoned' once the worker has stopped writing the build's file. */
   | { readonly t: 'abandon'; readonly id: number }
   /** An output chunk's buffer, appended and handed back for the worker to fill again (id 0: not a build's). */
   | { readonly t: 'chunk'; readonly id: 0; readonly buf: ArrayBuffer };
@@ -31,8 +47,18 @@ export type FromWorker =
   | { readonly t: 'out'; readonly id: number; readonly buf: ArrayBuffer; readonly length: number }
   /** One per `rows` message the worker has added to its writer, handing the batch's buffer back for the next one. */
   | { readonly t: 'ack'; readonly id: number; readonly buf: ArrayBuffer }
+  /** A direct build wrote `length` more bytes to its file. */
+  | { readonly t: 'wrote'; readonly id: number; readonly length: number }
   | { readonly t: 'done'; readonly id: number; readonly info: SSTableInfo }
-  | { readonly t: 'error'; readonly id: number; readonly code: ErrorCode | undefined; readonly message: string };
+  | { readonly t: 'abandoned'; readonly id: number }
+  | {
+      readonly t: 'error';
+      readonly id: number;
+      readonly code: ErrorCode | undefined;
+      readonly message: string;
+      /** The operating system's error code, when a write of the file failed (ENOSPC, EIO, ...). */
+      readonly errno: string | undefined;
+    };
 
 /** Appends entries to batches of about `target` bytes; `take` hands over the filled batch. */
 export class EntryBatch {

@@ -80,6 +80,16 @@ export interface WritableFile {
   /** Makes everything appended so far durable. */
   sync(): Promise<void>;
   close(): void;
+  /**
+   * The operating system's descriptor of the file, for another thread of this process (every thread shares the
+   * process's descriptors) to write the file's next bytes itself from `size` on, reporting each write with
+   * `advanced`: a build worker writes the SSTable it builds this way, and the serving thread only syncs and closes it.
+   * The descriptor must stay open until that thread is done with it. Absent where the file is not one of the operating
+   * system's (the memory and fault-injecting file systems): its bytes must come through append.
+   */
+  readonly descriptor?: number;
+  /** Another thread wrote `bytes` more at the handle's position through `descriptor`: the position moves past them. */
+  advanced?(bytes: number): void;
 }
 
 export interface RandomAccessFile {

@@ -139,6 +139,13 @@ class NodeWritableFile implements WritableFile {
     private readonly fd: number,
     public length: number,
   ) {}
+  get descriptor(): number {
+    return this.fd;
+  }
+  advanced(bytes: number): void {
+    this.size += bytes;
+    if (this.size > this.length) this.length = this.size;
+  }
   append(data: Uint8Array): void {
     this.write(data, this.size);
     this.size += data.byteLength;
